@@ -1,0 +1,74 @@
+import { isIP } from "node:net";
+import { domainToASCII } from "node:url";
+import { InvalidDomainError } from "./errors.js";
+
+const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** Where generated hostnames live and which names are reserved (contract §8). */
+export interface HostnamePolicy {
+  sitesDomain: string;
+  cnameTarget: string;
+}
+
+/** The generated hostname of a project: `<slug>.<SITES_DOMAIN>`. */
+export function generatedHostname(slug: string, policy: HostnamePolicy): string {
+  return `${slug}.${policy.sitesDomain}`;
+}
+
+/** The hostname that serves one revision: `<revisionId>--<slug>.<SITES_DOMAIN>`. */
+export function revisionHostname(revisionId: string, slug: string, policy: HostnamePolicy): string {
+  return `${revisionId}--${slug}.${policy.sitesDomain}`;
+}
+
+/**
+ * Lowercases a hostname (IDN to punycode) and checks its shape: at most 253 characters, labels of
+ * at most 63, two labels at least, no IP address, no trailing dot. Throws INVALID_DOMAIN.
+ */
+export function normalizeHostname(input: string): string {
+  if (input.length === 0 || input.length > 253 || input.endsWith(".")) {
+    throw new InvalidDomainError(`domain "${clip(input)}" is not a valid hostname`);
+  }
+  if (isIP(input) !== 0 || isIP(input.replace(/^\[|\]$/g, "")) !== 0) {
+    throw new InvalidDomainError("domain must be a hostname, not an IP address");
+  }
+  const ascii = domainToASCII(input.toLowerCase());
+  const labels = ascii.split(".");
+  if (
+    ascii.length === 0 ||
+    ascii.length > 253 ||
+    labels.length < 2 ||
+    !labels.every((label) => LABEL.test(label)) ||
+    /^[0-9]+$/.test(labels[labels.length - 1]!)
+  ) {
+    throw new InvalidDomainError(`domain "${clip(input)}" is not a valid hostname`);
+  }
+  return ascii;
+}
+
+/** True when the hostname is directly under SITES_DOMAIN with one label: a vanity name. */
+export function isGeneratedHostname(hostname: string, policy: HostnamePolicy): boolean {
+  const suffix = `.${policy.sitesDomain}`;
+  return hostname.endsWith(suffix) && !hostname.slice(0, -suffix.length).includes(".");
+}
+
+/**
+ * Rejects the hostnames no project may claim: SITES_DOMAIN itself, the CNAME target, any label
+ * with `--` (revision hosts), and names deeper than one label under SITES_DOMAIN.
+ */
+export function assertClaimable(hostname: string, policy: HostnamePolicy): void {
+  if (hostname === policy.sitesDomain || hostname === policy.cnameTarget) {
+    throw new InvalidDomainError(`domain "${hostname}" is reserved`);
+  }
+  if (hostname.split(".").some((label) => label.includes("--"))) {
+    throw new InvalidDomainError(`domain "${hostname}" is reserved: labels may not contain "--"`);
+  }
+  if (hostname.endsWith(`.${policy.sitesDomain}`) && !isGeneratedHostname(hostname, policy)) {
+    throw new InvalidDomainError(
+      `domain "${hostname}" is reserved: names under ${policy.sitesDomain} take one label`,
+    );
+  }
+}
+
+function clip(value: string): string {
+  return value.length > 80 ? `${value.slice(0, 80)}…` : value;
+}

@@ -1,0 +1,78 @@
+import { InvalidManifestError } from "./errors.js";
+import { ASSET_HASH } from "./formats.js";
+
+/** One asset of a deploy: its path inside the site (starting with `/`), hash and size. */
+export interface ManifestEntry {
+  path: string;
+  hash: string;
+  size: number;
+}
+
+export interface ManifestLimits {
+  maxAssets: number;
+  maxAssetBytes: number;
+}
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/**
+ * Checks a prepare manifest against contract §2 and returns its entries with paths relative to the
+ * site. Keys are `/` + slug + `/` + path; no empty, `.` or `..` segment, no backslash, no control
+ * character. Throws INVALID_MANIFEST naming the offending key.
+ */
+export function parseManifest(manifest: unknown, slug: string, limits: ManifestLimits): ManifestEntry[] {
+  if (typeof manifest !== "object" || manifest === null || Array.isArray(manifest)) {
+    throw new InvalidManifestError("manifest must be an object of asset paths");
+  }
+  const keys = Object.keys(manifest);
+  if (keys.length > limits.maxAssets) {
+    throw new InvalidManifestError(`manifest has ${keys.length} assets; the limit is ${limits.maxAssets}`);
+  }
+  const prefix = `/${slug}/`;
+  const entries: ManifestEntry[] = [];
+  for (const key of keys) {
+    if (!key.startsWith(prefix)) {
+      throw new InvalidManifestError(`manifest key "${clip(key)}" must start with "${prefix}"`);
+    }
+    const path = key.slice(prefix.length - 1);
+    checkPath(key, path);
+    const value = (manifest as Record<string, unknown>)[key];
+    entries.push({ path, ...checkValue(key, value, limits) });
+  }
+  return entries;
+}
+
+function checkPath(key: string, path: string): void {
+  if (path.includes("\\") || CONTROL.test(path)) {
+    throw new InvalidManifestError(`manifest key "${clip(key)}" holds a backslash or a control character`);
+  }
+  const segments = path.slice(1).split("/");
+  if (segments.some((segment) => segment === "" || segment === "." || segment === "..")) {
+    throw new InvalidManifestError(`manifest key "${clip(key)}" has an empty, "." or ".." segment`);
+  }
+}
+
+function checkValue(key: string, value: unknown, limits: ManifestLimits): { hash: string; size: number } {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new InvalidManifestError(`manifest["${clip(key)}"] must be an object { hash, size }`);
+  }
+  const { hash, size } = value as Record<string, unknown>;
+  if (typeof hash !== "string" || !ASSET_HASH.test(hash)) {
+    throw new InvalidManifestError(`manifest["${clip(key)}"].hash must be 32 lowercase hex characters`);
+  }
+  if (typeof size !== "number" || !Number.isInteger(size) || size < 0) {
+    throw new InvalidManifestError(`manifest["${clip(key)}"].size must be a non-negative integer`);
+  }
+  if (size > limits.maxAssetBytes) {
+    throw new InvalidManifestError(
+      `manifest["${clip(key)}"] is ${size} bytes; the limit is ${limits.maxAssetBytes} bytes per asset`,
+    );
+  }
+  return { hash, size };
+}
+
+function clip(value: string): string {
+  const printable = JSON.stringify(value).slice(1, -1);
+  return printable.length > 120 ? `${printable.slice(0, 120)}…` : printable;
+}

@@ -1,0 +1,84 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+
+/**
+ * The local platform's own database: blobs held, upload sessions, and the published manifest the
+ * edge reads (sites, their hostnames, revisions and files). It is always a local SQLite file, so it
+ * is used synchronously: each change is one transaction that no other request can interleave.
+ */
+export type PlatformDatabase = Database.Database;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS blobs (
+  hash TEXT PRIMARY KEY,
+  size INTEGER NOT NULL,
+  content_type TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS upload_sessions (
+  id TEXT PRIMARY KEY,
+  project_slug TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS upload_sessions_project ON upload_sessions(project_slug);
+CREATE TABLE IF NOT EXISTS session_assets (
+  session_id TEXT NOT NULL,
+  path TEXT NOT NULL,
+  hash TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  PRIMARY KEY (session_id, path)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS session_assets_hash ON session_assets(hash);
+CREATE TABLE IF NOT EXISTS sites (
+  project_slug TEXT PRIMARY KEY,
+  revision_id TEXT,
+  expires_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS site_hosts (
+  hostname TEXT PRIMARY KEY,
+  project_slug TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS site_hosts_project ON site_hosts(project_slug);
+CREATE TABLE IF NOT EXISTS revisions (
+  project_slug TEXT NOT NULL,
+  revision_id TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (project_slug, revision_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS revision_files (
+  project_slug TEXT NOT NULL,
+  revision_id TEXT NOT NULL,
+  path TEXT NOT NULL,
+  hash TEXT NOT NULL,
+  PRIMARY KEY (project_slug, revision_id, path)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS revision_files_hash ON revision_files(hash);
+CREATE TABLE IF NOT EXISTS settings (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+) WITHOUT ROWID;
+`;
+
+/** Opens (creating if needed) the platform database under `dir`, in WAL mode with full sync. */
+export function openPlatformDatabase(dir: string): PlatformDatabase {
+  mkdirSync(dir, { recursive: true });
+  const db = new Database(join(dir, "platform.sqlite"));
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = FULL");
+  db.pragma("busy_timeout = 5000");
+  db.pragma("foreign_keys = ON");
+  db.exec(SCHEMA);
+  return db;
+}
+
+/** Reads a setting, or stores `create()` as its value the first time. */
+export function settingOrCreate(db: PlatformDatabase, key: string, create: () => string): string {
+  const row = db.prepare("SELECT value FROM settings WHERE key = ?").get(key) as
+    { value: string } | undefined;
+  if (row) return row.value;
+  const value = create();
+  db.prepare("INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)").run(key, value);
+  return (db.prepare("SELECT value FROM settings WHERE key = ?").get(key) as { value: string }).value;
+}

@@ -1,0 +1,51 @@
+import type { ManifestEntry } from "../core/manifest.js";
+
+/** What prepare hands the client: where and how to upload what the platform lacks. */
+export interface UploadSession {
+  sessionId: string;
+  accountId: string;
+  /** Credential for the upload service; when `buckets` is empty it is also the completion token. */
+  uploadJwt: string;
+  /** Hashes the platform does not hold yet, each once, grouped under the bucket size. */
+  buckets: string[][];
+  /** Full URL of the bucket-upload endpoint. */
+  uploadUrl: string;
+  expiresAt: Date;
+}
+
+/** The site a project publishes: where it answers and until when. */
+export interface SiteSettings {
+  /** Production hostnames: the generated one, or the assigned one that replaces it. */
+  hostnames: string[];
+  expiresAt: Date;
+}
+
+export interface PublishInput extends SiteSettings {
+  projectSlug: string;
+  revisionId: string;
+  sessionId: string;
+  completionJwt: string;
+}
+
+/**
+ * The edge platform, shaped like Cloudflare's Workers static-assets flow: open an upload session
+ * for a manifest, redeem its completion token by publishing a revision, route hostnames, unpublish.
+ * Implementations throw InvalidCompletionError and UploadPlatformError from core/errors.
+ */
+export interface Platform {
+  openUploadSession(input: {
+    projectSlug: string;
+    entries: ManifestEntry[];
+    expiresAt: Date;
+  }): Promise<UploadSession>;
+  /** Checks the completion token against the session and that every asset is held, then publishes
+   * the revision and makes it the project's production revision in one step. Idempotent. */
+  publishRevision(input: PublishInput): Promise<void>;
+  /** Changes where and until when a published project answers. */
+  updateSite(projectSlug: string, settings: SiteSettings): Promise<void>;
+  /** Takes a project off the edge at once: its hostnames, revisions and sessions. */
+  unpublishProject(projectSlug: string): Promise<void>;
+  /** Throws when the platform cannot answer. */
+  check(): Promise<void>;
+  close(): Promise<void>;
+}
