@@ -1,0 +1,136 @@
+import type {
+  CreateProjectResult,
+  DeleteResult,
+  DeployResult,
+  DomainResult,
+  Identity,
+  Manifest,
+  PrepareResult,
+  ProjectInfo,
+} from "./api-types.js";
+import { ApiError, CliError } from "./errors.js";
+import { sendRequest, type HttpResponse } from "./http.js";
+import { parseRetryAfter, withRetry, type RetryNotice, type RetryPolicy } from "./retry.js";
+
+/** Codes after which the stored project is gone for good: the deploy command makes a new one. */
+export const PROJECT_GONE_CODES = new Set(["UNAUTHORIZED", "PROJECT_NOT_FOUND", "PROJECT_EXPIRED"]);
+
+/** The deploy API over HTTP: one method per route, retrying network errors, 5xx and 429. */
+export class ApiClient {
+  constructor(
+    readonly baseUrl: string,
+    private readonly identity: Identity,
+    private readonly retry: RetryPolicy,
+    private readonly onRetry?: (notice: RetryNotice) => void,
+  ) {}
+
+  /** POST /projects: creates a project for this folder. */
+  createProject(): Promise<CreateProjectResult> {
+    return this.call("create a project", "POST", "/projects", undefined, {});
+  }
+
+  /** POST /projects/:slug/prepare: hands the manifest in, gets buckets and an upload token. */
+  prepare(slug: string, token: string, manifest: Manifest): Promise<PrepareResult> {
+    return this.call("prepare the deploy", "POST", `/projects/${slug}/prepare`, token, { manifest });
+  }
+
+  /** POST /projects/:slug/deploy: completes a prepared deploy. */
+  deploy(slug: string, token: string, deployId: string, completionJwt: string): Promise<DeployResult> {
+    const body = { deployId, completionJwt };
+    return this.call("complete the deploy", "POST", `/projects/${slug}/deploy`, token, body);
+  }
+
+  /** POST /projects/:slug/domains: assigns a hostname. */
+  assignDomain(slug: string, token: string, domain: string): Promise<DomainResult> {
+    return this.call("assign the domain", "POST", `/projects/${slug}/domains`, token, { domain });
+  }
+
+  /** DELETE /projects/:slug/domains: back to the generated hostname. */
+  resetDomain(slug: string, token: string): Promise<{ project: ProjectInfo }> {
+    return this.call("reset the domain", "DELETE", `/projects/${slug}/domains`, token, {});
+  }
+
+  /** DELETE /projects/:slug: deletes the project. */
+  deleteProject(slug: string, token: string): Promise<DeleteResult> {
+    return this.call("delete the project", "DELETE", `/projects/${slug}`, token, {});
+  }
+
+  private async call<T>(
+    step: string,
+    method: "POST" | "DELETE",
+    path: string,
+    token: string | undefined,
+    fields: Record<string, unknown>,
+  ): Promise<T> {
+    const url = `${this.baseUrl}${path}`;
+    const body = JSON.stringify({ ...this.identity, ...fields });
+    const headers: Record<string, string | number> = {
+      "content-type": "application/json",
+      accept: "application/json",
+      "content-length": Buffer.byteLength(body),
+    };
+    if (token !== undefined) headers.authorization = `Bearer ${token}`;
+    const response = await withRetry(
+      async () => checkStatus(step, url, await sendRequest(step, { method, url, headers, body })),
+      this.retry,
+      this.onRetry,
+    );
+    try {
+      return JSON.parse(response.text) as T;
+    } catch {
+      throw new CliError(
+        "BAD_RESPONSE",
+        `could not ${step}: ${url} answered ${response.status} with a body that is not JSON`,
+      );
+    }
+  }
+}
+
+function checkStatus(step: string, url: string, response: HttpResponse): HttpResponse {
+  if (response.status >= 200 && response.status < 300) return response;
+  const { code, message } = readError(response);
+  const retryAfter = parseRetryAfter(headerValue(response.headers["retry-after"]));
+  throw new ApiError(step, url, response.status, code, message, hintFor(code, response.status), retryAfter);
+}
+
+/** The code and message of an error answer, whichever form it takes (contract §5). */
+export function readError(response: HttpResponse): { code: string; message: string } {
+  try {
+    const parsed = JSON.parse(response.text) as { error?: unknown };
+    const error = parsed.error;
+    if (typeof error === "string") return { code: `HTTP_${response.status}`, message: error };
+    if (typeof error === "object" && error !== null) {
+      const { code, message } = error as { code?: unknown; message?: unknown };
+      return { code: String(code ?? `HTTP_${response.status}`), message: String(message ?? "") };
+    }
+  } catch {
+    // not JSON: fall through
+  }
+  const snippet = response.text.trim().slice(0, 200) || "(empty body)";
+  return { code: `HTTP_${response.status}`, message: snippet };
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function hintFor(code: string, status: number): string | undefined {
+  switch (code) {
+    case "OWNERSHIP_MISMATCH":
+      return "The token kept in your config folder does not match this folder's project; check DEPLOY_CONFIG_DIR.";
+    case "PROJECT_EXPIRED":
+    case "PROJECT_NOT_FOUND":
+    case "UNAUTHORIZED":
+      return "Run `deploy` in this folder to create a new project.";
+    case "DOMAIN_TAKEN":
+      return "Another project holds this hostname; choose another.";
+    case "INVALID_DOMAIN":
+      return "Give a hostname such as www.example.com or my-name.<sites domain>.";
+    case "RATE_LIMITED":
+      return "Wait a little and run the command again.";
+    default:
+      if (status === 404 || status === 405)
+        return "Is --api-url (or DEPLOY_API_URL) the deploy API's address?";
+      return status >= 500 ? "The server failed; try again later, or ask its operator." : undefined;
+  }
+}

@@ -1,0 +1,48 @@
+import { createInterface } from "node:readline/promises";
+import { PROJECT_GONE_CODES } from "../api-client.js";
+import { openFolder, requireRecord, type CommandContext } from "../context.js";
+import { ApiError, CliError, UsageError } from "../errors.js";
+import { deleteText, jsonLine } from "../output.js";
+
+/** `deploy delete`: deletes the folder's project after a confirmation (or --yes). */
+export async function deleteCommand(ctx: CommandContext, dir: string, yes: boolean): Promise<void> {
+  const folder = await openFolder(ctx, dir);
+  const record = requireRecord(folder, ctx.apiUrl);
+  if (!yes) await confirm(ctx, `Delete project ${record.projectSlug} (${record.productionUrl})? [y/N] `);
+  let result;
+  try {
+    result = await folder.api.deleteProject(record.projectSlug, record.apiToken);
+  } catch (error) {
+    if (!(
+      error instanceof ApiError &&
+      PROJECT_GONE_CODES.has(error.code) &&
+      error.code !== "PROJECT_EXPIRED"
+    ))
+      throw error;
+    await folder.store.remove(ctx.apiUrl, folder.projectHash);
+    throw new CliError(
+      "PROJECT_GONE",
+      `project ${record.projectSlug} no longer exists on ${ctx.apiUrl} (${error.code}); forgot it locally`,
+    );
+  }
+  await folder.store.remove(ctx.apiUrl, folder.projectHash);
+  ctx.io.stdout.write(ctx.json ? jsonLine(result) : deleteText(result.projectSlug, record.productionUrl));
+}
+
+async function confirm(ctx: CommandContext, question: string): Promise<void> {
+  const stdin = ctx.io.stdin;
+  if (stdin?.isTTY !== true || ctx.io.stderr.isTTY !== true) {
+    throw new UsageError(
+      "not on a terminal: confirm the deletion with --yes",
+      "Example: deploy delete --dir ./dist --yes",
+    );
+  }
+  const prompt = createInterface({ input: stdin, output: ctx.io.stderr as NodeJS.WritableStream });
+  try {
+    const answer = (await prompt.question(question)).trim().toLowerCase();
+    if (answer !== "y" && answer !== "yes")
+      throw new CliError("CANCELLED", "deletion cancelled; nothing was changed");
+  } finally {
+    prompt.close();
+  }
+}

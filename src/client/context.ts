@@ -1,0 +1,77 @@
+import { ApiClient } from "./api-client.js";
+import type { Identity } from "./api-types.js";
+import { configDir } from "./config-dir.js";
+import { CliError } from "./errors.js";
+import { anonFingerprint, projectHashOf, resolveSiteDir } from "./identity.js";
+import type { CliIo } from "./io.js";
+import { createProgress, type Progress } from "./progress.js";
+import { ProjectStore, type ProjectRecord } from "./project-store.js";
+import { defaultRetryPolicy, type RetryNotice, type RetryPolicy } from "./retry.js";
+import { formatDuration } from "./format.js";
+import type { Settings } from "./settings.js";
+
+/** What every command works with. */
+export interface CommandContext {
+  io: CliIo;
+  settings: Settings;
+  apiUrl: string;
+  json: boolean;
+  progress: Progress;
+  retry: RetryPolicy;
+}
+
+/** A folder resolved to its project identity, with the stored record of its project if any. */
+export interface FolderProject {
+  realDir: string;
+  projectHash: string;
+  identity: Identity;
+  configDir: string;
+  store: ProjectStore;
+  record: ProjectRecord | undefined;
+  api: ApiClient;
+}
+
+/** Builds the context of a command from the process and its options. */
+export function createContext(io: CliIo, settings: Settings, apiUrl: string, json: boolean): CommandContext {
+  const live = io.stderr.isTTY === true && !io.env.CI;
+  const progress = createProgress(io.stderr, live);
+  const retry = defaultRetryPolicy({ maxAttempts: settings.maxAttempts, baseMs: settings.retryBaseMs });
+  return { io, settings, apiUrl, json, progress, retry };
+}
+
+/** A line that says a request failed and will be tried again. */
+export function retryNote(progress: Progress): (notice: RetryNotice) => void {
+  return ({ attempt, maxAttempts, delayMs, error }) =>
+    progress.note(
+      `${error.message} — retrying in ${formatDuration(delayMs)} (attempt ${attempt + 1} of ${maxAttempts})`,
+    );
+}
+
+/** Resolves a folder to its project: real path, projectHash, fingerprint, stored token, API client. */
+export async function openFolder(ctx: CommandContext, dir: string): Promise<FolderProject> {
+  const realDir = await resolveSiteDir(ctx.io.cwd, dir);
+  const projectHash = projectHashOf(realDir);
+  const config = configDir(ctx.io.env);
+  if (realDir === config || config.startsWith(`${realDir}/`)) {
+    throw new CliError(
+      "CONFIG_INSIDE",
+      `the config folder ${config} is inside ${realDir}`,
+      "Set DEPLOY_CONFIG_DIR elsewhere.",
+    );
+  }
+  const identity = { projectHash, anonFingerprint: await anonFingerprint(config) };
+  const store = new ProjectStore(config);
+  const record = await store.get(ctx.apiUrl, projectHash);
+  const api = new ApiClient(ctx.apiUrl, identity, ctx.retry, retryNote(ctx.progress));
+  return { realDir, projectHash, identity, configDir: config, store, record, api };
+}
+
+/** The stored project of a folder, or a CliError that says to deploy it first. */
+export function requireRecord(folder: FolderProject, apiUrl: string): ProjectRecord {
+  if (folder.record !== undefined) return folder.record;
+  throw new CliError(
+    "NO_PROJECT",
+    `no project for ${folder.realDir} on ${apiUrl}`,
+    "Deploy the folder first with `deploy <dir>` (and the same --api-url).",
+  );
+}

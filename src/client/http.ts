@@ -1,0 +1,97 @@
+import http, { type IncomingHttpHeaders } from "node:http";
+import https from "node:https";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { CliError, NetworkError, systemErrorCode } from "./errors.js";
+
+/** A request: the body is a string, bytes, or a function that streams it anew for each attempt. */
+export interface HttpRequest {
+  method: "GET" | "POST" | "DELETE";
+  url: string;
+  headers: Record<string, string | number>;
+  body?: string | Uint8Array | (() => AsyncIterable<Uint8Array>);
+  /** Gives up when the socket is idle this long. */
+  idleTimeoutMs?: number;
+}
+
+/** A response with its body read as text. */
+export interface HttpResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+}
+
+const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Sends one HTTP request with node:http (fetch cannot stream a body of known length). A failure to
+ * reach the server becomes a NetworkError naming `step` and the URL; an error thrown by the body's
+ * stream (a CliError: the file changed, cannot be read) passes through as it is.
+ */
+export function sendRequest(step: string, request: HttpRequest): Promise<HttpResponse> {
+  const url = new URL(request.url);
+  const transport = url.protocol === "https:" ? https : http;
+  return new Promise<HttpResponse>((resolve, reject) => {
+    let answered = false;
+    let responded = false;
+    const fail = (error: unknown) => {
+      if (answered) return;
+      answered = true;
+      reject(error instanceof CliError ? error : toNetworkError(step, url, error));
+    };
+    const req = transport.request(url, { method: request.method, headers: request.headers }, (res) => {
+      responded = true;
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on("data", (chunk: Buffer) => {
+        size += chunk.length;
+        if (size <= MAX_RESPONSE_BYTES) chunks.push(chunk);
+      });
+      res.on("error", fail);
+      res.on("end", () => {
+        if (answered) return;
+        answered = true;
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          text: Buffer.concat(chunks).toString("utf8"),
+        });
+      });
+      res.on("aborted", () => fail(Object.assign(new Error("response aborted"), { code: "ECONNRESET" })));
+    });
+    req.setTimeout(request.idleTimeoutMs ?? 120_000, () => {
+      req.destroy(Object.assign(new Error("timed out"), { code: "ETIMEDOUT" }));
+    });
+    req.on("error", (error) => {
+      if (!responded) fail(error);
+    });
+    const body = request.body;
+    if (typeof body === "function") {
+      pipeline(Readable.from(body()), req).catch((error: unknown) => {
+        // The server may answer (e.g. 401) before reading the whole body: its answer wins.
+        setImmediate(() => {
+          if (responded) return;
+          fail(error);
+          req.destroy();
+        });
+      });
+    } else {
+      req.end(body);
+    }
+  });
+}
+
+function toNetworkError(step: string, url: URL, error: unknown): NetworkError {
+  const code = systemErrorCode(error) ?? "ERROR";
+  const detail =
+    code === "ECONNREFUSED"
+      ? "connection refused: is the server running?"
+      : code === "ENOTFOUND"
+        ? `host ${url.hostname} not found`
+        : code === "ETIMEDOUT"
+          ? "timed out"
+          : code === "ECONNRESET" || code === "EPIPE"
+            ? "connection reset"
+            : `${code}: ${(error as Error).message}`;
+  return new NetworkError(step, url.origin + url.pathname, code, detail);
+}

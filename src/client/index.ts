@@ -1,0 +1,10 @@
+export { runCli, clientVersion } from "./run.js";
+export { parseArgs, type ParsedArgs, type CommandName } from "./args.js";
+export type { CliIo, OutputStream } from "./io.js";
+export { CliError, UsageError, ApiError, NetworkError, EXIT_OK, EXIT_FAILURE, EXIT_USAGE } from "./errors.js";
+export { walkSite, type SiteFile } from "./walk.js";
+export { hashSite } from "./hash.js";
+export { hashFile } from "./hash-file.js";
+export { HashCache } from "./hash-cache.js";
+export { ApiClient } from "./api-client.js";
+export type { DeploySummary } from "./deploy-flow.js";

@@ -1,0 +1,54 @@
+import { CliError } from "./errors.js";
+import { formatBytes } from "./format.js";
+import type { SiteFile } from "./walk.js";
+
+/** The limits checked before anything is uploaded. */
+export interface SiteLimits {
+  maxFiles: number;
+  maxFileBytes: number;
+}
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+const SHOWN = 20;
+
+/** Throws a CliError naming the files when the site breaks a limit or holds a name the API refuses. */
+export function checkLimits(root: string, files: readonly SiteFile[], limits: SiteLimits): void {
+  if (files.length === 0) {
+    throw new CliError(
+      "EMPTY_SITE",
+      `nothing to deploy: ${root} holds no file (after ignores)`,
+      "Deploy the folder that holds your built site, e.g. ./dist.",
+    );
+  }
+  if (files.length > limits.maxFiles) {
+    throw new CliError(
+      "TOO_MANY_FILES",
+      `${root} holds ${files.length} files; a deploy may hold at most ${limits.maxFiles}`,
+      "Leave out what the site does not need with a .deployignore file (gitignore syntax).",
+    );
+  }
+  const oversize = files.filter((file) => file.size > limits.maxFileBytes);
+  if (oversize.length > 0) {
+    const lines = oversize.map((file) => `${file.path} (${formatBytes(file.size)})`);
+    throw new CliError(
+      "FILE_TOO_LARGE",
+      `${oversize.length === 1 ? "a file is" : `${oversize.length} files are`} larger than the limit of ${formatBytes(limits.maxFileBytes)} per file:\n${list(lines)}`,
+      "Shrink or split them, host them elsewhere, or name them in .deployignore.",
+    );
+  }
+  const badNames = files.filter((file) => file.path.includes("\\") || CONTROL.test(file.path));
+  if (badNames.length > 0) {
+    throw new CliError(
+      "BAD_FILE_NAME",
+      `file names with a backslash or a control character cannot be served:\n${list(badNames.map((file) => JSON.stringify(file.path)))}`,
+      "Rename them or name them in .deployignore.",
+    );
+  }
+}
+
+function list(lines: string[]): string {
+  const shown = lines.slice(0, SHOWN).map((line) => `  ${line}`);
+  if (lines.length > SHOWN) shown.push(`  … and ${lines.length - SHOWN} more`);
+  return shown.join("\n");
+}

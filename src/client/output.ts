@@ -1,0 +1,72 @@
+import type { DomainResult, ProjectInfo } from "./api-types.js";
+import type { DeploySummary } from "./deploy-flow.js";
+import { formatBytes, formatCount, formatDuration } from "./format.js";
+
+/** One JSON object and a newline, for `--json`. */
+export function jsonLine(value: unknown): string {
+  return `${JSON.stringify(value)}\n`;
+}
+
+/** The `--json` object of a deploy (issue 3's keys, plus previousProjectSlug when the URL changed). */
+export function deployJson(summary: DeploySummary): string {
+  const { projectSlug, revisionId, productionUrl, revisionUrl, files, uploaded, bytesUploaded, durationMs } =
+    summary;
+  const base = {
+    projectSlug,
+    revisionId,
+    productionUrl,
+    revisionUrl,
+    files,
+    uploaded,
+    bytesUploaded,
+    durationMs,
+  };
+  return jsonLine(
+    summary.previousProjectSlug === undefined
+      ? base
+      : { ...base, previousProjectSlug: summary.previousProjectSlug },
+  );
+}
+
+/** The human report of a deploy. */
+export function deployText(summary: DeploySummary): string {
+  const lines = [
+    `Deployed ${summary.projectSlug} (revision ${summary.revisionId})`,
+    `  Production: ${summary.productionUrl}`,
+    `  Revision:   ${summary.revisionUrl}`,
+    `  Files:      ${formatCount(summary.files)} total, ${formatCount(summary.uploaded)} uploaded, ` +
+      `${formatCount(summary.reused)} already on the server`,
+    `  Sent:       ${formatBytes(summary.bytesUploaded)}`,
+    `  Time:       ${formatDuration(summary.durationMs)}`,
+  ];
+  if (summary.previousProjectSlug !== undefined) {
+    lines.push(`  Note: the previous project ${summary.previousProjectSlug} was gone; the URL changed.`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/** The human report of an assigned domain, with the DNS step when the hostname is external. */
+export function domainText(result: DomainResult): string {
+  const { domain, project } = result;
+  const sitesDomain = project.generatedHostname.split(".").slice(1).join(".");
+  const generated = sitesDomain !== "" && domain.hostname.endsWith(`.${sitesDomain}`);
+  const lines = [
+    `${project.projectSlug} now answers at ${domain.hostname}`,
+    `  Production: ${project.productionUrl}`,
+  ];
+  if (!generated) {
+    lines.push(`  DNS:        point a CNAME record for ${domain.hostname} at ${domain.cnameTarget}`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/** The human report of a domain reset. */
+export function resetText(project: ProjectInfo): string {
+  return `${project.projectSlug} is back on its generated hostname ${project.generatedHostname}\n  Production: ${project.productionUrl}\n`;
+}
+
+/** The human report of a deletion. */
+export function deleteText(projectSlug: string, productionUrl: string | undefined): string {
+  const where = productionUrl === undefined ? "" : `; ${productionUrl} no longer answers`;
+  return `Deleted project ${projectSlug}${where}\n`;
+}

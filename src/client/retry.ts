@@ -1,0 +1,76 @@
+import { setTimeout as delay } from "node:timers/promises";
+import { ApiError, NetworkError } from "./errors.js";
+
+/** How often and how long to retry a request that failed for a passing reason. */
+export interface RetryPolicy {
+  maxAttempts: number;
+  baseMs: number;
+  maxMs: number;
+  /** Longest Retry-After honoured. */
+  maxRetryAfterMs: number;
+  random: () => number;
+  sleep: (ms: number) => Promise<void>;
+}
+
+/** What a retry hook is told before the client waits and tries again. */
+export interface RetryNotice {
+  attempt: number;
+  maxAttempts: number;
+  delayMs: number;
+  error: Error;
+}
+
+/** The default policy: 6 attempts, 500 ms doubling to 30 s, with jitter. */
+export function defaultRetryPolicy(overrides: Partial<RetryPolicy> = {}): RetryPolicy {
+  return {
+    maxAttempts: 6,
+    baseMs: 500,
+    maxMs: 30_000,
+    maxRetryAfterMs: 120_000,
+    random: Math.random,
+    sleep: (ms) => delay(ms),
+    ...overrides,
+  };
+}
+
+/** True for failures worth another try: no answer, a 5xx, or 429; never another 4xx. */
+export function isRetryable(error: unknown): boolean {
+  if (error instanceof NetworkError) return true;
+  if (error instanceof ApiError) return error.status >= 500 || error.status === 429;
+  return false;
+}
+
+/** The wait before retry number `attempt` (1 = first retry): Retry-After when given, else backoff with jitter. */
+export function retryDelayMs(attempt: number, policy: RetryPolicy, error: unknown): number {
+  if (error instanceof ApiError && error.retryAfterMs !== undefined) {
+    return Math.min(error.retryAfterMs, policy.maxRetryAfterMs);
+  }
+  const ceiling = Math.min(policy.maxMs, policy.baseMs * 2 ** (attempt - 1));
+  return Math.round(ceiling / 2 + (policy.random() * ceiling) / 2);
+}
+
+/** Parses Retry-After (seconds or an HTTP date) into milliseconds from `now`. */
+export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
+  if (value === undefined || value.trim() === "") return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** Runs `operation`, retrying retryable failures under `policy`; the last failure is thrown. */
+export async function withRetry<T>(
+  operation: (attempt: number) => Promise<T>,
+  policy: RetryPolicy,
+  onRetry?: (notice: RetryNotice) => void,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await operation(attempt);
+    } catch (error) {
+      if (attempt >= policy.maxAttempts || !isRetryable(error)) throw error;
+      const delayMs = retryDelayMs(attempt, policy, error);
+      onRetry?.({ attempt, maxAttempts: policy.maxAttempts, delayMs, error: error as Error });
+      await policy.sleep(delayMs);
+    }
+  }
+}

@@ -1,0 +1,54 @@
+import { availableParallelism } from "node:os";
+import { checkApiUrl } from "./args.js";
+import { UsageError } from "./errors.js";
+
+/** Default API base URL when neither --api-url nor DEPLOY_API_URL is given. */
+export const DEFAULT_API_URL = "http://127.0.0.1:8787";
+const MIB = 1024 * 1024;
+
+/** Tunables of the client, from the environment (tests shorten them). */
+export interface Settings {
+  maxFiles: number;
+  maxFileBytes: number;
+  uploadConcurrency: number;
+  hashThreads: number;
+  retryBaseMs: number;
+  maxAttempts: number;
+  debug: boolean;
+}
+
+/** The API base URL: the flag, else DEPLOY_API_URL, else the default. */
+export function resolveApiUrl(flag: string | undefined, env: Readonly<Record<string, string | undefined>>) {
+  if (flag !== undefined) return flag;
+  const fromEnv = env.DEPLOY_API_URL;
+  if (fromEnv !== undefined && fromEnv !== "") return checkApiUrl(fromEnv, "DEPLOY_API_URL");
+  return DEFAULT_API_URL;
+}
+
+/** Reads the settings from the environment; a malformed number is a usage error naming it. */
+export function readSettings(env: Readonly<Record<string, string | undefined>>): Settings {
+  return {
+    maxFiles: integer(env, "DEPLOY_MAX_FILES", 100_000, 1),
+    maxFileBytes: integer(env, "DEPLOY_MAX_FILE_BYTES", 25 * MIB, 0),
+    uploadConcurrency: integer(env, "DEPLOY_UPLOAD_CONCURRENCY", 3, 1),
+    hashThreads: integer(env, "DEPLOY_HASH_THREADS", Math.min(availableParallelism(), 8), 0),
+    retryBaseMs: integer(env, "DEPLOY_RETRY_BASE_MS", 500, 0),
+    maxAttempts: integer(env, "DEPLOY_MAX_ATTEMPTS", 6, 1),
+    debug: env.DEBUG === "1" || env.DEBUG === "true",
+  };
+}
+
+function integer(
+  env: Readonly<Record<string, string | undefined>>,
+  name: string,
+  fallback: number,
+  min: number,
+): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < min) {
+    throw new UsageError(`${name}="${raw}" must be an integer of at least ${min}`);
+  }
+  return value;
+}

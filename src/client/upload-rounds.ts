@@ -1,0 +1,101 @@
+import type { PrepareResult } from "./api-types.js";
+import { retryNote, type CommandContext } from "./context.js";
+import { CliError } from "./errors.js";
+import { formatBytes, formatCount, formatDuration } from "./format.js";
+import { uploadBuckets, UploadTokenExpiredError } from "./upload.js";
+import type { SiteFile } from "./walk.js";
+
+/** What the uploads achieved: the deploy to complete, its completion token, and what travelled. */
+export interface UploadOutcome {
+  deployId: string;
+  completionJwt: string;
+  uploadedHashes: Set<string>;
+  bytesUploaded: number;
+}
+
+const MAX_ROUNDS = 4;
+
+/**
+ * Uploads what the prepare answer asks for. When the upload token expires, or the service held
+ * everything yet issued no completion token, prepares again (which asks only for what is still
+ * missing) and goes on, a few rounds at most.
+ */
+export async function uploadAll(
+  ctx: CommandContext,
+  first: PrepareResult,
+  fileByHash: ReadonlyMap<string, SiteFile>,
+  prepareAgain: () => Promise<PrepareResult>,
+): Promise<UploadOutcome> {
+  const uploadedHashes = new Set<string>();
+  let bytesUploaded = 0;
+  let prepared = first;
+  for (let round = 1; ; round++) {
+    if (prepared.buckets.length === 0 || prepared.buckets.every((bucket) => bucket.length === 0)) {
+      return {
+        deployId: prepared.deployId,
+        completionJwt: prepared.uploadJwt,
+        uploadedHashes,
+        bytesUploaded,
+      };
+    }
+    const jwt = await uploadRound(ctx, prepared, fileByHash, (hash, size) => {
+      if (!uploadedHashes.has(hash)) bytesUploaded += size;
+      uploadedHashes.add(hash);
+    });
+    if (jwt !== undefined)
+      return { deployId: prepared.deployId, completionJwt: jwt, uploadedHashes, bytesUploaded };
+    if (round >= MAX_ROUNDS) {
+      throw new CliError(
+        "UPLOAD_INCOMPLETE",
+        `the upload service at ${prepared.urls.upload} did not confirm the upload after ${round} rounds`,
+        "Run deploy again; only what is still missing will be uploaded.",
+      );
+    }
+    prepared = await prepareAgain();
+  }
+}
+
+async function uploadRound(
+  ctx: CommandContext,
+  prepared: PrepareResult,
+  fileByHash: ReadonlyMap<string, SiteFile>,
+  onAsset: (hash: string, size: number) => void,
+): Promise<string | undefined> {
+  const hashes = prepared.buckets.flat();
+  const bytes = hashes.reduce((sum, hash) => sum + (fileByHash.get(hash)?.size ?? 0), 0);
+  const started = Date.now();
+  ctx.progress.start("Uploading", hashes.length, bytes);
+  try {
+    const jwt = await uploadBuckets(
+      {
+        uploadUrl: prepared.urls.upload,
+        uploadJwt: prepared.uploadJwt,
+        buckets: prepared.buckets,
+        fileByHash,
+      },
+      {
+        concurrency: ctx.settings.uploadConcurrency,
+        retry: ctx.retry,
+        onRetry: retryNote(ctx.progress),
+        onBytes: (delta) => ctx.progress.advance(0, delta),
+        onBucket: (assets) => {
+          ctx.progress.advance(assets.length, 0);
+          for (const asset of assets) onAsset(asset.hash, asset.file.size);
+        },
+      },
+    );
+    ctx.progress.finish(
+      `Uploaded ${formatCount(hashes.length)} files (${formatBytes(bytes)}) in ${formatDuration(Date.now() - started)}`,
+    );
+    if (jwt === undefined)
+      ctx.progress.note("The upload service issued no completion token; preparing again.");
+    return jwt;
+  } catch (error) {
+    if (!(error instanceof UploadTokenExpiredError)) {
+      ctx.progress.finish("Upload failed.");
+      throw error;
+    }
+    ctx.progress.finish(`${error.message}; preparing the deploy again to upload what is still missing.`);
+    return undefined;
+  }
+}
