@@ -45,6 +45,8 @@ export interface Platform {
   updateSite(projectSlug: string, settings: SiteSettings): Promise<void>;
   /** Takes a project off the edge at once: its hostnames, revisions and sessions. */
   unpublishProject(projectSlug: string): Promise<void>;
+  /** Reclaims expired upload sessions and content that nothing references any more. */
+  sweep(now: Date): Promise<void>;
   /** Throws when the platform cannot answer. */
   check(): Promise<void>;
   close(): Promise<void>;

@@ -1,0 +1,30 @@
+import type { Context } from "hono";
+import type { ProjectCredentials } from "../core/operations/authorize.js";
+import { InvalidRequestError } from "../core/errors.js";
+import { isProjectSlug } from "../core/formats.js";
+
+/** The bearer token of `Authorization: Bearer <token>`, or undefined when missing or malformed. */
+export function bearerToken(c: Context): string | undefined {
+  const match = /^Bearer ([\x21-\x7e]{1,512})$/.exec(c.req.header("authorization") ?? "");
+  return match?.[1];
+}
+
+/** The slug from the path; a malformed one is a 400 like any other malformed field. */
+export function projectSlugParam(c: Context): string {
+  const slug = c.req.param("projectSlug") ?? "";
+  if (!isProjectSlug(slug)) throw new InvalidRequestError("projectSlug: not a valid project slug");
+  return slug;
+}
+
+/** A project route's credentials: path slug, bearer token, and the identity fields of the body. */
+export function credentials(
+  c: Context,
+  body: { projectHash: string; anonFingerprint: string },
+): ProjectCredentials {
+  return {
+    projectSlug: projectSlugParam(c),
+    apiToken: bearerToken(c),
+    projectHash: body.projectHash,
+    anonFingerprint: body.anonFingerprint,
+  };
+}

@@ -1,0 +1,100 @@
+import { z } from "zod";
+import * as schemas from "./schemas.js";
+
+type Schema = z.ZodType;
+
+const json = (schema: Schema) => ({
+  content: {
+    "application/json": { schema: z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) },
+  },
+});
+
+const errorResponses = (statuses: number[]) =>
+  Object.fromEntries(
+    statuses.map((status) => [String(status), { description: "error", ...json(schemas.responses.error) }]),
+  );
+
+const projectRoute = (summary: string, body: Schema, response: Schema, errors: number[]) => ({
+  summary,
+  security: [{ bearer: [] }],
+  parameters: [{ name: "projectSlug", in: "path", required: true, schema: { type: "string" } }],
+  requestBody: { required: true, ...json(body) },
+  responses: {
+    "200": { description: "success", ...json(response) },
+    ...errorResponses([400, 401, 403, 404, 410, 415, ...errors]),
+  },
+});
+
+/** The OpenAPI 3.1 document of the API, built from the schemas that validate its requests. */
+export function openApiDocument(serverUrl: string): Record<string, unknown> {
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Deploy API",
+      version: "unversioned",
+      description: "Internal, unstable API for the deploy command-line client. Errors are JSON.",
+    },
+    servers: [{ url: serverUrl }],
+    components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+    paths: {
+      "/health": {
+        get: {
+          summary: "health check",
+          responses: { "200": { description: "ok", ...json(schemas.responses.health) } },
+        },
+      },
+      "/healthz": {
+        get: {
+          summary: "health check of the service and its dependencies",
+          responses: {
+            "200": { description: "ok", ...json(schemas.responses.healthz) },
+            "503": { description: "a dependency is down", ...json(schemas.responses.healthz) },
+          },
+        },
+      },
+      "/projects": {
+        post: {
+          summary: "create an anonymous project; the apiToken is returned once",
+          requestBody: { required: true, ...json(schemas.createProjectSchema) },
+          responses: {
+            "201": { description: "created", ...json(schemas.responses.createProject) },
+            ...errorResponses([400, 415, 429]),
+          },
+        },
+      },
+      "/projects/{projectSlug}": {
+        delete: projectRoute(
+          "delete the project",
+          schemas.identitySchema,
+          schemas.responses.deleteProject,
+          [502],
+        ),
+      },
+      "/projects/{projectSlug}/prepare": {
+        post: projectRoute("prepare a deploy", schemas.prepareSchema, schemas.responses.prepare, [413, 502]),
+      },
+      "/projects/{projectSlug}/deploy": {
+        post: projectRoute(
+          "complete a deploy",
+          schemas.deploySchema,
+          schemas.responses.deploy,
+          [409, 422, 502],
+        ),
+      },
+      "/projects/{projectSlug}/domains": {
+        post: projectRoute(
+          "assign a domain",
+          schemas.assignDomainSchema,
+          schemas.responses.assignDomain,
+          [409, 502],
+        ),
+        delete: projectRoute(
+          "reset to the generated domain",
+          schemas.identitySchema,
+          schemas.responses.resetDomain,
+          [502],
+        ),
+      },
+    },
+  };
+}

@@ -1,0 +1,54 @@
+import type { Context } from "hono";
+import type { z } from "zod";
+import {
+  InvalidFingerprintError,
+  InvalidJsonError,
+  InvalidManifestError,
+  InvalidProjectHashError,
+  InvalidRequestError,
+  UnsupportedMediaTypeError,
+} from "../core/errors.js";
+
+/**
+ * Reads a JSON object body and validates it with `schema`. The contract's codes decide which error
+ * a bad field gives: projectHash and anonFingerprint have their own, manifest shape problems are
+ * INVALID_MANIFEST, anything else INVALID_REQUEST naming the field.
+ */
+export async function parseBody<S extends z.ZodType>(
+  c: Context,
+  schema: S,
+): Promise<{ body: z.infer<S>; raw: Record<string, unknown> }> {
+  const contentType = c.req.header("content-type") ?? "";
+  if (!/^application\/json\s*(;|$)/i.test(contentType)) {
+    throw new UnsupportedMediaTypeError("Content-Type must be application/json");
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(await c.req.text());
+  } catch {
+    throw new InvalidJsonError("request body is not valid JSON");
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw new InvalidJsonError("request body must be a JSON object");
+  }
+  const result = schema.safeParse(body);
+  // `raw` keeps keys such as "__proto__" that a parsed copy could drop, for checks that must see them.
+  if (result.success) return { body: result.data, raw: body as Record<string, unknown> };
+  throw fieldError(result.error.issues);
+}
+
+function fieldError(issues: z.core.$ZodIssue[]): Error {
+  // Report the contract's specific codes first, whatever order zod listed the issues in.
+  const byField = (field: string) => issues.find((issue) => issue.path[0] === field);
+  if (byField("projectHash")) return new InvalidProjectHashError();
+  if (byField("anonFingerprint")) return new InvalidFingerprintError();
+  const manifest = byField("manifest");
+  if (manifest) return new InvalidManifestError(`${describePath(manifest.path)}: ${manifest.message}`);
+  const first = issues[0]!;
+  return new InvalidRequestError(`${describePath(first.path)}: ${first.message}`);
+}
+
+function describePath(path: PropertyKey[]): string {
+  if (path.length === 0) return "body";
+  return path.map((key, i) => (i === 0 ? String(key) : `[${JSON.stringify(String(key))}]`)).join("");
+}

@@ -1,0 +1,28 @@
+import { Hono } from "hono";
+import { completeDeploy, prepareDeploy } from "../../core/operations/index.js";
+import type { Services } from "../../core/services.js";
+import { credentials } from "../credentials.js";
+import { parseBody } from "../parse-body.js";
+import { deploySchema, prepareSchema } from "../schemas.js";
+
+/** `POST /projects/:projectSlug/prepare` and `POST /projects/:projectSlug/deploy`. */
+export function deployRoutes(services: Services): Hono {
+  const app = new Hono();
+
+  app.post("/:projectSlug/prepare", async (c) => {
+    const { body, raw } = await parseBody(c, prepareSchema);
+    return c.json(await prepareDeploy(services, { ...credentials(c, body), manifest: raw.manifest }), 200);
+  });
+
+  app.post("/:projectSlug/deploy", async (c) => {
+    const { body } = await parseBody(c, deploySchema);
+    const result = await completeDeploy(services, {
+      ...credentials(c, body),
+      deployId: body.deployId,
+      completionJwt: body.completionJwt,
+    });
+    return c.json(result, 200);
+  });
+
+  return app;
+}

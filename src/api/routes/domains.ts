@@ -1,0 +1,23 @@
+import { Hono } from "hono";
+import { assignDomain, resetDomain } from "../../core/operations/index.js";
+import type { Services } from "../../core/services.js";
+import { credentials } from "../credentials.js";
+import { parseBody } from "../parse-body.js";
+import { assignDomainSchema, identitySchema } from "../schemas.js";
+
+/** `POST` and `DELETE /projects/:projectSlug/domains`. */
+export function domainRoutes(services: Services): Hono {
+  const app = new Hono();
+
+  app.post("/:projectSlug/domains", async (c) => {
+    const { body } = await parseBody(c, assignDomainSchema);
+    return c.json(await assignDomain(services, { ...credentials(c, body), domain: body.domain }), 200);
+  });
+
+  app.delete("/:projectSlug/domains", async (c) => {
+    const { body } = await parseBody(c, identitySchema);
+    return c.json(await resetDomain(services, credentials(c, body)), 200);
+  });
+
+  return app;
+}

@@ -1,0 +1,81 @@
+import { z } from "zod";
+import { HEX64 } from "../core/formats.js";
+
+/**
+ * Request bodies of the API. These schemas validate requests and generate the OpenAPI document,
+ * so the reference cannot drift from what the server accepts.
+ */
+const hex64 = (description: string) => z.string().regex(HEX64).describe(description);
+
+export const identitySchema = z.object({
+  projectHash: hex64("64 hexadecimal characters identifying the deployed folder"),
+  anonFingerprint: hex64("64 hexadecimal characters identifying the anonymous client install"),
+});
+
+export const createProjectSchema = identitySchema;
+
+export const manifestSchema = z
+  .record(
+    z.string(),
+    z.object({
+      hash: z.string().describe("32 lowercase hex: first half of BLAKE3(base64(bytes) + extension)"),
+      size: z.number().int().describe("size in bytes"),
+    }),
+  )
+  .describe('asset paths ("/" + projectSlug + "/" + path) to their hash and size');
+
+export const prepareSchema = identitySchema.extend({ manifest: manifestSchema });
+
+export const deploySchema = identitySchema.extend({
+  deployId: z.string().min(1).max(200).describe("the id returned by prepare"),
+  completionJwt: z.string().min(1).max(8192).describe("the completion token issued by the upload service"),
+});
+
+export const assignDomainSchema = identitySchema.extend({
+  domain: z
+    .string()
+    .min(1)
+    .max(253)
+    .describe("a hostname: a vanity name under the sites domain, or external"),
+});
+
+const publicProject = z.object({
+  projectSlug: z.string(),
+  hostname: z.string(),
+  generatedHostname: z.string(),
+  customHostname: z.string().nullable(),
+  productionUrl: z.string(),
+  revisionId: z.string().nullable(),
+  createdAt: z.string(),
+  expiresAt: z.string(),
+});
+
+/** Response bodies, for the reference only. */
+export const responses = {
+  createProject: z.object({ project: publicProject, apiToken: z.string() }),
+  prepare: z.object({
+    deployId: z.string(),
+    accountId: z.string(),
+    revisionId: z.string(),
+    uploadJwt: z.string(),
+    buckets: z.array(z.array(z.string())),
+    project: publicProject,
+    urls: z.object({ upload: z.string(), production: z.string(), revision: z.string() }),
+    expiresAt: z.string(),
+  }),
+  deploy: z.object({
+    revisionId: z.string(),
+    productionUrl: z.string(),
+    revisionUrl: z.string(),
+    project: publicProject,
+  }),
+  assignDomain: z.object({
+    domain: z.object({ hostname: z.string(), cnameTarget: z.string() }),
+    project: publicProject,
+  }),
+  resetDomain: z.object({ project: publicProject }),
+  deleteProject: z.object({ projectSlug: z.string(), deleted: z.literal(true) }),
+  health: z.object({ status: z.literal("ok") }),
+  healthz: z.object({ status: z.enum(["ok", "degraded"]), checks: z.record(z.string(), z.string()) }),
+  error: z.object({ error: z.union([z.string(), z.object({ code: z.string(), message: z.string() })]) }),
+};

@@ -1,0 +1,63 @@
+import type { ProjectRecord } from "../../store/store.js";
+import {
+  DeployError,
+  OwnershipMismatchError,
+  ProjectExpiredError,
+  ProjectNotFoundError,
+  UnauthorizedError,
+  UploadPlatformError,
+} from "../errors.js";
+import { digestsEqual, sha256Hex } from "../ids.js";
+import type { Services } from "../services.js";
+
+/** The credentials every project route carries: bearer token and the two identity hashes. */
+export interface ProjectCredentials {
+  projectSlug: string;
+  /** The raw bearer token, or undefined when the header was missing or malformed. */
+  apiToken: string | undefined;
+  projectHash: string;
+  anonFingerprint: string;
+}
+
+/**
+ * Checks a project route's credentials in the contract's order: a known token (401), the project
+ * exists (404), token and identity are this project's (403), not expired (410, unless allowed).
+ */
+export async function authorize(
+  services: Services,
+  credentials: ProjectCredentials,
+  options: { allowExpired?: boolean } = {},
+): Promise<ProjectRecord> {
+  const { store } = services;
+  if (!credentials.apiToken) throw new UnauthorizedError("missing bearer token");
+  const tokenHash = sha256Hex(credentials.apiToken);
+  const owner = await store.getProjectByTokenHash(tokenHash);
+  if (!owner || !digestsEqual(owner.tokenHash, tokenHash))
+    throw new UnauthorizedError("unknown bearer token");
+  const project = await store.getProject(credentials.projectSlug);
+  if (!project) throw new ProjectNotFoundError(`project ${credentials.projectSlug} not found`);
+  const matches =
+    owner.slug === project.slug &&
+    digestsEqual(project.projectHash, credentials.projectHash.toLowerCase()) &&
+    digestsEqual(project.anonFingerprint, credentials.anonFingerprint.toLowerCase());
+  if (!matches) throw new OwnershipMismatchError();
+  if (!options.allowExpired && isExpired(project, services.now())) throw new ProjectExpiredError();
+  return project;
+}
+
+/** True once the project's expiry has passed. */
+export function isExpired(project: ProjectRecord, now: Date): boolean {
+  return Date.parse(project.expiresAt) <= now.getTime();
+}
+
+/** Runs a platform call; a failure that is not a domain error becomes UPLOAD_PLATFORM_ERROR. */
+export async function callPlatform<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof DeployError) throw error;
+    throw new UploadPlatformError(
+      `the upload platform failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}

@@ -1,0 +1,87 @@
+import type { DeployRecord } from "../../store/store.js";
+import { DeployAlreadyCompletedError, DeployExpiredError, DeployNotFoundError } from "../errors.js";
+import { digestsEqual, sha256Hex } from "../ids.js";
+import {
+  addSeconds,
+  productionHostname,
+  type PublicProject,
+  type Services,
+  toPublicProject,
+} from "../services.js";
+import { revisionUrl } from "../site-urls.js";
+import { authorize, callPlatform, type ProjectCredentials } from "./authorize.js";
+
+/** The deploy response (contract §3). */
+export interface CompletedDeploy {
+  revisionId: string;
+  productionUrl: string;
+  revisionUrl: string;
+  project: PublicProject;
+}
+
+/**
+ * Completes a prepared deploy: the platform checks the completion token and publishes the revision,
+ * then the store records it and moves the project's published revision in one transaction. The
+ * same deployId and completion token again returns the same result.
+ */
+export async function completeDeploy(
+  services: Services,
+  input: ProjectCredentials & { deployId: string; completionJwt: string },
+): Promise<CompletedDeploy> {
+  const { store, platform, config } = services;
+  const project = await authorize(services, input);
+  const completionHash = sha256Hex(input.completionJwt);
+  return services.locks.run(project.slug, async () => {
+    const deploy = await store.getDeploy(project.slug, input.deployId);
+    if (!deploy)
+      throw new DeployNotFoundError(`deploy ${input.deployId} not found for project ${project.slug}`);
+    if (deploy.completedAt !== null) return repeatCompletion(services, deploy, completionHash);
+    const now = services.now();
+    if (Date.parse(deploy.expiresAt) <= now.getTime()) {
+      throw new DeployExpiredError("deploy preparation expired; prepare the deploy again");
+    }
+    const projectExpiresAt = addSeconds(now, config.projectTtlSeconds);
+    // Publish first: if the store write then fails, a retry publishes the same revision again
+    // (idempotent), whereas the other order could acknowledge a revision the edge never got.
+    await callPlatform(() =>
+      platform.publishRevision({
+        projectSlug: project.slug,
+        revisionId: deploy.revisionId,
+        sessionId: deploy.sessionId,
+        completionJwt: input.completionJwt,
+        hostnames: [productionHostname(project)],
+        expiresAt: projectExpiresAt,
+      }),
+    );
+    const published = await store.completeDeploy({
+      projectSlug: project.slug,
+      deployId: deploy.deployId,
+      completionHash,
+      completedAt: now.toISOString(),
+      projectExpiresAt: projectExpiresAt.toISOString(),
+    });
+    return result(services, deploy.revisionId, toPublicProject(published, config.sites));
+  });
+}
+
+async function repeatCompletion(
+  services: Services,
+  deploy: DeployRecord,
+  completionHash: string,
+): Promise<CompletedDeploy> {
+  if (!deploy.completionHash || !digestsEqual(deploy.completionHash, completionHash)) {
+    throw new DeployAlreadyCompletedError();
+  }
+  const project = await services.store.getProject(deploy.projectSlug);
+  if (!project) throw new DeployNotFoundError();
+  return result(services, deploy.revisionId, toPublicProject(project, services.config.sites));
+}
+
+function result(services: Services, revisionId: string, project: PublicProject): CompletedDeploy {
+  return {
+    revisionId,
+    productionUrl: project.productionUrl,
+    revisionUrl: revisionUrl(revisionId, project.projectSlug, services.config.sites),
+    project,
+  };
+}

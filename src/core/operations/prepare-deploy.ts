@@ -1,0 +1,61 @@
+import { generateDeployId, generateRevisionId } from "../ids.js";
+import { parseManifest } from "../manifest.js";
+import { addSeconds, type PublicProject, type Services, toPublicProject } from "../services.js";
+import { revisionUrl } from "../site-urls.js";
+import { authorize, callPlatform, type ProjectCredentials } from "./authorize.js";
+
+/** The prepare response (contract §3). */
+export interface PreparedDeploy {
+  deployId: string;
+  accountId: string;
+  revisionId: string;
+  uploadJwt: string;
+  buckets: string[][];
+  project: PublicProject;
+  urls: { upload: string; production: string; revision: string };
+  expiresAt: string;
+}
+
+/**
+ * Prepares a deploy: checks the manifest, opens an upload session for what the platform lacks, and
+ * records the preparation, which lives DEPLOY_TTL_SECONDS.
+ */
+export async function prepareDeploy(
+  services: Services,
+  input: ProjectCredentials & { manifest: unknown },
+): Promise<PreparedDeploy> {
+  const { store, platform, config } = services;
+  const project = await authorize(services, input);
+  const entries = parseManifest(input.manifest, project.slug, config.limits);
+  const now = services.now();
+  const expiresAt = addSeconds(now, config.deployTtlSeconds);
+  const session = await callPlatform(() =>
+    platform.openUploadSession({ projectSlug: project.slug, entries, expiresAt }),
+  );
+  const deploy = {
+    deployId: generateDeployId(),
+    projectSlug: project.slug,
+    revisionId: generateRevisionId(),
+    sessionId: session.sessionId,
+    createdAt: now.toISOString(),
+    expiresAt: expiresAt.toISOString(),
+    completedAt: null,
+    completionHash: null,
+  };
+  await store.createDeploy(deploy);
+  const publicProject = toPublicProject(project, config.sites);
+  return {
+    deployId: deploy.deployId,
+    accountId: session.accountId,
+    revisionId: deploy.revisionId,
+    uploadJwt: session.uploadJwt,
+    buckets: session.buckets,
+    project: publicProject,
+    urls: {
+      upload: session.uploadUrl,
+      production: publicProject.productionUrl,
+      revision: revisionUrl(deploy.revisionId, project.slug, config.sites),
+    },
+    expiresAt: deploy.expiresAt,
+  };
+}

@@ -1,0 +1,43 @@
+import { RateLimitedError } from "./errors.js";
+
+/** At most `limit` hits per key in each window of `windowSeconds`. */
+export interface RateLimit {
+  limit: number;
+  windowSeconds: number;
+}
+
+/**
+ * A fixed-window counter per key, in memory. Enough for one instance; several instances behind a
+ * balancer each count their own share.
+ */
+export class RateLimiter {
+  private readonly windows = new Map<string, { start: number; count: number }>();
+
+  constructor(
+    private readonly rule: RateLimit,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Counts a hit for `key`; throws RATE_LIMITED with the seconds until the window resets. */
+  hit(key: string): void {
+    if (this.rule.limit <= 0) return;
+    const now = this.now();
+    const windowMs = this.rule.windowSeconds * 1000;
+    let window = this.windows.get(key);
+    if (!window || now - window.start >= windowMs) {
+      if (this.windows.size > 100_000) this.prune(now);
+      window = { start: now, count: 0 };
+      this.windows.set(key, window);
+    }
+    if (window.count >= this.rule.limit) {
+      throw new RateLimitedError(Math.max(1, Math.ceil((window.start + windowMs - now) / 1000)));
+    }
+    window.count++;
+  }
+
+  // Bounds memory under a flood of distinct keys: windows that ended carry no information.
+  private prune(now: number): void {
+    const windowMs = this.rule.windowSeconds * 1000;
+    for (const [key, window] of this.windows) if (now - window.start >= windowMs) this.windows.delete(key);
+  }
+}

@@ -1,0 +1,66 @@
+import type { Platform } from "../platform/platform.js";
+import type { ProjectRecord, Store } from "../store/store.js";
+import { KeyedLock } from "./keyed-lock.js";
+import type { ManifestLimits } from "./manifest.js";
+import { type SitePolicy, siteUrl } from "./site-urls.js";
+
+/** Settings the operations need, read from the environment by the server. */
+export interface ServiceConfig {
+  sites: SitePolicy;
+  deployTtlSeconds: number;
+  projectTtlSeconds: number;
+  /** How long an expired project is kept (not served, still deletable) before it is purged. */
+  projectPurgeGraceSeconds: number;
+  limits: ManifestLimits;
+}
+
+/** What every operation works with: the two ports, the settings, a clock and per-project locks. */
+export interface Services {
+  store: Store;
+  platform: Platform;
+  config: ServiceConfig;
+  now: () => Date;
+  locks: KeyedLock;
+}
+
+/** Builds the services bundle; `now` is injectable so tests can move time. */
+export function createServices(deps: Omit<Services, "locks" | "now"> & { now?: () => Date }): Services {
+  return { ...deps, now: deps.now ?? (() => new Date()), locks: new KeyedLock() };
+}
+
+/** Public project metadata (contract §3), the `project` member of responses. */
+export interface PublicProject {
+  projectSlug: string;
+  hostname: string;
+  generatedHostname: string;
+  customHostname: string | null;
+  productionUrl: string;
+  revisionId: string | null;
+  createdAt: string;
+  expiresAt: string;
+}
+
+/** The hostname a project answers on in production: the assigned one, else the generated one. */
+export function productionHostname(project: ProjectRecord): string {
+  return project.customHostname ?? project.generatedHostname;
+}
+
+/** The public view of a project; never carries its token hash or identity hashes. */
+export function toPublicProject(project: ProjectRecord, policy: SitePolicy): PublicProject {
+  const hostname = productionHostname(project);
+  return {
+    projectSlug: project.slug,
+    hostname,
+    generatedHostname: project.generatedHostname,
+    customHostname: project.customHostname,
+    productionUrl: siteUrl(hostname, policy),
+    revisionId: project.revisionId,
+    createdAt: project.createdAt,
+    expiresAt: project.expiresAt,
+  };
+}
+
+/** `seconds` after `from`, as a Date. */
+export function addSeconds(from: Date, seconds: number): Date {
+  return new Date(from.getTime() + seconds * 1000);
+}

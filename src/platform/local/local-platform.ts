@@ -1,0 +1,116 @@
+import { randomBytes } from "node:crypto";
+import { InvalidCompletionError } from "../../core/errors.js";
+import type { ManifestEntry } from "../../core/manifest.js";
+import { type BucketLimits, groupIntoBuckets } from "../../upload/buckets.js";
+import type { UploadTokens } from "../../upload/tokens.js";
+import type { UploadSessions } from "../../upload/upload-sessions.js";
+import type { Platform, PublishInput, SiteSettings, UploadSession } from "../platform.js";
+import type { BlobStore } from "./blob-store.js";
+import type { PlatformDatabase } from "./database.js";
+import { type CollectionResult, collectGarbage, reclaimBlobs } from "./garbage-collector.js";
+import { SiteTables } from "./site-tables.js";
+
+export interface LocalPlatformOptions {
+  db: PlatformDatabase;
+  blobs: BlobStore;
+  sessions: UploadSessions;
+  tokens: UploadTokens;
+  accountId: string;
+  /** Full URL of the built-in upload service's bucket endpoint. */
+  uploadUrl: string;
+  bucketLimits: BucketLimits;
+  now: () => number;
+}
+
+/**
+ * The platform on one machine: the built-in upload service's sessions, the blob store, and the
+ * published manifest the built-in edge reads.
+ */
+export class LocalPlatform implements Platform {
+  private readonly sites: SiteTables;
+
+  constructor(private readonly options: LocalPlatformOptions) {
+    this.sites = new SiteTables(options.db);
+  }
+
+  async openUploadSession(input: {
+    projectSlug: string;
+    entries: ManifestEntry[];
+    expiresAt: Date;
+  }): Promise<UploadSession> {
+    const { sessions, tokens, accountId, now } = this.options;
+    const sessionId = randomBytes(16).toString("base64url");
+    const expiresAt = input.expiresAt.getTime();
+    const missing = sessions.open(
+      { id: sessionId, projectSlug: input.projectSlug, expiresAt },
+      input.entries,
+      now(),
+    );
+    const buckets = groupIntoBuckets(missing, this.options.bucketLimits);
+    // With nothing to upload, the upload token is itself the completion token (Cloudflare's rule).
+    const purposes = buckets.length === 0 ? (["upload", "completion"] as const) : (["upload"] as const);
+    const uploadJwt = await tokens.sign([...purposes], sessionId, accountId, input.expiresAt);
+    return {
+      sessionId,
+      accountId,
+      uploadJwt,
+      buckets,
+      uploadUrl: this.options.uploadUrl,
+      expiresAt: input.expiresAt,
+    };
+  }
+
+  async publishRevision(input: PublishInput): Promise<void> {
+    const { sessions, tokens, now } = this.options;
+    const tokenSession = await tokens.verify("completion", input.completionJwt, new Date(now()));
+    if (tokenSession === undefined) {
+      throw new InvalidCompletionError("completion token is invalid or expired");
+    }
+    if (tokenSession !== input.sessionId) {
+      throw new InvalidCompletionError("completion token belongs to another deploy");
+    }
+    const session = sessions.get(input.sessionId);
+    if (!session || session.projectSlug !== input.projectSlug) {
+      throw new InvalidCompletionError("upload session is gone; prepare the deploy again");
+    }
+    const missing = sessions.missingCount(input.sessionId);
+    if (missing > 0)
+      throw new InvalidCompletionError(`${missing} assets are still missing; upload them first`);
+    this.sites.publish({
+      projectSlug: input.projectSlug,
+      revisionId: input.revisionId,
+      sessionId: input.sessionId,
+      hostnames: input.hostnames,
+      expiresAt: input.expiresAt.getTime(),
+      now: now(),
+    });
+  }
+
+  async updateSite(projectSlug: string, settings: SiteSettings): Promise<void> {
+    this.sites.update(projectSlug, settings.hostnames, settings.expiresAt.getTime());
+  }
+
+  async unpublishProject(projectSlug: string): Promise<void> {
+    const { db, blobs } = this.options;
+    const candidates = this.sites.hashesOf(projectSlug);
+    this.sites.remove(projectSlug);
+    reclaimBlobs(db, blobs, candidates);
+  }
+
+  async sweep(now: Date): Promise<void> {
+    this.collectGarbage(now.getTime());
+  }
+
+  /** Reclaims expired sessions and unreferenced content. */
+  collectGarbage(now = this.options.now()): CollectionResult {
+    return collectGarbage(this.options.db, this.options.blobs, now);
+  }
+
+  async check(): Promise<void> {
+    this.options.db.prepare("SELECT 1").get();
+  }
+
+  async close(): Promise<void> {
+    if (this.options.db.open) this.options.db.close();
+  }
+}

@@ -1,0 +1,96 @@
+import type { PlatformDatabase } from "./database.js";
+
+/**
+ * Writes of the published manifest: which revision each project serves, on which hostnames, and
+ * the files of each revision. Each method is one transaction, so the edge sees the old state or
+ * the new one, never a mix.
+ */
+export class SiteTables {
+  private readonly statements;
+
+  constructor(private readonly db: PlatformDatabase) {
+    this.statements = {
+      insertRevision: db.prepare(
+        "INSERT OR IGNORE INTO revisions (project_slug, revision_id, created_at) VALUES (?, ?, ?)",
+      ),
+      copyFiles: db.prepare(
+        `INSERT OR IGNORE INTO revision_files (project_slug, revision_id, path, hash)
+         SELECT ?, ?, path, hash FROM session_assets WHERE session_id = ?`,
+      ),
+      upsertSite: db.prepare(
+        `INSERT INTO sites (project_slug, revision_id, expires_at) VALUES (?, ?, ?)
+         ON CONFLICT (project_slug) DO UPDATE SET revision_id = excluded.revision_id,
+           expires_at = excluded.expires_at`,
+      ),
+      upsertSiteExpiry: db.prepare(
+        `INSERT INTO sites (project_slug, revision_id, expires_at) VALUES (?, NULL, ?)
+         ON CONFLICT (project_slug) DO UPDATE SET expires_at = excluded.expires_at`,
+      ),
+      deleteHosts: db.prepare("DELETE FROM site_hosts WHERE project_slug = ?"),
+      insertHost: db.prepare("INSERT OR REPLACE INTO site_hosts (hostname, project_slug) VALUES (?, ?)"),
+      deleteSite: db.prepare("DELETE FROM sites WHERE project_slug = ?"),
+      deleteFiles: db.prepare("DELETE FROM revision_files WHERE project_slug = ?"),
+      deleteRevisions: db.prepare("DELETE FROM revisions WHERE project_slug = ?"),
+      deleteSessionAssets: db.prepare(
+        "DELETE FROM session_assets WHERE session_id IN (SELECT id FROM upload_sessions WHERE project_slug = ?)",
+      ),
+      deleteSessions: db.prepare("DELETE FROM upload_sessions WHERE project_slug = ?"),
+      selectHashes: db.prepare(
+        `SELECT hash FROM revision_files WHERE project_slug = ?
+         UNION SELECT hash FROM session_assets
+           WHERE session_id IN (SELECT id FROM upload_sessions WHERE project_slug = ?)`,
+      ),
+    };
+  }
+
+  /** Records the revision's files from its upload session and makes it the production revision. */
+  publish(input: {
+    projectSlug: string;
+    revisionId: string;
+    sessionId: string;
+    hostnames: string[];
+    expiresAt: number;
+    now: number;
+  }): void {
+    const s = this.statements;
+    this.db.transaction(() => {
+      s.insertRevision.run(input.projectSlug, input.revisionId, input.now);
+      s.copyFiles.run(input.projectSlug, input.revisionId, input.sessionId);
+      s.upsertSite.run(input.projectSlug, input.revisionId, input.expiresAt);
+      this.replaceHosts(input.projectSlug, input.hostnames);
+    })();
+  }
+
+  /** Changes the hostnames and expiry of a project, published or not. */
+  update(projectSlug: string, hostnames: string[], expiresAt: number): void {
+    this.db.transaction(() => {
+      this.statements.upsertSiteExpiry.run(projectSlug, expiresAt);
+      this.replaceHosts(projectSlug, hostnames);
+    })();
+  }
+
+  /** Removes every trace of a project from the published manifest and its upload sessions. */
+  remove(projectSlug: string): void {
+    const s = this.statements;
+    this.db.transaction(() => {
+      s.deleteHosts.run(projectSlug);
+      s.deleteSite.run(projectSlug);
+      s.deleteFiles.run(projectSlug);
+      s.deleteRevisions.run(projectSlug);
+      s.deleteSessionAssets.run(projectSlug);
+      s.deleteSessions.run(projectSlug);
+    })();
+  }
+
+  /** Every content hash a project's revisions and sessions name. */
+  hashesOf(projectSlug: string): string[] {
+    return (this.statements.selectHashes.all(projectSlug, projectSlug) as { hash: string }[]).map(
+      (r) => r.hash,
+    );
+  }
+
+  private replaceHosts(projectSlug: string, hostnames: string[]): void {
+    this.statements.deleteHosts.run(projectSlug);
+    for (const hostname of hostnames) this.statements.insertHost.run(hostname, projectSlug);
+  }
+}

@@ -1,0 +1,98 @@
+import { resolve } from "node:path";
+import { z } from "zod";
+import { MIB } from "../core/formats.js";
+
+const port = z.coerce.number().int().min(0).max(65535);
+const seconds = z.coerce.number().positive();
+const count = z.coerce.number().int().min(0);
+const flag = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
+
+/**
+ * Every setting, with its environment variable and default. The README's configuration table is
+ * this list; names of contract §1 are kept exactly.
+ */
+const ENV = z.object({
+  HOST: z.string().default("127.0.0.1"),
+  PORT: port.default(8787),
+  UPLOAD_PORT: port.default(8788),
+  EDGE_PORT: port.default(8080),
+  DATA_DIR: z.string().default("./data"),
+  SITES_DOMAIN: z
+    .string()
+    .regex(/^[a-z0-9.-]+$/)
+    .default("localhost"),
+  PUBLIC_SCHEME: z.enum(["http", "https"]).default("http"),
+  PUBLIC_EDGE_PORT: port.optional(),
+  CNAME_TARGET: z.string().optional(),
+  API_PUBLIC_URL: z.string().url().optional(),
+  UPLOAD_PUBLIC_URL: z.string().url().optional(),
+  CORS_ORIGIN: z.string().default("*"),
+  DEPLOY_TTL_SECONDS: seconds.default(3600),
+  PROJECT_TTL_SECONDS: seconds.default(2_592_000),
+  PROJECT_PURGE_GRACE_SECONDS: seconds.default(604_800),
+  SWEEP_INTERVAL_SECONDS: seconds.default(60),
+  MAX_ASSETS: count.default(100_000),
+  MAX_ASSET_BYTES: count.default(25 * MIB),
+  MAX_BODY_BYTES: count.default(32 * MIB),
+  BUCKET_MAX_BYTES: count.default(50 * MIB),
+  BUCKET_MAX_FILES: count.default(2_000),
+  CREATE_LIMIT_PER_ADDRESS: count.default(30),
+  CREATE_LIMIT_PER_FINGERPRINT: count.default(10),
+  CREATE_LIMIT_WINDOW_SECONDS: seconds.default(60),
+  TRUST_PROXY: flag.default(false),
+  EDGE_CACHE_BYTES: count.default(64 * MIB),
+  UPLOAD_JWT_SECRET: z.string().min(32).optional(),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});
+
+/** The server's settings, resolved. */
+export type ServerConfig = ReturnType<typeof toConfig>;
+
+/** Reads the settings from `env`; throws ConfigError naming the variable that is wrong. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): ServerConfig {
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ""),
+  );
+  const result = ENV.safeParse(present);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    throw new ConfigError(`${String(issue.path[0])}: ${issue.message}`);
+  }
+  return toConfig(result.data);
+}
+
+/** A setting in the environment is malformed. */
+export class ConfigError extends Error {}
+
+function toConfig(env: z.infer<typeof ENV>) {
+  return {
+    host: env.HOST,
+    port: env.PORT,
+    uploadPort: env.UPLOAD_PORT,
+    edgePort: env.EDGE_PORT,
+    dataDir: resolve(env.DATA_DIR),
+    sitesDomain: env.SITES_DOMAIN,
+    publicScheme: env.PUBLIC_SCHEME,
+    publicEdgePort: env.PUBLIC_EDGE_PORT,
+    cnameTarget: env.CNAME_TARGET ?? `edge.${env.SITES_DOMAIN}`,
+    apiPublicUrl: env.API_PUBLIC_URL,
+    uploadPublicUrl: env.UPLOAD_PUBLIC_URL,
+    corsOrigin: env.CORS_ORIGIN,
+    deployTtlSeconds: env.DEPLOY_TTL_SECONDS,
+    projectTtlSeconds: env.PROJECT_TTL_SECONDS,
+    projectPurgeGraceSeconds: env.PROJECT_PURGE_GRACE_SECONDS,
+    sweepIntervalSeconds: env.SWEEP_INTERVAL_SECONDS,
+    maxAssets: env.MAX_ASSETS,
+    maxAssetBytes: env.MAX_ASSET_BYTES,
+    maxBodyBytes: env.MAX_BODY_BYTES,
+    bucketMaxBytes: env.BUCKET_MAX_BYTES,
+    bucketMaxFiles: env.BUCKET_MAX_FILES,
+    createLimitPerAddress: env.CREATE_LIMIT_PER_ADDRESS,
+    createLimitPerFingerprint: env.CREATE_LIMIT_PER_FINGERPRINT,
+    createLimitWindowSeconds: env.CREATE_LIMIT_WINDOW_SECONDS,
+    trustProxy: env.TRUST_PROXY,
+    edgeCacheBytes: env.EDGE_CACHE_BYTES,
+    uploadJwtSecret: env.UPLOAD_JWT_SECRET,
+    logLevel: env.LOG_LEVEL,
+  };
+}

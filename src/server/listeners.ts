@@ -1,0 +1,46 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** A node:http listener whose handler is attached once the other parts know its real URL. */
+export interface Listener {
+  server: Server;
+  url: string;
+  handle(handler: (req: IncomingMessage, res: ServerResponse) => void): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Listens on `host:port` (0 picks a free port) with timeouts against slow clients, and answers 503
+ * until a handler is attached.
+ */
+export async function listen(host: string, port: number): Promise<Listener> {
+  let handler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => {
+    res.writeHead(503).end();
+  };
+  const server = createServer(
+    { requestTimeout: 300_000, headersTimeout: 30_000, keepAliveTimeout: 5_000 },
+    (req, res) => handler(req, res),
+  );
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const printable = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  return {
+    server,
+    url: `http://${printable}:${address.port}`,
+    handle(next) {
+      handler = next;
+    },
+    // Stops taking connections, lets requests in flight finish, then drops idle keep-alive sockets.
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
+  };
+}

@@ -1,0 +1,49 @@
+import { ConfigError, loadConfig } from "./config.js";
+import { startServer } from "./start.js";
+
+/** The `deploy-server` binary: start on the environment's settings, stop cleanly on a signal. */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`deploy-server: invalid configuration: ${error.message}`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const server = await startServer(config);
+  console.log(`api     listening on ${server.urls.api}`);
+  console.log(`upload  listening on ${server.urls.upload}`);
+  console.log(
+    `edge    listening on ${server.urls.edge} (sites at http://<project>.${config.sitesDomain}:${new URL(server.urls.edge).port}/)`,
+  );
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: finishing requests in flight, then stopping`);
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+}
+
+main().catch((error: unknown) => {
+  const code = (error as { code?: string }).code;
+  if (code === "EADDRINUSE") {
+    console.error(
+      `deploy-server: a port is already in use (${(error as Error).message}); set PORT, UPLOAD_PORT or EDGE_PORT`,
+    );
+  } else {
+    console.error("deploy-server: failed to start:", error);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,2 @@
+export * from "./store.js";
+export { openSqliteStore, SqliteStore } from "./sqlite/index.js";

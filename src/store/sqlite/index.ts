@@ -1,0 +1,1 @@
+export { openSqliteStore, SqliteStore } from "./sqlite-store.js";

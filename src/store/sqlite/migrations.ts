@@ -1,0 +1,52 @@
+import { type Kysely, type Migration, type MigrationProvider, Migrator } from "kysely";
+
+/** Migrations of the metadata store, in order. Never edit one that has shipped; add the next. */
+const MIGRATIONS: Record<string, Migration> = {
+  "0001_initial": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("projects")
+        .addColumn("slug", "text", (c) => c.primaryKey())
+        .addColumn("project_hash", "text", (c) => c.notNull())
+        .addColumn("anon_fingerprint", "text", (c) => c.notNull())
+        .addColumn("token_hash", "text", (c) => c.notNull().unique())
+        .addColumn("generated_hostname", "text", (c) => c.notNull().unique())
+        .addColumn("custom_hostname", "text", (c) => c.unique())
+        .addColumn("revision_id", "text")
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addColumn("expires_at", "text", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("projects_expires_at").on("projects").column("expires_at").execute();
+      await db.schema
+        .createTable("deploys")
+        .addColumn("deploy_id", "text", (c) => c.primaryKey())
+        .addColumn("project_slug", "text", (c) => c.notNull().references("projects.slug").onDelete("cascade"))
+        .addColumn("revision_id", "text", (c) => c.notNull())
+        .addColumn("session_id", "text", (c) => c.notNull())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addColumn("expires_at", "text", (c) => c.notNull())
+        .addColumn("completed_at", "text")
+        .addColumn("completion_hash", "text")
+        .addUniqueConstraint("deploys_project_revision", ["project_slug", "revision_id"])
+        .execute();
+      await db.schema.createIndex("deploys_expires_at").on("deploys").column("expires_at").execute();
+      await db.schema
+        .createTable("revisions")
+        .addColumn("id", "integer", (c) => c.primaryKey().autoIncrement())
+        .addColumn("project_slug", "text", (c) => c.notNull().references("projects.slug").onDelete("cascade"))
+        .addColumn("revision_id", "text", (c) => c.notNull())
+        .addColumn("deploy_id", "text", (c) => c.notNull())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addUniqueConstraint("revisions_project_revision", ["project_slug", "revision_id"])
+        .execute();
+    },
+  },
+};
+
+const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
+
+/** Brings the database to the latest schema; throws if a migration fails. */
+export async function migrateToLatest(db: Kysely<unknown>): Promise<void> {
+  const { error } = await new Migrator({ db, provider }).migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+}

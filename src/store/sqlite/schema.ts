@@ -1,0 +1,33 @@
+import type { Generated } from "kysely";
+
+/** Tables of the metadata store, as Kysely sees them. Timestamps are ISO 8601 UTC strings. */
+export interface MetadataTables {
+  projects: {
+    slug: string;
+    project_hash: string;
+    anon_fingerprint: string;
+    token_hash: string;
+    generated_hostname: string;
+    custom_hostname: string | null;
+    revision_id: string | null;
+    created_at: string;
+    expires_at: string;
+  };
+  deploys: {
+    deploy_id: string;
+    project_slug: string;
+    revision_id: string;
+    session_id: string;
+    created_at: string;
+    expires_at: string;
+    completed_at: string | null;
+    completion_hash: string | null;
+  };
+  revisions: {
+    id: Generated<number>;
+    project_slug: string;
+    revision_id: string;
+    deploy_id: string;
+    created_at: string;
+  };
+}

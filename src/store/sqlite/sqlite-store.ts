@@ -1,0 +1,213 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+import { Kysely, type Selectable, SqliteDialect, sql } from "kysely";
+import {
+  type CompleteDeployInput,
+  type DeployRecord,
+  HostnameConflictError,
+  type ProjectRecord,
+  type Store,
+} from "../store.js";
+import { migrateToLatest } from "./migrations.js";
+import type { MetadataTables } from "./schema.js";
+
+type ProjectRow = Selectable<MetadataTables["projects"]>;
+type DeployRow = Selectable<MetadataTables["deploys"]>;
+
+/** Opens the SQLite metadata store at `file` (WAL, full sync, foreign keys) and migrates it. */
+export async function openSqliteStore(file: string): Promise<SqliteStore> {
+  if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
+  const database = new Database(file);
+  database.pragma("journal_mode = WAL");
+  database.pragma("synchronous = FULL");
+  database.pragma("busy_timeout = 5000");
+  database.pragma("foreign_keys = ON");
+  const db = new Kysely<MetadataTables>({ dialect: new SqliteDialect({ database }) });
+  await migrateToLatest(db as Kysely<unknown>);
+  return new SqliteStore(db);
+}
+
+/** The metadata store on SQLite through Kysely. */
+export class SqliteStore implements Store {
+  constructor(private readonly db: Kysely<MetadataTables>) {}
+
+  async createProject(project: ProjectRecord): Promise<boolean> {
+    const result = await this.db
+      .insertInto("projects")
+      .values(toProjectRow(project))
+      .onConflict((oc) => oc.doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+  }
+
+  async getProject(slug: string): Promise<ProjectRecord | undefined> {
+    const row = await this.db.selectFrom("projects").selectAll().where("slug", "=", slug).executeTakeFirst();
+    return row && toProject(row);
+  }
+
+  async getProjectByTokenHash(tokenHash: string): Promise<ProjectRecord | undefined> {
+    const row = await this.db
+      .selectFrom("projects")
+      .selectAll()
+      .where("token_hash", "=", tokenHash)
+      .executeTakeFirst();
+    return row && toProject(row);
+  }
+
+  async getProjectByHostname(hostname: string): Promise<ProjectRecord | undefined> {
+    const row = await this.db
+      .selectFrom("projects")
+      .selectAll()
+      .where((eb) => eb.or([eb("generated_hostname", "=", hostname), eb("custom_hostname", "=", hostname)]))
+      .executeTakeFirst();
+    return row && toProject(row);
+  }
+
+  async setCustomHostname(slug: string, hostname: string | null): Promise<void> {
+    try {
+      await this.db
+        .updateTable("projects")
+        .set({ custom_hostname: hostname })
+        .where("slug", "=", slug)
+        .execute();
+    } catch (error) {
+      if (hostname !== null && isUniqueViolation(error)) throw new HostnameConflictError(hostname);
+      throw error;
+    }
+  }
+
+  async deleteProject(slug: string): Promise<boolean> {
+    // Deploys and revisions go with it through ON DELETE CASCADE, in the same statement.
+    const result = await this.db.deleteFrom("projects").where("slug", "=", slug).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
+  async createDeploy(deploy: DeployRecord): Promise<void> {
+    await this.db
+      .insertInto("deploys")
+      .values({
+        deploy_id: deploy.deployId,
+        project_slug: deploy.projectSlug,
+        revision_id: deploy.revisionId,
+        session_id: deploy.sessionId,
+        created_at: deploy.createdAt,
+        expires_at: deploy.expiresAt,
+        completed_at: deploy.completedAt,
+        completion_hash: deploy.completionHash,
+      })
+      .execute();
+  }
+
+  async getDeploy(projectSlug: string, deployId: string): Promise<DeployRecord | undefined> {
+    const row = await this.db
+      .selectFrom("deploys")
+      .selectAll()
+      .where("deploy_id", "=", deployId)
+      .where("project_slug", "=", projectSlug)
+      .executeTakeFirst();
+    return row && toDeploy(row);
+  }
+
+  async completeDeploy(input: CompleteDeployInput): Promise<ProjectRecord> {
+    return this.db.transaction().execute(async (trx) => {
+      const deploy = await trx
+        .updateTable("deploys")
+        .set({ completed_at: input.completedAt, completion_hash: input.completionHash })
+        .where("deploy_id", "=", input.deployId)
+        .where("project_slug", "=", input.projectSlug)
+        .where("completed_at", "is", null)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await trx
+        .insertInto("revisions")
+        .values({
+          project_slug: input.projectSlug,
+          revision_id: deploy.revision_id,
+          deploy_id: deploy.deploy_id,
+          created_at: input.completedAt,
+        })
+        .execute();
+      const project = await trx
+        .updateTable("projects")
+        .set({ revision_id: deploy.revision_id, expires_at: input.projectExpiresAt })
+        .where("slug", "=", input.projectSlug)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toProject(project);
+    });
+  }
+
+  async deleteExpiredDeploys(now: string): Promise<number> {
+    const result = await this.db
+      .deleteFrom("deploys")
+      .where("completed_at", "is", null)
+      .where("expires_at", "<", now)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  async listProjectsExpiredBefore(before: string, limit: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom("projects")
+      .select("slug")
+      .where("expires_at", "<", before)
+      .orderBy("expires_at")
+      .limit(limit)
+      .execute();
+    return rows.map((row) => row.slug);
+  }
+
+  async ping(): Promise<void> {
+    await sql`SELECT 1`.execute(this.db);
+  }
+
+  async close(): Promise<void> {
+    await this.db.destroy();
+  }
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: string } | null)?.code === "SQLITE_CONSTRAINT_UNIQUE";
+}
+
+function toProjectRow(p: ProjectRecord): ProjectRow {
+  return {
+    slug: p.slug,
+    project_hash: p.projectHash,
+    anon_fingerprint: p.anonFingerprint,
+    token_hash: p.tokenHash,
+    generated_hostname: p.generatedHostname,
+    custom_hostname: p.customHostname,
+    revision_id: p.revisionId,
+    created_at: p.createdAt,
+    expires_at: p.expiresAt,
+  };
+}
+
+function toProject(row: ProjectRow): ProjectRecord {
+  return {
+    slug: row.slug,
+    projectHash: row.project_hash,
+    anonFingerprint: row.anon_fingerprint,
+    tokenHash: row.token_hash,
+    generatedHostname: row.generated_hostname,
+    customHostname: row.custom_hostname,
+    revisionId: row.revision_id,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+  };
+}
+
+function toDeploy(row: DeployRow): DeployRecord {
+  return {
+    deployId: row.deploy_id,
+    projectSlug: row.project_slug,
+    revisionId: row.revision_id,
+    sessionId: row.session_id,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    completedAt: row.completed_at,
+    completionHash: row.completion_hash,
+  };
+}

@@ -1,0 +1,140 @@
+/** Why a multipart body was refused. */
+export class MultipartError extends Error {}
+
+/** Receives one part's body, chunk by chunk; awaiting `write` gives backpressure. */
+export interface PartSink {
+  write(chunk: Buffer): Promise<void> | void;
+  end(): Promise<void> | void;
+}
+
+/** A part's headers, names lowercased, and its Content-Disposition parameters. */
+export interface PartHeaders {
+  headers: Record<string, string>;
+  name: string | undefined;
+  filename: string | undefined;
+}
+
+const MAX_HEADER_BYTES = 16 * 1024;
+const CRLF2 = Buffer.from("\r\n\r\n");
+
+/** The boundary of a `multipart/form-data` Content-Type, or undefined. */
+export function multipartBoundary(contentType: string | undefined): string | undefined {
+  if (!contentType || !/^multipart\/form-data\s*;/i.test(contentType)) return undefined;
+  const match = /;\s*boundary=(?:"([^"]{1,70})"|([^\s;]{1,70}))/i.exec(contentType);
+  return match?.[1] ?? match?.[2];
+}
+
+/**
+ * Streams a multipart body (RFC 7578) part by part to the sinks `onPart` returns, keeping at most
+ * one chunk plus a boundary's length in memory. It parses headers exactly as sent, so a part with
+ * no Content-Type can be told from one that says `text/plain`.
+ */
+export async function parseMultipart(
+  body: AsyncIterable<Uint8Array>,
+  boundary: string,
+  onPart: (part: PartHeaders) => PartSink | Promise<PartSink>,
+): Promise<number> {
+  const delimiter = Buffer.from(`\r\n--${boundary}`);
+  // A leading CRLF lets the first boundary match the same delimiter as the others.
+  let buffer: Buffer = Buffer.from("\r\n");
+  // Widened on purpose: `step` changes it, which narrowing cannot see.
+  let state = "preamble" as "preamble" | "after-delimiter" | "headers" | "body" | "done";
+  let sink: PartSink | undefined;
+  let parts = 0;
+
+  const step = async (): Promise<boolean> => {
+    switch (state) {
+      case "preamble": {
+        const at = buffer.indexOf(delimiter);
+        if (at === -1) {
+          buffer = buffer.subarray(Math.max(0, buffer.length - delimiter.length));
+          return false;
+        }
+        buffer = buffer.subarray(at + delimiter.length);
+        state = "after-delimiter";
+        return true;
+      }
+      case "after-delimiter": {
+        if (buffer.length < 2) return false;
+        if (buffer[0] === 0x2d && buffer[1] === 0x2d) {
+          state = "done";
+          return false;
+        }
+        const eol = buffer.indexOf("\r\n");
+        if (eol === -1) return false;
+        // Transport padding (spaces, tabs) may follow a delimiter before its CRLF.
+        if (!/^[ \t]*$/.test(buffer.subarray(0, eol).toString("latin1"))) {
+          throw new MultipartError("malformed multipart boundary line");
+        }
+        buffer = buffer.subarray(eol + 2);
+        state = "headers";
+        return true;
+      }
+      case "headers": {
+        const end = buffer.indexOf(CRLF2);
+        if (end === -1) {
+          if (buffer.length > MAX_HEADER_BYTES) throw new MultipartError("multipart part headers too large");
+          return false;
+        }
+        const part = parseHeaders(buffer.subarray(0, end).toString("utf8"));
+        buffer = buffer.subarray(end + 4);
+        sink = await onPart(part);
+        parts++;
+        state = "body";
+        return true;
+      }
+      case "body": {
+        const at = buffer.indexOf(delimiter);
+        if (at === -1) {
+          // Keep what could be the start of a delimiter split across chunks.
+          const keep = delimiter.length - 1;
+          if (buffer.length > keep) {
+            await sink!.write(buffer.subarray(0, buffer.length - keep));
+            buffer = buffer.subarray(buffer.length - keep);
+          }
+          return false;
+        }
+        if (at > 0) await sink!.write(buffer.subarray(0, at));
+        await sink!.end();
+        sink = undefined;
+        buffer = buffer.subarray(at + delimiter.length);
+        state = "after-delimiter";
+        return true;
+      }
+      case "done":
+        return false;
+    }
+  };
+
+  for await (const chunk of body) {
+    if (state === "done") continue;
+    buffer = buffer.length === 0 ? Buffer.from(chunk) : Buffer.concat([buffer, chunk]);
+    while (await step());
+  }
+  if (state !== "done") throw new MultipartError("multipart body is truncated");
+  return parts;
+}
+
+function parseHeaders(text: string): PartHeaders {
+  const headers: Record<string, string> = {};
+  for (const line of text.split("\r\n")) {
+    const colon = line.indexOf(":");
+    if (colon <= 0) throw new MultipartError("malformed multipart part header");
+    headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  const disposition = headers["content-disposition"];
+  if (!disposition || !/^form-data\b/i.test(disposition)) {
+    throw new MultipartError("multipart part without Content-Disposition: form-data");
+  }
+  return {
+    headers,
+    name: dispositionParam(disposition, "name"),
+    filename: dispositionParam(disposition, "filename"),
+  };
+}
+
+function dispositionParam(disposition: string, key: string): string | undefined {
+  const match = new RegExp(`;\\s*${key}=(?:"((?:[^"\\\\]|\\\\.)*)"|([^;\\s]*))`, "i").exec(disposition);
+  if (!match) return undefined;
+  return match[1] !== undefined ? match[1].replace(/\\(.)/g, "$1") : match[2];
+}

@@ -1,0 +1,32 @@
+/**
+ * An upload-service error, answered in Cloudflare's envelope
+ * `{ success: false, errors: [{ code, message }] }` with a numeric code as Cloudflare uses.
+ */
+export class UploadError extends Error {
+  constructor(
+    readonly status: 400 | 401 | 404 | 413 | 415 | 500,
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Stable numeric codes of the built-in upload service, documented in the README. */
+export const UploadErrorCode = {
+  unauthorized: 10001,
+  accountNotFound: 10002,
+  badRequest: 10003,
+  hashMismatch: 10004,
+  hashNotInSession: 10005,
+  tooLarge: 10006,
+  notFound: 10007,
+  internal: 10000,
+} as const;
+
+/** The token is missing, forged, expired, or of another session or purpose. */
+export const unauthorized = (message = "upload token is missing, invalid or expired") =>
+  new UploadError(401, UploadErrorCode.unauthorized, message);
+
+/** The request or one of its parts is malformed. */
+export const badRequest = (message: string) => new UploadError(400, UploadErrorCode.badRequest, message);

@@ -1,0 +1,37 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pino } from "pino";
+import { type RunningServer, type ServerConfig, startServer } from "../../src/server/index.js";
+
+/** A temporary data directory, removed by `cleanup`. */
+export function tempDir(prefix = "deploy-test-"): { path: string; cleanup: () => void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, cleanup: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/** Starts the real server on 127.0.0.1 with free ports, a temporary DATA_DIR and silent logs. */
+export async function startTestServer(
+  overrides: Partial<ServerConfig> = {},
+): Promise<RunningServer & { dataDir: string; stop: () => Promise<void> }> {
+  const dir = overrides.dataDir ? undefined : tempDir();
+  const dataDir = overrides.dataDir ?? dir!.path;
+  const server = await startServer({
+    host: "127.0.0.1",
+    port: 0,
+    uploadPort: 0,
+    edgePort: 0,
+    sitesDomain: "localhost",
+    logger: pino({ level: "silent" }),
+    ...overrides,
+    dataDir,
+  });
+  return {
+    ...server,
+    dataDir,
+    stop: async () => {
+      await server.close();
+      dir?.cleanup();
+    },
+  };
+}
