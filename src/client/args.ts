@@ -55,7 +55,7 @@ interface Scan {
 export function parseArgs(argv: readonly string[]): ParsedArgs {
   const command = findCommand(argv);
   const rest = command.index === undefined ? [...argv] : argv.filter((_, i) => i !== command.index);
-  const topic = command.name === "help" ? undefined : command.name;
+  const topic = command.name === "help" || command.index === undefined ? undefined : command.name;
   if (wantsFlag(rest, "help", "h")) return { kind: "help", topic };
   if (command.name === "help") return parseHelp(rest);
   if (wantsFlag(rest, "version", "v")) return { kind: "version" };

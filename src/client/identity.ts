@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { realpath, stat } from "node:fs/promises";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { readJsonFile, writePrivateFile } from "./config-dir.js";
 import { CliError } from "./errors.js";
 
@@ -11,7 +11,7 @@ export function sha256Hex(text: string): string {
 
 /** The folder's real path, checked to be a folder; a clear error when it is missing. */
 export async function resolveSiteDir(cwd: string, dir: string): Promise<string> {
-  const wanted = join(cwd, dir);
+  const wanted = resolve(cwd, dir);
   let real: string;
   try {
     real = await realpath(wanted);

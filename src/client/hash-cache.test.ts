@@ -1,0 +1,78 @@
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { HashCache, RACY_WINDOW_MS } from "./hash-cache.js";
+import { hashSite } from "./hash.js";
+import type { SiteFile } from "./walk.js";
+
+let config: string;
+const file = (over: Partial<SiteFile> = {}): SiteFile => ({
+  path: "a.txt",
+  absPath: "/nowhere/a.txt",
+  size: 3,
+  mtimeMs: 1_000,
+  ino: 42,
+  ...over,
+});
+
+beforeEach(async () => {
+  config = await mkdtemp(join(tmpdir(), "cache-"));
+});
+afterEach(async () => {
+  await rm(config, { recursive: true, force: true });
+});
+
+describe("HashCache", () => {
+  it("HashCache: a saved hash is found again while path, size, mtime and inode match", async () => {
+    const cache = await HashCache.load(config, "p".repeat(64));
+    cache.record(file(), "h".repeat(32));
+    await cache.save();
+    const again = await HashCache.load(config, "p".repeat(64));
+    expect(again.lookup(file())).toBe("h".repeat(32));
+    expect(again.lookup(file({ size: 4 }))).toBeUndefined();
+    expect(again.lookup(file({ mtimeMs: 1_001 }))).toBeUndefined();
+    expect(again.lookup(file({ ino: 43 }))).toBeUndefined();
+    expect(again.lookup(file({ path: "b.txt" }))).toBeUndefined();
+    expect((await HashCache.load(config, "q".repeat(64))).lookup(file())).toBeUndefined();
+  });
+
+  it("HashCache: the file has mode 0600 and keeps only this run's files", async () => {
+    const cache = await HashCache.load(config, "p".repeat(64));
+    cache.record(file(), "1".repeat(32));
+    cache.record(file({ path: "gone.txt" }), "2".repeat(32));
+    await cache.save();
+    const next = await HashCache.load(config, "p".repeat(64));
+    next.lookup(file());
+    await next.save();
+    const path = join(config, "hash-cache", `${"p".repeat(64)}.json`);
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+    expect(await readFile(path, "utf8")).not.toContain("gone.txt");
+  });
+
+  it("HashCache: files modified within the racy window are not cached", async () => {
+    const cache = await HashCache.load(config, "p".repeat(64));
+    cache.record(file({ mtimeMs: 10_000 }), "3".repeat(32), 10_000 + RACY_WINDOW_MS - 1);
+    await cache.save();
+    expect((await HashCache.load(config, "p".repeat(64))).lookup(file({ mtimeMs: 10_000 }))).toBeUndefined();
+  });
+
+  it("hashSite: an unchanged file is not read again", async () => {
+    const absPath = join(config, "site.txt");
+    await writeFile(absPath, "abc");
+    const info = await stat(absPath);
+    const entry = file({ absPath, path: "site.txt", mtimeMs: info.mtimeMs, ino: info.ino });
+    const cache = await HashCache.load(config, "p".repeat(64));
+    cache.record(entry, "c".repeat(32), info.mtimeMs + RACY_WINDOW_MS);
+    await cache.save();
+    await rm(absPath);
+    const seen: boolean[] = [];
+    const hashes = await hashSite([entry], {
+      cache: await HashCache.load(config, "p".repeat(64)),
+      threads: 0,
+      onFile: (_, cached) => seen.push(cached),
+    });
+    expect(hashes).toEqual(["c".repeat(32)]);
+    expect(seen).toEqual([true]);
+  });
+});

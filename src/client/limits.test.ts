@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { CliError } from "./errors.js";
+import { checkLimits } from "./limits.js";
+import type { SiteFile } from "./walk.js";
+
+const file = (path: string, size = 1): SiteFile => ({
+  path,
+  absPath: `/r/${path}`,
+  size,
+  mtimeMs: 0,
+  ino: 0,
+});
+const limits = { maxFiles: 3, maxFileBytes: 100 };
+const failure = (files: SiteFile[]) => {
+  try {
+    checkLimits("/r", files, limits);
+  } catch (error) {
+    return error as CliError;
+  }
+  throw new Error("expected a failure");
+};
+
+describe("checkLimits", () => {
+  it("checkLimits: a site within the limits passes", () => {
+    expect(() => checkLimits("/r", [file("a"), file("b", 100)], limits)).not.toThrow();
+  });
+
+  it("checkLimits: too many files is refused with the count and the limit", () => {
+    const error = failure([file("a"), file("b"), file("c"), file("d")]);
+    expect(error.code).toBe("TOO_MANY_FILES");
+    expect(error.message).toContain("4 files");
+    expect(error.message).toContain("at most 3");
+  });
+
+  it("checkLimits: files over the size limit are all named", () => {
+    const error = failure([file("ok"), file("big/one.bin", 101), file("two.mp4", 5000)]);
+    expect(error.code).toBe("FILE_TOO_LARGE");
+    expect(error.message).toContain("big/one.bin (101 B)");
+    expect(error.message).toContain("two.mp4 (4.9 KiB)");
+    expect(error.message).not.toContain("ok");
+  });
+
+  it("checkLimits: an empty site and names the API refuses", () => {
+    expect(failure([]).code).toBe("EMPTY_SITE");
+    const error = failure([file("a\\b"), file("tab\there")]);
+    expect(error.code).toBe("BAD_FILE_NAME");
+    expect(error.message).toContain(JSON.stringify("a\\b"));
+  });
+});

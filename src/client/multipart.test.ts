@@ -1,0 +1,70 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import busboy from "busboy";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bucketBody, type BucketAsset } from "./multipart.js";
+
+let dir: string;
+const contents: Record<string, Buffer> = {
+  "index.html": Buffer.from("<!doctype html><p>hi</p>"),
+  "empty.txt": Buffer.alloc(0),
+  "big.bin": Buffer.from(Array.from({ length: 300_001 }, (_, i) => i % 251)),
+};
+let assets: BucketAsset[];
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "multipart-"));
+  assets = [];
+  for (const [name, bytes] of Object.entries(contents)) {
+    await writeFile(join(dir, name), bytes);
+    const file = { path: name, absPath: join(dir, name), size: bytes.length, mtimeMs: 0, ino: 0 };
+    assets.push({ hash: `${assets.length}`.padStart(32, "a"), file });
+  }
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("bucketBody", () => {
+  it("bucketBody: announces its exact length, parses as one base64 part per hash with the media type", async () => {
+    const body = bucketBody(assets);
+    let raw = 0;
+    const chunks: Buffer[] = [];
+    for await (const chunk of body.stream((bytes) => (raw += bytes))) chunks.push(chunk);
+    const whole = Buffer.concat(chunks);
+    expect(whole.length).toBe(body.length);
+    expect(raw).toBe(Object.values(contents).reduce((sum, bytes) => sum + bytes.length, 0));
+
+    const parts = new Map<string, { filename: string; mimeType: string; value: string }>();
+    await new Promise<void>((resolve, reject) => {
+      const parser = busboy({ headers: { "content-type": body.contentType } });
+      parser.on("file", (name, stream, info) => {
+        let value = "";
+        stream.on("data", (data: Buffer) => (value += data.toString("latin1")));
+        stream.on("end", () => parts.set(name, { filename: info.filename, mimeType: info.mimeType, value }));
+      });
+      parser.on("close", resolve);
+      parser.on("error", reject);
+      parser.end(whole);
+    });
+    expect([...parts.keys()]).toEqual(assets.map((asset) => asset.hash));
+    for (const asset of assets) {
+      const part = parts.get(asset.hash)!;
+      expect(part.filename).toBe(asset.hash);
+      expect(Buffer.from(part.value, "base64").equals(contents[asset.file.path]!)).toBe(true);
+    }
+    expect(parts.get(assets[0]!.hash)!.mimeType).toBe("text/html");
+    expect(parts.get(assets[2]!.hash)!.mimeType).toBe("application/octet-stream");
+  });
+
+  it("bucketBody: each stream() is a fresh body, so a retry sends it again", async () => {
+    const body = bucketBody(assets.slice(0, 1));
+    const read = async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of body.stream()) chunks.push(chunk);
+      return Buffer.concat(chunks).toString("latin1");
+    };
+    expect(await read()).toBe(await read());
+  });
+});

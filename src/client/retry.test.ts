@@ -1,0 +1,78 @@
+import { describe, expect, it } from "vitest";
+import { ApiError, CliError, NetworkError } from "./errors.js";
+import { defaultRetryPolicy, isRetryable, parseRetryAfter, retryDelayMs, withRetry } from "./retry.js";
+
+const api = (status: number, retryAfterMs?: number) =>
+  new ApiError("do it", "http://x/", status, `HTTP_${status}`, "m", undefined, retryAfterMs);
+
+describe("retry policy", () => {
+  it("isRetryable: network errors, 5xx and 429, never other 4xx", () => {
+    expect(isRetryable(new NetworkError("do it", "http://x/", "ECONNRESET", "reset"))).toBe(true);
+    expect(isRetryable(api(500))).toBe(true);
+    expect(isRetryable(api(503))).toBe(true);
+    expect(isRetryable(api(429))).toBe(true);
+    for (const status of [400, 401, 403, 404, 409, 410, 413, 422])
+      expect(isRetryable(api(status))).toBe(false);
+    expect(isRetryable(new CliError("X", "local"))).toBe(false);
+    expect(isRetryable(new Error("bug"))).toBe(false);
+  });
+
+  it("retryDelayMs: doubles up to the ceiling, jittered within its upper half", () => {
+    const low = defaultRetryPolicy({ baseMs: 100, maxMs: 1000, random: () => 0 });
+    const high = defaultRetryPolicy({ baseMs: 100, maxMs: 1000, random: () => 1 });
+    expect([1, 2, 3, 4, 5].map((n) => retryDelayMs(n, low, api(503)))).toEqual([50, 100, 200, 400, 500]);
+    expect([1, 2, 3, 4, 5].map((n) => retryDelayMs(n, high, api(503)))).toEqual([100, 200, 400, 800, 1000]);
+  });
+
+  it("retryDelayMs: honours Retry-After, capped", () => {
+    const policy = defaultRetryPolicy({ maxRetryAfterMs: 10_000 });
+    expect(retryDelayMs(1, policy, api(429, 3000))).toBe(3000);
+    expect(retryDelayMs(1, policy, api(429, 60_000))).toBe(10_000);
+  });
+
+  it("parseRetryAfter: seconds or an HTTP date", () => {
+    expect(parseRetryAfter("7")).toBe(7000);
+    const now = Date.parse("2030-01-01T00:00:00Z");
+    expect(parseRetryAfter("Tue, 01 Jan 2030 00:00:05 GMT", now)).toBe(5000);
+    expect(parseRetryAfter(undefined)).toBeUndefined();
+    expect(parseRetryAfter("soon")).toBeUndefined();
+  });
+
+  it("withRetry: retries a passing failure, then succeeds", async () => {
+    const waits: number[] = [];
+    const policy = defaultRetryPolicy({
+      baseMs: 10,
+      random: () => 0.5,
+      sleep: async (ms) => void waits.push(ms),
+    });
+    let calls = 0;
+    const result = await withRetry(async () => {
+      calls++;
+      if (calls < 3) throw api(503);
+      return "ok";
+    }, policy);
+    expect(result).toBe("ok");
+    expect(calls).toBe(3);
+    expect(waits).toEqual([8, 15]);
+  });
+
+  it("withRetry: stops at once on a 4xx and after maxAttempts on a 5xx", async () => {
+    const policy = defaultRetryPolicy({ maxAttempts: 3, sleep: async () => {} });
+    let calls = 0;
+    await expect(withRetry(async () => ((calls += 1), Promise.reject(api(404))), policy)).rejects.toThrow(
+      /404/,
+    );
+    expect(calls).toBe(1);
+    calls = 0;
+    const notices: number[] = [];
+    await expect(
+      withRetry(
+        async () => ((calls += 1), Promise.reject(api(502))),
+        policy,
+        (n) => notices.push(n.attempt),
+      ),
+    ).rejects.toThrow(/502/);
+    expect(calls).toBe(3);
+    expect(notices).toEqual([1, 2]);
+  });
+});

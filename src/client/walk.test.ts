@@ -1,0 +1,92 @@
+import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { CliError } from "./errors.js";
+import { walkSite } from "./walk.js";
+
+let base: string;
+let root: string;
+
+async function put(path: string, content = "x"): Promise<void> {
+  await mkdir(dirname(join(root, path)), { recursive: true });
+  await writeFile(join(root, path), content);
+}
+
+beforeEach(async () => {
+  base = await realpath(await mkdtemp(join(tmpdir(), "walk-")));
+  root = join(base, "site");
+  await mkdir(root);
+});
+afterEach(async () => {
+  await rm(base, { recursive: true, force: true });
+});
+
+const paths = async () => (await walkSite(root)).map((file) => file.path);
+
+describe("walkSite", () => {
+  it("walkSite: lists nested files sorted, with / separators, sizes and inodes", async () => {
+    await put("index.html", "<h1>");
+    await put("a/b/c.txt", "hello");
+    await put("a/ünïcode name.txt");
+    const files = await walkSite(root);
+    expect(files.map((file) => file.path)).toEqual(["a/b/c.txt", "a/ünïcode name.txt", "index.html"]);
+    expect(files[0]).toMatchObject({ absPath: join(root, "a/b/c.txt"), size: 5 });
+    expect(files[0]!.ino).toBeGreaterThan(0);
+  });
+
+  it("walkSite: skips .git, node_modules and .DS_Store at any depth, and .deployignore itself", async () => {
+    await put("index.html");
+    await put(".git/HEAD");
+    await put("node_modules/x/index.js");
+    await put("deep/node_modules/y.js");
+    await put("deep/.DS_Store");
+    await put(".deployignore", "");
+    await put("deep/.deployignore");
+    expect(await paths()).toEqual(["deep/.deployignore", "index.html"]);
+  });
+
+  it("walkSite: honours .deployignore with gitignore syntax (globs, folders, negation)", async () => {
+    await put(".deployignore", "*.map\ndrafts/\n/secret.txt\n!keep.map\n# comment\n");
+    await put("app.js");
+    await put("app.js.map");
+    await put("keep.map");
+    await put("drafts/post.html");
+    await put("secret.txt");
+    await put("sub/secret.txt");
+    expect(await paths()).toEqual(["app.js", "keep.map", "sub/secret.txt"]);
+  });
+
+  it("walkSite: follows symlinks to files and folders inside the folder", async () => {
+    await put("real/data.json", "{}");
+    await symlink(join(root, "real"), join(root, "alias"));
+    await symlink("real/data.json", join(root, "data-link.json"));
+    const files = await walkSite(root);
+    expect(files.map((file) => file.path)).toEqual(["alias/data.json", "data-link.json", "real/data.json"]);
+    expect(files.find((file) => file.path === "data-link.json")!.size).toBe(2);
+  });
+
+  it("walkSite: refuses symlinks that leave the folder, naming them", async () => {
+    await put("index.html");
+    await writeFile(join(base, "outside.txt"), "secret");
+    await symlink(join(base, "outside.txt"), join(root, "leak.txt"));
+    await symlink(base, join(root, "up"));
+    const error = await walkSite(root).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(CliError);
+    expect((error as CliError).message).toContain("leak.txt");
+    expect((error as CliError).message).toContain("up →");
+    expect((error as CliError).message).toContain("outside the folder");
+  });
+
+  it("walkSite: refuses dangling links and loops, but not ignored links", async () => {
+    await put("index.html");
+    await symlink(join(root, "missing"), join(root, "dangling"));
+    await mkdir(join(root, "sub"));
+    await symlink(root, join(root, "sub/loop"));
+    const message = ((await walkSite(root).catch((caught: unknown) => caught)) as Error).message;
+    expect(message).toContain("dangling (its target does not exist)");
+    expect(message).toContain("sub/loop");
+    await put(".deployignore", "dangling\nsub/loop\n");
+    expect(await paths()).toEqual(["index.html"]);
+  });
+});
