@@ -42,7 +42,9 @@ describe("bucketBody", () => {
       parser.on("file", (name, stream, info) => {
         let value = "";
         stream.on("data", (data: Buffer) => (value += data.toString("latin1")));
-        stream.on("end", () => parts.set(name, { filename: info.filename, mimeType: info.mimeType, value }));
+        stream.on("end", () =>
+          parts.set(name, { filename: info.filename ?? "", mimeType: info.mimeType, value }),
+        );
       });
       parser.on("close", resolve);
       parser.on("error", reject);
