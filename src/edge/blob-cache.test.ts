@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import { BlobCache, type CachedBlob } from "./blob-cache.js";
+
+const blob = (size: number): CachedBlob => ({ body: Buffer.alloc(size), br: undefined, gzip: undefined });
+
+describe("BlobCache", () => {
+  it("load: keeps a loaded blob and answers later gets from memory", async () => {
+    const cache = new BlobCache({ maxBytes: 10_000 });
+    const loaded = await cache.load("a", async () => blob(100));
+    expect(cache.get("a")).toBe(loaded);
+    expect(cache.size).toBeGreaterThanOrEqual(100);
+  });
+
+  it("load: concurrent misses on one hash share one load", async () => {
+    const cache = new BlobCache({ maxBytes: 10_000 });
+    let loads = 0;
+    const load = async () => {
+      loads++;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      return blob(10);
+    };
+    const results = await Promise.all([cache.load("a", load), cache.load("a", load), cache.load("a", load)]);
+    expect(loads).toBe(1);
+    expect(new Set(results).size).toBe(1);
+  });
+
+  it("load: a failed load is not kept and can be tried again", async () => {
+    const cache = new BlobCache({ maxBytes: 10_000 });
+    await expect(cache.load("a", () => Promise.reject(new Error("gone")))).rejects.toThrow("gone");
+    expect(cache.get("a")).toBeUndefined();
+    await expect(cache.load("a", async () => blob(1))).resolves.toBeDefined();
+  });
+
+  it("load: evicts the least recently used blobs to stay within its bytes", async () => {
+    const cache = new BlobCache({ maxBytes: 3 * (1000 + 256), maxEntryBytes: 2000 });
+    await cache.load("a", async () => blob(1000));
+    await cache.load("b", async () => blob(1000));
+    await cache.load("c", async () => blob(1000));
+    cache.get("a");
+    await cache.load("d", async () => blob(1000));
+    expect(cache.get("b")).toBeUndefined();
+    expect(cache.get("a")).toBeDefined();
+    expect(cache.get("c")).toBeDefined();
+    expect(cache.get("d")).toBeDefined();
+    expect(cache.size).toBeLessThanOrEqual(3 * (1000 + 256));
+  });
+
+  it("load: counts compressed variants against the bound", async () => {
+    const cache = new BlobCache({ maxBytes: 1200 });
+    const big: CachedBlob = { body: Buffer.alloc(400), br: Buffer.alloc(200), gzip: Buffer.alloc(300) };
+    await cache.load("a", async () => big);
+    expect(cache.size).toBe(400 + 200 + 300 + 256);
+    await cache.load("b", async () => blob(100));
+    expect(cache.get("a")).toBeUndefined();
+  });
+
+  it("admits: only blobs up to the entry limit, and none when the cache has no bytes", () => {
+    expect(new BlobCache({ maxBytes: 10_000, maxEntryBytes: 100 }).admits(100)).toBe(true);
+    expect(new BlobCache({ maxBytes: 10_000, maxEntryBytes: 100 }).admits(101)).toBe(false);
+    expect(new BlobCache({ maxBytes: 50, maxEntryBytes: 100 }).admits(60)).toBe(false);
+    expect(new BlobCache({ maxBytes: 0 }).admits(0)).toBe(false);
+    expect(new BlobCache().admits(1024 * 1024)).toBe(true);
+  });
+});

@@ -1,0 +1,93 @@
+import { MIB } from "../core/formats.js";
+
+/** A blob held in memory: its bytes and, for compressible types, the variants worth sending. */
+export interface CachedBlob {
+  body: Buffer;
+  br: Buffer | undefined;
+  gzip: Buffer | undefined;
+}
+
+export interface BlobCacheOptions {
+  /** Total bytes held, variants included. */
+  maxBytes?: number;
+  /** Blobs larger than this are streamed from disk instead. */
+  maxEntryBytes?: number;
+}
+
+export const DEFAULT_CACHE_BYTES = 64 * MIB;
+export const DEFAULT_CACHE_ENTRY_BYTES = 1 * MIB;
+
+// Map and object bookkeeping per entry, so that many tiny blobs still count for something.
+const ENTRY_OVERHEAD = 256;
+
+/**
+ * A least-recently-used cache of blob bodies by hash, bounded by bytes. Blobs are immutable, so an
+ * entry never goes stale and nothing needs invalidating; eviction only bounds memory. Concurrent
+ * misses on one hash share a single load.
+ */
+export class BlobCache {
+  private readonly maxBytes: number;
+  private readonly maxEntryBytes: number;
+  // A Map iterates in insertion order: re-inserting on every hit keeps the oldest first.
+  private readonly entries = new Map<string, { blob: CachedBlob; weight: number }>();
+  private readonly loading = new Map<string, Promise<CachedBlob>>();
+  private totalBytes = 0;
+
+  constructor(options: BlobCacheOptions = {}) {
+    this.maxBytes = options.maxBytes ?? DEFAULT_CACHE_BYTES;
+    this.maxEntryBytes = Math.min(options.maxEntryBytes ?? DEFAULT_CACHE_ENTRY_BYTES, this.maxBytes);
+  }
+
+  /** True when a blob of `size` bytes is served from memory rather than streamed. */
+  admits(size: number): boolean {
+    return this.maxBytes > 0 && size <= this.maxEntryBytes;
+  }
+
+  /** Bytes currently held. */
+  get size(): number {
+    return this.totalBytes;
+  }
+
+  /** The cached blob, marked as most recently used, or undefined. */
+  get(hash: string): CachedBlob | undefined {
+    const entry = this.entries.get(hash);
+    if (!entry) return undefined;
+    this.entries.delete(hash);
+    this.entries.set(hash, entry);
+    return entry.blob;
+  }
+
+  /** Loads a missing blob once, however many requests ask for it meanwhile, and keeps it. */
+  load(hash: string, load: () => Promise<CachedBlob>): Promise<CachedBlob> {
+    const cached = this.get(hash);
+    if (cached) return Promise.resolve(cached);
+    let pending = this.loading.get(hash);
+    if (!pending) {
+      pending = load().then(
+        (blob) => {
+          this.loading.delete(hash);
+          this.insert(hash, blob);
+          return blob;
+        },
+        (error: unknown) => {
+          this.loading.delete(hash);
+          throw error;
+        },
+      );
+      this.loading.set(hash, pending);
+    }
+    return pending;
+  }
+
+  private insert(hash: string, blob: CachedBlob): void {
+    const weight = blob.body.length + (blob.br?.length ?? 0) + (blob.gzip?.length ?? 0) + ENTRY_OVERHEAD;
+    if (weight > this.maxBytes || this.entries.has(hash)) return;
+    this.entries.set(hash, { blob, weight });
+    this.totalBytes += weight;
+    for (const [oldest, entry] of this.entries) {
+      if (this.totalBytes <= this.maxBytes) break;
+      this.entries.delete(oldest);
+      this.totalBytes -= entry.weight;
+    }
+  }
+}

@@ -1,0 +1,105 @@
+import { rmSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
+import { brotliDecompressSync } from "node:zlib";
+import { describe, expect, it } from "vitest";
+import { hashAsset } from "../core/asset-hash.js";
+import { MIB } from "../core/formats.js";
+import { startTestEdge } from "./test-site.js";
+
+const HOST = "blue-fox-k3.sites.test";
+
+describe("edge blob failures and memory", () => {
+  it("GET hot small file: answered from memory once loaded", async () => {
+    const edge = await startTestEdge();
+    try {
+      await edge.publish({
+        slug: "blue-fox-k3",
+        revisionId: "bbbbbbbbb2",
+        files: { "/index.html": "cached" },
+      });
+      expect((await edge.get(HOST, "/")).body.toString()).toBe("cached");
+      rmSync(edge.blobs.pathOf(await hashAsset(Buffer.from("cached"), "/index.html")));
+      expect((await edge.get(HOST, "/")).body.toString()).toBe("cached");
+    } finally {
+      await edge.close();
+    }
+  });
+
+  it.each([
+    { mode: "memory cache", options: {} },
+    { mode: "disk streaming", options: { cacheBytes: 0 } },
+    { mode: "large file", options: { cacheFileBytes: 1 } },
+  ])(
+    "GET missing or damaged blob: plain 500 without internals, edge keeps serving ($mode)",
+    async ({ options }) => {
+      const edge = await startTestEdge(options);
+      try {
+        const files = { "/index.html": "fine", "/gone.html": "gone", "/short.html": "truncated later" };
+        await edge.publish({ slug: "blue-fox-k3", revisionId: "bbbbbbbbb2", files });
+        rmSync(edge.blobs.pathOf(await hashAsset(Buffer.from(files["/gone.html"]), "/gone.html")));
+        writeFileSync(
+          edge.blobs.pathOf(await hashAsset(Buffer.from(files["/short.html"]), "/short.html")),
+          "x",
+        );
+        for (const path of ["/gone", "/short"]) {
+          const reply = await edge.get(HOST, path, { "accept-encoding": "br" });
+          expect(reply.status, path).toBe(500);
+          expect(reply.headers["content-type"]).toBe("text/plain; charset=utf-8");
+          expect(reply.headers["x-content-type-options"]).toBe("nosniff");
+          expect(reply.body.toString()).toBe("Internal Server Error\n");
+        }
+        expect(edge.errors.length).toBe(2);
+        expect((await edge.get(HOST, "/")).body.toString()).toBe("fine");
+      } finally {
+        await edge.close();
+      }
+    },
+  );
+
+  it("GET large file: streamed from disk with ranges and on-the-fly compression", async () => {
+    const edge = await startTestEdge({ cacheFileBytes: MIB });
+    try {
+      const big = Buffer.from("<p>large page</p>\n".repeat(Math.ceil((2 * MIB) / 18)));
+      await edge.publish({ slug: "blue-fox-k3", revisionId: "bbbbbbbbb2", files: { "/big.html": big } });
+      const plain = await edge.get(HOST, "/big");
+      expect(plain.body.equals(big)).toBe(true);
+      expect(plain.headers["content-length"]).toBe(String(big.length));
+      const ranged = await edge.get(HOST, "/big", { range: `bytes=${MIB}-${MIB + 99}` });
+      expect(ranged.status).toBe(206);
+      expect(ranged.body.equals(big.subarray(MIB, MIB + 100))).toBe(true);
+      const br = await edge.get(HOST, "/big", { "accept-encoding": "br" });
+      expect(br.headers["content-length"]).toBeUndefined();
+      expect(brotliDecompressSync(br.body).equals(big)).toBe(true);
+    } finally {
+      await edge.close();
+    }
+  });
+
+  it("GET aborted by the client: mid-stream or before the body, nothing fails and the edge keeps serving", async () => {
+    const edge = await startTestEdge({ cacheFileBytes: 64 * 1024 });
+    try {
+      const files = {
+        "/big.html": "<p>large page</p>\n".repeat(200_000),
+        "/small.html": "<p>small</p>".repeat(50),
+      };
+      await edge.publish({ slug: "blue-fox-k3", revisionId: "bbbbbbbbb2", files });
+      for (const path of ["/big.html", "/small.html"]) {
+        for (const encoding of ["identity", "br"]) {
+          await new Promise<void>((resolve) => {
+            const socket = connect(edge.port, "127.0.0.1", () => {
+              socket.write(`GET ${path} HTTP/1.1\r\nHost: ${HOST}\r\nAccept-Encoding: ${encoding}\r\n\r\n`);
+              // The small file is cold: leave before the edge has even read it.
+              if (path === "/small.html") socket.destroy();
+            });
+            socket.once("data", () => socket.destroy());
+            socket.once("close", () => setTimeout(resolve, 50));
+          });
+        }
+      }
+      expect((await edge.get(HOST, "/small.html")).status).toBe(200);
+      expect(edge.errors).toEqual([]);
+    } finally {
+      await edge.close();
+    }
+  });
+});

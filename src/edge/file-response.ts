@@ -1,0 +1,86 @@
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
+import type { BlobStore } from "../platform/local/blob-store.js";
+import type { BlobCache, CachedBlob } from "./blob-cache.js";
+import { parseRange, type RangeRequest } from "./byte-range.js";
+import { loadBlobBody, worthCompressing } from "./compression.js";
+import { streamBlob } from "./disk-response.js";
+import { chooseEncoding, entityTag, ifRangeHolds, type Encoding } from "./negotiation.js";
+import { ALWAYS } from "./plain-response.js";
+import { writeHead, type ResponsePlan } from "./response-head.js";
+import type { StoredFile } from "./site-lookup.js";
+
+/** Where blob bytes come from: memory for small blobs, the blob store's files for the rest. */
+export interface BlobSource {
+  cache: BlobCache;
+  blobs: BlobStore;
+}
+
+/** How to answer with a file: a 200 with validators and ranges, or a site's 404 page. */
+export interface FileAnswer {
+  file: StoredFile;
+  status: 200 | 404;
+  cacheControl: string;
+}
+
+const WHOLE: RangeRequest = { kind: "whole" };
+
+/**
+ * Answers with a stored file: content type, validators, conditional and range requests, content
+ * coding. A small blob is answered from memory; it returns a promise only when it must wait for
+ * the disk, so a hot file is answered within the request's own tick.
+ */
+export function sendFile(
+  req: IncomingMessage,
+  res: ServerResponse,
+  source: BlobSource,
+  answer: FileAnswer,
+): void | Promise<void> {
+  const { file, status } = answer;
+  const compressible = worthCompressing(file.contentType, file.size);
+  // Ranges and validators belong to the file itself; a 404 page stands in for a missing one.
+  const rangeable =
+    status === 200 &&
+    req.method === "GET" &&
+    req.headers.range !== undefined &&
+    ifRangeHolds(singleHeader(req.headers["if-range"]), entityTag(file.hash, "identity"));
+  const range = rangeable ? parseRange(req.headers.range, file.size) : WHOLE;
+  const wanted: Encoding =
+    compressible && range.kind === "whole" ? chooseEncoding(req.headers["accept-encoding"]) : "identity";
+  const headers: OutgoingHttpHeaders = {
+    ...ALWAYS,
+    "content-type": file.contentType,
+    "cache-control": answer.cacheControl,
+  };
+  if (compressible) headers.vary = "Accept-Encoding";
+  if (status === 200) headers["accept-ranges"] = "bytes";
+  const plan: ResponsePlan = { file, status, range, headers };
+
+  const cached = source.cache.get(file.hash);
+  if (cached) return sendFromMemory(req, res, cached, wanted, plan);
+  const path = source.blobs.pathOf(file.hash);
+  if (!source.cache.admits(file.size)) return streamBlob(req, res, path, wanted, plan);
+  return source.cache
+    .load(file.hash, () => loadBlobBody(path, file.size, file.contentType))
+    .then((blob) => sendFromMemory(req, res, blob, wanted, plan));
+}
+
+function sendFromMemory(
+  req: IncomingMessage,
+  res: ServerResponse,
+  blob: CachedBlob,
+  wanted: Encoding,
+  plan: ResponsePlan,
+): void {
+  // A variant is missing when it would not have been smaller: the identity body serves instead.
+  const encoding: Encoding =
+    wanted === "br" && blob.br ? "br" : wanted === "gzip" && blob.gzip ? "gzip" : "identity";
+  const body = encoding === "br" ? blob.br! : encoding === "gzip" ? blob.gzip! : blob.body;
+  const span = writeHead(req, res, plan, encoding, body.length);
+  if (!span) return;
+  res.end(span.start === 0 && span.end === body.length - 1 ? body : body.subarray(span.start, span.end + 1));
+}
+
+// Node joins repeated headers it does not know into one string; only Set-Cookie stays a list.
+function singleHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(", ") : value;
+}

@@ -1,0 +1,162 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, request, type IncomingHttpHeaders, type Server } from "node:http";
+import { connect, type AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { hashAsset } from "../core/asset-hash.js";
+import { mediaTypeFor } from "../core/media-types.js";
+import { BlobStore } from "../platform/local/blob-store.js";
+import { openPlatformDatabase, type PlatformDatabase } from "../platform/local/database.js";
+import { createEdgeHandler, type EdgeOptions } from "./edge-handler.js";
+
+/**
+ * Test support for the edge: a real platform database and blob store in a temporary directory, a
+ * real edge listening on 127.0.0.1, and rows written with plain SQL in the columns publishing uses.
+ */
+
+export const SITES_DOMAIN = "sites.test";
+export const DAY = 24 * 60 * 60 * 1000;
+
+export interface SiteContent {
+  slug: string;
+  revisionId: string;
+  /** Site-relative paths (starting with `/`) to their bytes. */
+  files: Record<string, string | Uint8Array>;
+  /** Production hostnames; default the generated one. */
+  hostnames?: string[];
+  expiresAt?: number;
+}
+
+export interface EdgeReply {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+export interface TestEdge {
+  db: PlatformDatabase;
+  blobs: BlobStore;
+  /** The edge's clock: set `clock.now` to move time. */
+  clock: { now: number };
+  errors: unknown[];
+  port: number;
+  /** Stores bytes as a blob the way uploads do and returns its asset hash. */
+  addBlob(bytes: string | Uint8Array, path: string): Promise<string>;
+  /** Writes a revision's files and makes it the site's production revision. */
+  publish(site: SiteContent): Promise<void>;
+  /** Writes a revision's files without publishing it. */
+  addRevision(site: Pick<SiteContent, "slug" | "revisionId" | "files">): Promise<void>;
+  /** Sends a request with an explicit Host header (none when `host` is undefined). */
+  get(
+    host: string | undefined,
+    path: string,
+    headers?: Record<string, string>,
+    method?: string,
+  ): Promise<EdgeReply>;
+  /** Sends raw bytes and returns the raw response text, for request lines no client would send. */
+  raw(text: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Starts an edge over a fresh temporary directory. */
+export async function startTestEdge(options: Partial<EdgeOptions> = {}): Promise<TestEdge> {
+  const dir = mkdtempSync(join(tmpdir(), "edge-test-"));
+  const db = openPlatformDatabase(dir);
+  const blobs = new BlobStore(dir);
+  const clock = { now: Date.now() };
+  const errors: unknown[] = [];
+  const handler = createEdgeHandler({
+    db,
+    blobs,
+    sitesDomain: SITES_DOMAIN,
+    now: () => clock.now,
+    onError: (error) => errors.push(error),
+    ...options,
+  });
+  // Node answers a missing Host with its own 400 unless told otherwise; the edge then answers 404.
+  const server: Server = createServer({ requireHostHeader: false }, handler);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+
+  const addBlob = async (bytes: string | Uint8Array, path: string): Promise<string> => {
+    const data = typeof bytes === "string" ? Buffer.from(bytes) : bytes;
+    const hash = await hashAsset(data, path);
+    const temporary = blobs.temporaryPath();
+    writeFileSync(temporary, data);
+    blobs.commit(temporary, hash);
+    db.prepare("INSERT OR IGNORE INTO blobs (hash, size, content_type, created_at) VALUES (?, ?, ?, ?)").run(
+      hash,
+      data.length,
+      mediaTypeFor(path),
+      Date.now(),
+    );
+    return hash;
+  };
+
+  const addRevision = async (site: Pick<SiteContent, "slug" | "revisionId" | "files">): Promise<void> => {
+    const rows: [string, string][] = [];
+    for (const [path, bytes] of Object.entries(site.files)) rows.push([path, await addBlob(bytes, path)]);
+    db.prepare("INSERT INTO revisions (project_slug, revision_id, created_at) VALUES (?, ?, ?)").run(
+      site.slug,
+      site.revisionId,
+      Date.now(),
+    );
+    const file = db.prepare(
+      "INSERT INTO revision_files (project_slug, revision_id, path, hash) VALUES (?, ?, ?, ?)",
+    );
+    for (const [path, hash] of rows) file.run(site.slug, site.revisionId, path, hash);
+  };
+
+  const publish = async (site: SiteContent): Promise<void> => {
+    await addRevision(site);
+    const expiresAt = site.expiresAt ?? clock.now + 30 * DAY;
+    db.prepare(
+      `INSERT INTO sites (project_slug, revision_id, expires_at) VALUES (?, ?, ?)
+       ON CONFLICT (project_slug) DO UPDATE SET revision_id = excluded.revision_id, expires_at = excluded.expires_at`,
+    ).run(site.slug, site.revisionId, expiresAt);
+    const hostnames = site.hostnames ?? [`${site.slug}.${SITES_DOMAIN}`];
+    const host = db.prepare("INSERT OR REPLACE INTO site_hosts (hostname, project_slug) VALUES (?, ?)");
+    for (const hostname of hostnames) host.run(hostname, site.slug);
+  };
+
+  const get = (
+    host: string | undefined,
+    path: string,
+    headers: Record<string, string> = {},
+    method = "GET",
+  ): Promise<EdgeReply> =>
+    new Promise((resolve, reject) => {
+      const all = host === undefined ? headers : { host, ...headers };
+      const req = request(
+        { host: "127.0.0.1", port, path, method, headers: all, setHost: false, agent: false },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (chunk: Buffer) => chunks.push(chunk));
+          res.on("end", () =>
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+          );
+          res.on("error", reject);
+        },
+      );
+      req.on("error", reject);
+      req.end();
+    });
+
+  const raw = (text: string): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const socket = connect(port, "127.0.0.1", () => socket.end(text));
+      const chunks: Buffer[] = [];
+      socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+      socket.on("end", () => resolve(Buffer.concat(chunks).toString("latin1")));
+      socket.on("error", reject);
+    });
+
+  const close = async (): Promise<void> => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
+
+  return { db, blobs, clock, errors, port, addBlob, publish, addRevision, get, raw, close };
+}
