@@ -1,0 +1,199 @@
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  edgeGet,
+  fixtureSite,
+  runInProcess,
+  startTestBed,
+  storedProjects,
+  writeSite,
+  type TestBed,
+} from "./helpers.js";
+
+interface DeployJson {
+  projectSlug: string;
+  revisionId: string;
+  productionUrl: string;
+  revisionUrl: string;
+  files: number;
+  uploaded: number;
+  bytesUploaded: number;
+  durationMs: number;
+  previousProjectSlug?: string;
+}
+
+let bed: TestBed;
+let site: string;
+const files = fixtureSite();
+let first: DeployJson;
+
+async function deployJson(dir: string): Promise<DeployJson> {
+  const run = await runInProcess([dir, "--json"], bed.env);
+  expect(run.stderr).not.toContain("Error");
+  expect(run.code).toBe(0);
+  return JSON.parse(run.stdout) as DeployJson;
+}
+
+beforeAll(async () => {
+  bed = await startTestBed();
+  site = join(bed.dir, "site");
+  await writeSite(site, files);
+  first = await deployJson(site);
+});
+afterAll(async () => {
+  await bed?.stop();
+});
+
+describe("deploy end to end", () => {
+  it("deploy: --json prints one object with the issue's fields", () => {
+    expect(Object.keys(first).sort()).toEqual(
+      [
+        "bytesUploaded",
+        "durationMs",
+        "files",
+        "productionUrl",
+        "projectSlug",
+        "revisionId",
+        "revisionUrl",
+        "uploaded",
+      ].sort(),
+    );
+    expect(first.files).toBe(Object.keys(files).length);
+    // three copies of one content travel once
+    expect(first.uploaded).toBe(Object.keys(files).length - 2);
+    const total = Object.values(files).reduce((sum, content) => sum + Buffer.byteLength(content), 0);
+    expect(first.bytesUploaded).toBe(total - 2 * Buffer.byteLength("the same contents"));
+    expect(first.productionUrl).toMatch(new RegExp(`^http://${first.projectSlug}\\.localhost:\\d+/$`));
+    expect(first.revisionUrl).toMatch(
+      new RegExp(`^http://${first.revisionId}--${first.projectSlug}\\.localhost:\\d+/$`),
+    );
+  });
+
+  it("deploy: every file is served by the edge byte for byte, on both URLs", async () => {
+    for (const url of [first.productionUrl, first.revisionUrl]) {
+      for (const [path, content] of Object.entries(files)) {
+        const response = await edgeGet(bed.server.urls.edge, url, path);
+        expect(response.status, path).toBe(200);
+        expect(response.body.equals(Buffer.from(content)), path).toBe(true);
+      }
+    }
+    const home = await edgeGet(bed.server.urls.edge, first.productionUrl, "");
+    expect(home.body.toString()).toContain("<h1>Hello</h1>");
+    expect(home.headers["content-type"]).toContain("text/html");
+    expect(
+      (await edgeGet(bed.server.urls.edge, first.productionUrl, "css/site.css")).headers["content-type"],
+    ).toContain("text/css");
+  });
+
+  it("deploy: the token is kept in the config folder (0600), nothing is written in the site", async () => {
+    const projects = Object.values(await storedProjects(bed.configDir));
+    expect(projects.map((p) => p.projectSlug)).toEqual([first.projectSlug]);
+    const { stat, readdir } = await import("node:fs/promises");
+    expect((await stat(join(bed.configDir, "projects.json"))).mode & 0o777).toBe(0o600);
+    expect((await readdir(site)).sort()).toEqual(
+      [...new Set(Object.keys(files).map((path) => path.split("/")[0]!))].sort(),
+    );
+  });
+
+  it("deploy: an unchanged redeploy uploads nothing and keeps the project", async () => {
+    const again = await deployJson(site);
+    expect(again.projectSlug).toBe(first.projectSlug);
+    expect(again.uploaded).toBe(0);
+    expect(again.bytesUploaded).toBe(0);
+    expect(again.revisionId).not.toBe(first.revisionId);
+  });
+
+  it("deploy: a redeploy after one change uploads exactly that asset; the old revision still serves", async () => {
+    await writeFile(join(site, "css/site.css"), "h1 { color: teal; }");
+    const changed = await deployJson(site);
+    expect(changed.uploaded).toBe(1);
+    expect(changed.bytesUploaded).toBe(Buffer.byteLength("h1 { color: teal; }"));
+    const now = await edgeGet(bed.server.urls.edge, changed.productionUrl, "css/site.css");
+    expect(now.body.toString()).toBe("h1 { color: teal; }");
+    const old = await edgeGet(bed.server.urls.edge, first.revisionUrl, "css/site.css");
+    expect(old.body.toString()).toBe(files["css/site.css"]);
+    await writeFile(join(site, "css/site.css"), files["css/site.css"]!);
+  });
+
+  it("deploy: the human report names both URLs and the figures", async () => {
+    const run = await runInProcess([site], bed.env);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`Production: ${first.productionUrl}`);
+    expect(run.stdout).toMatch(/Revision: +http:\/\/[a-z0-9]{10}--/);
+    expect(run.stdout).toMatch(/Files: +12 total, 0 uploaded, 12 already on the server/);
+    expect(run.stdout).toMatch(/Sent: +0 B/);
+    expect(run.stdout).toMatch(/Time: +\d/);
+    expect(run.stderr).toMatch(/Hashed 12 files/);
+  });
+
+  it("domain: assigns a hostname the edge then serves, and --reset goes back", async () => {
+    const assign = await runInProcess(["domain", "www.example.com", "--dir", site, "--json"], bed.env);
+    expect(assign.code).toBe(0);
+    const result = JSON.parse(assign.stdout) as {
+      domain: { hostname: string; cnameTarget: string };
+      project: { productionUrl: string };
+    };
+    expect(result.domain).toEqual({ hostname: "www.example.com", cnameTarget: "edge.localhost" });
+    const custom = await edgeGet(bed.server.urls.edge, result.project.productionUrl, "");
+    expect(custom.status).toBe(200);
+    expect(new URL(result.project.productionUrl).hostname).toBe("www.example.com");
+
+    const human = await runInProcess(["domain", "www.example.com", "--dir", site], bed.env);
+    expect(human.stdout).toContain("CNAME record for www.example.com at edge.localhost");
+
+    const reset = await runInProcess(["domain", "--reset", "--dir", site, "--json"], bed.env);
+    expect(reset.code).toBe(0);
+    expect((JSON.parse(reset.stdout) as { project: { productionUrl: string } }).project.productionUrl).toBe(
+      first.productionUrl,
+    );
+    expect((await edgeGet(bed.server.urls.edge, "http://www.example.com/", "")).status).toBe(404);
+  });
+
+  it("delete: --yes deletes the project, the site stops answering, the token is forgotten", async () => {
+    const other = join(bed.dir, "to-delete");
+    await writeSite(other, { "index.html": "bye" });
+    const deployed = await deployJson(other);
+    const run = await runInProcess(["delete", "--dir", other, "--yes", "--json"], bed.env);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({ projectSlug: deployed.projectSlug, deleted: true });
+    expect((await edgeGet(bed.server.urls.edge, deployed.productionUrl, "")).status).toBe(404);
+    const slugs = Object.values(await storedProjects(bed.configDir)).map((p) => p.projectSlug);
+    expect(slugs).not.toContain(deployed.projectSlug);
+    const again = await runInProcess(["delete", "--dir", other, "--yes"], bed.env);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain("no project for");
+  });
+
+  it("deploy: a project deleted behind the client's back is replaced, and the URL change is said", async () => {
+    const other = join(bed.dir, "replaced");
+    await writeSite(other, { "index.html": "v1" });
+    const before = await deployJson(other);
+    const token = Object.values(await storedProjects(bed.configDir)).find(
+      (p) => p.projectSlug === before.projectSlug,
+    )!.apiToken;
+    const { projectHash, anonFingerprint } = await identityOf(other);
+    const deleted = await fetch(`${bed.server.urls.api}/projects/${before.projectSlug}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ projectHash, anonFingerprint }),
+    });
+    expect(deleted.status).toBe(200);
+    const run = await runInProcess([other, "--json"], bed.env);
+    expect(run.code).toBe(0);
+    const after = JSON.parse(run.stdout) as DeployJson;
+    expect(after.projectSlug).not.toBe(before.projectSlug);
+    expect(after.previousProjectSlug).toBe(before.projectSlug);
+    expect(run.stderr).toContain(`The site's URL changed: it is now ${after.productionUrl}`);
+    expect((await edgeGet(bed.server.urls.edge, after.productionUrl, "")).body.toString()).toBe("v1");
+  });
+});
+
+async function identityOf(dir: string): Promise<{ projectHash: string; anonFingerprint: string }> {
+  const { createHash } = await import("node:crypto");
+  const sha = (text: string) => createHash("sha256").update(text).digest("hex");
+  const install = JSON.parse(await readFile(join(bed.configDir, "install.json"), "utf8")) as {
+    installId: string;
+  };
+  return { projectHash: sha(dir), anonFingerprint: sha(install.installId) };
+}

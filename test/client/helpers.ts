@@ -1,0 +1,156 @@
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { request } from "node:http";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { pino } from "pino";
+import { startServer, type RunningServer } from "../../src/server/start.js";
+import { runCli } from "../../src/client/run.js";
+
+type ServerOverrides = Parameters<typeof startServer>[0];
+
+/** A real server on 127.0.0.1 (ports 0, temporary data dir, silent logs) and a scratch folder. */
+export interface TestBed {
+  server: RunningServer;
+  /** Scratch folder for sites and the client's config folder. */
+  dir: string;
+  configDir: string;
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+/** Starts a server and a scratch folder; the env points the client at both. */
+export async function startTestBed(overrides: ServerOverrides = {}): Promise<TestBed> {
+  const dir = await realpath(await mkdtemp(join(tmpdir(), "client-e2e-")));
+  const server = await startServer({
+    host: "127.0.0.1",
+    port: 0,
+    uploadPort: 0,
+    edgePort: 0,
+    sitesDomain: "localhost",
+    dataDir: join(dir, "data"),
+    createLimitPerAddress: 1000,
+    createLimitPerFingerprint: 1000,
+    logger: pino({ level: "silent" }),
+    ...overrides,
+  });
+  const configDir = join(dir, "config");
+  const env = {
+    DEPLOY_API_URL: server.urls.api,
+    DEPLOY_CONFIG_DIR: configDir,
+    DEPLOY_RETRY_BASE_MS: "20",
+    PATH: process.env.PATH ?? "",
+  };
+  return {
+    server,
+    dir,
+    configDir,
+    env,
+    async stop() {
+      await server.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** What a CLI run left: exit status, stdout and stderr. */
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI in-process with runCli, capturing its output (stderr is not a terminal). */
+export async function runInProcess(argv: string[], env: Record<string, string>, cwd = "/"): Promise<CliRun> {
+  let stdout = "";
+  let stderr = "";
+  const code = await runCli(argv, {
+    stdout: { write: (text: string) => (stdout += text), isTTY: false },
+    stderr: { write: (text: string) => (stderr += text), isTTY: false },
+    env,
+    cwd,
+  });
+  return { code, stdout, stderr };
+}
+
+const BIN = new URL("../../bin/deploy.js", import.meta.url).pathname;
+
+/** Runs the compiled `bin/deploy.js` as a child process. */
+export function runBinary(argv: string[], env: Record<string, string>, cwd = "/"): Promise<CliRun> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...argv], { env, cwd, timeout: 60_000 }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Writes files (path inside the site → content) under `root`. */
+export async function writeSite(root: string, files: Record<string, string | Buffer>): Promise<void> {
+  for (const [path, content] of Object.entries(files)) {
+    await mkdir(dirname(join(root, path)), { recursive: true });
+    await writeFile(join(root, path), content);
+  }
+}
+
+/** The fixture of issue 3: nested folders, spaces, non-ASCII names, an empty file, a big file, duplicates. */
+export function fixtureSite(): Record<string, string | Buffer> {
+  return {
+    "index.html": "<!doctype html><title>Fixture</title><h1>Hello</h1>",
+    "404.html": "<h1>Not here</h1>",
+    "css/site.css": "h1 { color: rebeccapurple; }",
+    "docs/guide/deep/nested/page.html": "<p>deep</p>",
+    "with space/file name.txt": "spaces in names",
+    "ünïcödé/naïve café.txt": "non-ASCII names ✓",
+    "日本語/ファイル.html": "<p>こんにちは</p>",
+    "empty.txt": "",
+    "media/big.bin": randomBytes(5 * 1024 * 1024 + 7),
+    "copies/a.txt": "the same contents",
+    "copies/b.txt": "the same contents",
+    "copies/sub/c.txt": "the same contents",
+  };
+}
+
+/** A response of the edge: status, headers, bytes. */
+export interface EdgeResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
+/** GETs a site URL through the edge listener with its Host header (fetch cannot set Host). */
+export function edgeGet(edgeUrl: string, siteUrl: string, path: string): Promise<EdgeResponse> {
+  const edge = new URL(edgeUrl);
+  const site = new URL(siteUrl);
+  const target = encodeURI(`/${path}`);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: edge.hostname,
+        port: edge.port,
+        path: target,
+        headers: { host: site.host, "accept-encoding": "identity" },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/** The client's stored projects file, parsed. */
+export async function storedProjects(
+  configDir: string,
+): Promise<Record<string, { projectSlug: string; apiToken: string }>> {
+  const text = await readFile(join(configDir, "projects.json"), "utf8").catch(() => '{"projects":{}}');
+  return (JSON.parse(text) as { projects: Record<string, { projectSlug: string; apiToken: string }> })
+    .projects;
+}
