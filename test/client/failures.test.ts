@@ -1,0 +1,129 @@
+import { symlink, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runInProcess, startTestBed, storedProjects, writeSite, type TestBed } from "./helpers.js";
+
+let bed: TestBed;
+
+beforeAll(async () => {
+  bed = await startTestBed({ projectTtlSeconds: 1 });
+});
+afterAll(async () => {
+  await bed?.stop();
+});
+
+/** A port on 127.0.0.1 with nothing listening. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe("deploy failures a person meets", () => {
+  it("deploy: server down gives exit 1 and says which URL did not answer, after retrying", async () => {
+    const site = join(bed.dir, "down");
+    await writeSite(site, { "index.html": "x" });
+    const port = await closedPort();
+    const run = await runInProcess([site, "--api-url", `http://127.0.0.1:${port}`], {
+      ...bed.env,
+      DEPLOY_MAX_ATTEMPTS: "2",
+    });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toContain(
+      `could not create a project: no answer from http://127.0.0.1:${port}/projects`,
+    );
+    expect(run.stderr).toContain("connection refused: is the server running?");
+    expect(run.stderr).toContain("retrying in");
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("deploy: a missing folder gives exit 1 naming it", async () => {
+    const run = await runInProcess(["./no-such-folder"], bed.env, bed.dir);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`folder not found: ${join(bed.dir, "no-such-folder")}`);
+  });
+
+  it("deploy: an oversize file is named before anything is uploaded or created", async () => {
+    const site = join(bed.dir, "oversize");
+    await writeSite(site, { "index.html": "ok", "video/huge.mp4": Buffer.alloc(2048) });
+    const run = await runInProcess([site], { ...bed.env, DEPLOY_MAX_FILE_BYTES: "1024" });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("larger than the limit of 1.0 KiB per file");
+    expect(run.stderr).toContain("video/huge.mp4 (2.0 KiB)");
+    const slugs = Object.values(await storedProjects(bed.configDir)).map((p) => p.projectSlug);
+    expect(slugs).toEqual([]);
+  });
+
+  it("deploy: too many files is refused with the count", async () => {
+    const site = join(bed.dir, "many");
+    await writeSite(site, { "a.txt": "a", "b.txt": "b", "c.txt": "c" });
+    const run = await runInProcess([site], { ...bed.env, DEPLOY_MAX_FILES: "2" });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("holds 3 files; a deploy may hold at most 2");
+  });
+
+  it("deploy: an unknown flag is a usage error, exit 2", async () => {
+    const run = await runInProcess(["--prod"], bed.env);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("unknown option --prod");
+    expect(run.stderr).toContain("deploy --help");
+  });
+
+  it("deploy: a symlink out of the folder is refused, naming the link", async () => {
+    const site = join(bed.dir, "leaky");
+    await writeSite(site, { "index.html": "x" });
+    await writeFile(join(bed.dir, "secret.txt"), "secret");
+    await symlink(join(bed.dir, "secret.txt"), join(site, "notes.txt"));
+    const run = await runInProcess([site], bed.env);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`notes.txt → ${join(bed.dir, "secret.txt")} (outside the folder)`);
+  });
+
+  it("domain: without a deployed project, exit 1 and says to deploy first", async () => {
+    const site = join(bed.dir, "never");
+    await writeSite(site, { "index.html": "x" });
+    const run = await runInProcess(["domain", "www.example.org", "--dir", site], bed.env);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("no project for");
+    expect(run.stderr).toContain("Deploy the folder first");
+  });
+
+  it("domain: the server's refusal is shown with its code and the URL", async () => {
+    const site = join(bed.dir, "bad-domain");
+    await writeSite(site, { "index.html": "x" });
+    expect((await runInProcess([site], bed.env)).code).toBe(0);
+    const run = await runInProcess(["domain", "not a hostname", "--dir", site], bed.env);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /could not assign the domain: http:\/\/127\.0\.0\.1:\d+\/projects\/[a-z0-9-]+\/domains answered 400 INVALID_DOMAIN/,
+    );
+  });
+
+  it("delete: off a terminal without --yes is a usage error and deletes nothing", async () => {
+    const site = join(bed.dir, "keep");
+    await writeSite(site, { "index.html": "x" });
+    expect((await runInProcess([site], bed.env)).code).toBe(0);
+    const run = await runInProcess(["delete", "--dir", site], bed.env);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("--yes");
+  });
+
+  it("deploy: an expired project is replaced by a new one and the URL change is said", async () => {
+    const site = join(bed.dir, "expiring");
+    await writeSite(site, { "index.html": "x" });
+    const first = await runInProcess([site, "--json"], bed.env);
+    const before = JSON.parse(first.stdout) as { projectSlug: string };
+    await delay(1500);
+    const run = await runInProcess([site, "--json"], bed.env);
+    expect(run.code).toBe(0);
+    const after = JSON.parse(run.stdout) as { projectSlug: string; previousProjectSlug: string };
+    expect(after.projectSlug).not.toBe(before.projectSlug);
+    expect(after.previousProjectSlug).toBe(before.projectSlug);
+    expect(run.stderr).toContain(`The project ${before.projectSlug} has expired`);
+  });
+});
