@@ -32,11 +32,8 @@ export const deploySchema = identitySchema.extend({
 });
 
 export const assignDomainSchema = identitySchema.extend({
-  domain: z
-    .string()
-    .min(1)
-    .max(253)
-    .describe("a hostname: a vanity name under the sites domain, or external"),
+  // Length and shape are the domain rules' to judge, so they answer INVALID_DOMAIN.
+  domain: z.string().describe("a hostname: a vanity name under the sites domain, or external"),
 });
 
 const publicProject = z.object({

@@ -59,7 +59,8 @@ export function assertClaimable(hostname: string, policy: HostnamePolicy): void 
   if (hostname === policy.sitesDomain || hostname === policy.cnameTarget) {
     throw new InvalidDomainError(`domain "${hostname}" is reserved`);
   }
-  if (hostname.split(".").some((label) => label.includes("--"))) {
+  // Revision hosts use `--`; an IDN's A-label (`xn--…`) is the one form allowed to carry it.
+  if (hostname.split(".").some((label) => label.replace(/^xn--/, "").includes("--"))) {
     throw new InvalidDomainError(`domain "${hostname}" is reserved: labels may not contain "--"`);
   }
   if (hostname.endsWith(`.${policy.sitesDomain}`) && !isGeneratedHostname(hostname, policy)) {

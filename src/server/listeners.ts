@@ -13,12 +13,21 @@ export interface Listener {
  * Listens on `host:port` (0 picks a free port) with timeouts against slow clients, and answers 503
  * until a handler is attached.
  */
-export async function listen(host: string, port: number): Promise<Listener> {
+export async function listen(
+  host: string,
+  port: number,
+  options: { requireHostHeader?: boolean } = {},
+): Promise<Listener> {
   let handler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => {
     res.writeHead(503).end();
   };
   const server = createServer(
-    { requestTimeout: 300_000, headersTimeout: 30_000, keepAliveTimeout: 5_000 },
+    {
+      requestTimeout: 300_000,
+      headersTimeout: 30_000,
+      keepAliveTimeout: 5_000,
+      requireHostHeader: options.requireHostHeader ?? true,
+    },
     (req, res) => handler(req, res),
   );
   await new Promise<void>((resolve, reject) => {

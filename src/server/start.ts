@@ -52,7 +52,8 @@ export async function startServer(
   const [api, upload, edge] = await Promise.all([
     listen(config.host, config.port),
     listen(config.host, config.uploadPort),
-    listen(config.host, config.edgePort),
+    // The edge answers a request without Host itself (404), rather than node's bare 400.
+    listen(config.host, config.edgePort, { requireHostHeader: false }),
   ]);
   const uploadBase = (config.uploadPublicUrl ?? upload.url).replace(/\/$/, "");
   const apiBase = (config.apiPublicUrl ?? api.url).replace(/\/$/, "");

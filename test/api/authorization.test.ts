@@ -1,0 +1,128 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestProject, hex64, identity, type TestProject } from "../support/deploy-flow.js";
+import { api } from "../support/http.js";
+import { startTestServer } from "../support/server.js";
+
+/** Every project route with a body that is valid apart from the credentials under test. */
+const ROUTES = (p: TestProject) =>
+  [
+    ["POST", `/projects/${p.slug}/prepare`, { manifest: {} }],
+    ["POST", `/projects/${p.slug}/deploy`, { deployId: "AAAAAAAAAAAAAAAAAAAAAA", completionJwt: "x" }],
+    ["POST", `/projects/${p.slug}/domains`, { domain: "www.example.com" }],
+    ["DELETE", `/projects/${p.slug}/domains`, {}],
+    ["DELETE", `/projects/${p.slug}`, {}],
+  ] as const;
+
+describe("authorization of project routes", () => {
+  let server: Awaited<ReturnType<typeof startTestServer>>;
+  let mine: TestProject;
+  let theirs: TestProject;
+  beforeAll(async () => {
+    server = await startTestServer();
+    mine = await createTestProject(server.urls.api, "mine");
+    theirs = await createTestProject(server.urls.api, "theirs");
+  });
+  afterAll(async () => server.stop());
+
+  const call = (
+    method: string,
+    path: string,
+    token: string | undefined,
+    body: unknown,
+    raw?: Record<string, string>,
+  ) => api(server.urls.api, method, path, raw ? { body, headers: raw } : { body, token });
+
+  it("project routes: 401 UNAUTHORIZED when the bearer token is missing, malformed or unknown", async () => {
+    for (const [method, path, extra] of ROUTES(mine)) {
+      const body = { ...identity(mine), ...extra };
+      for (const res of [
+        await call(method, path, undefined, body),
+        await call(method, path, undefined, body, { authorization: "Basic abc" }),
+        await call(method, path, "sdp_unknown", body),
+      ]) {
+        expect(res.status, `${method} ${path}`).toBe(401);
+        expect(res.body.error.code).toBe("UNAUTHORIZED");
+      }
+    }
+  });
+
+  it("project routes: 404 PROJECT_NOT_FOUND for a known token on a missing project", async () => {
+    const ghost = { ...mine, slug: "no-such-project-xyz" };
+    for (const [method, path, extra] of ROUTES(ghost)) {
+      const res = await call(method, path, mine.token, { ...identity(mine), ...extra });
+      expect(res.status, `${method} ${path}`).toBe(404);
+      expect(res.body.error.code).toBe("PROJECT_NOT_FOUND");
+    }
+  });
+
+  it("project routes: 403 OWNERSHIP_MISMATCH for another project's token, hash or fingerprint", async () => {
+    for (const [method, path, extra] of ROUTES(mine)) {
+      const attempts = [
+        await call(method, path, theirs.token, { ...identity(mine), ...extra }),
+        await call(method, path, mine.token, { ...identity(mine), projectHash: hex64("other"), ...extra }),
+        await call(method, path, mine.token, {
+          ...identity(mine),
+          anonFingerprint: hex64("other"),
+          ...extra,
+        }),
+      ];
+      for (const res of attempts) {
+        expect(res.status, `${method} ${path}`).toBe(403);
+        expect(res.body.error.code).toBe("OWNERSHIP_MISMATCH");
+      }
+    }
+  });
+
+  it("project routes: identity hashes are accepted in either case", async () => {
+    const res = await call("DELETE", `/projects/${mine.slug}/domains`, mine.token, {
+      projectHash: mine.projectHash.toUpperCase(),
+      anonFingerprint: mine.anonFingerprint.toUpperCase(),
+    });
+    expect(res.status).toBe(200);
+  });
+
+  it("project routes: formats are checked before the token (400 before 401)", async () => {
+    for (const [method, path] of ROUTES(mine)) {
+      const res = await call(method, path, undefined, { projectHash: "nope", anonFingerprint: hex64("x") });
+      expect(res.status, `${method} ${path}`).toBe(400);
+      expect(res.body.error.code).toBe("INVALID_PROJECT_HASH");
+      const fp = await call(method, path, undefined, { projectHash: hex64("x"), anonFingerprint: "nope" });
+      expect(fp.body.error.code).toBe("INVALID_FINGERPRINT");
+    }
+  });
+
+  it("project routes: a body is required with Content-Type application/json, DELETE included", async () => {
+    for (const [method, path] of ROUTES(mine)) {
+      const res = await api(server.urls.api, method, path, { token: mine.token, raw: "{}" });
+      expect(res.status, `${method} ${path}`).toBe(415);
+      expect(res.body.error.code).toBe("UNSUPPORTED_MEDIA_TYPE");
+      const empty = await api(server.urls.api, method, path, {
+        token: mine.token,
+        headers: { "content-type": "application/json" },
+      });
+      expect(empty.status).toBe(400);
+      expect(empty.body.error.code).toBe("INVALID_JSON");
+    }
+  });
+
+  it("project routes: a missing field gives INVALID_REQUEST naming it", async () => {
+    const res = await call("POST", `/projects/${mine.slug}/domains`, mine.token, identity(mine));
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe("INVALID_REQUEST");
+    expect(res.body.error.message).toContain("domain");
+    const deploy = await call("POST", `/projects/${mine.slug}/deploy`, mine.token, {
+      ...identity(mine),
+      deployId: 5,
+    });
+    expect(deploy.body.error.code).toBe("INVALID_REQUEST");
+    expect(deploy.body.error.message).toContain("deployId");
+  });
+
+  it("failed requests: change nothing (the other project still works and keeps its data)", async () => {
+    const res = await call("DELETE", `/projects/${theirs.slug}`, mine.token, identity(theirs));
+    expect(res.status).toBe(403);
+    const ok = await call("DELETE", `/projects/${theirs.slug}/domains`, theirs.token, identity(theirs));
+    expect(ok.status).toBe(200);
+    expect(ok.body.project.projectSlug).toBe(theirs.slug);
+  });
+});

@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestProject, deployFiles, identity, type TestProject } from "../support/deploy-flow.js";
+import { api, edgeGet } from "../support/http.js";
+import { startTestServer } from "../support/server.js";
+
+describe("domains", () => {
+  let server: Awaited<ReturnType<typeof startTestServer>>;
+  let p: TestProject;
+  let q: TestProject;
+  beforeAll(async () => {
+    server = await startTestServer();
+    p = await createTestProject(server.urls.api, "domains-p");
+    q = await createTestProject(server.urls.api, "domains-q");
+    await deployFiles(server.urls.api, p, { "/index.html": "p site" });
+  });
+  afterAll(async () => server.stop());
+
+  const assign = (domain: unknown, project = p) =>
+    api(server.urls.api, "POST", `/projects/${project.slug}/domains`, {
+      token: project.token,
+      body: { ...identity(project), domain },
+    });
+  const reset = (project = p) =>
+    api(server.urls.api, "DELETE", `/projects/${project.slug}/domains`, {
+      token: project.token,
+      body: identity(project),
+    });
+
+  it("POST domains: 200 with hostname and CNAME target; the edge serves it in place of the generated one", async () => {
+    const res = await assign("WWW.Example.COM");
+    expect(res.status).toBe(200);
+    expect(res.body.domain).toEqual({ hostname: "www.example.com", cnameTarget: "edge.localhost" });
+    expect(res.body.project.customHostname).toBe("www.example.com");
+    expect(res.body.project.hostname).toBe("www.example.com");
+    expect(res.body.project.productionUrl).toMatch(/^http:\/\/www\.example\.com:\d+\/$/);
+    expect((await edgeGet(server.urls.edge, "www.example.com", "/")).body.toString()).toBe("p site");
+    expect((await edgeGet(server.urls.edge, `${p.slug}.localhost`, "/")).status).toBe(404);
+  });
+
+  it("POST domains: a vanity name under the sites domain is a generated domain", async () => {
+    const res = await assign("my-vanity.localhost");
+    expect(res.status).toBe(200);
+    expect((await edgeGet(server.urls.edge, "my-vanity.localhost", "/")).body.toString()).toBe("p site");
+    expect((await edgeGet(server.urls.edge, "www.example.com", "/")).status).toBe(404);
+  });
+
+  it("POST domains: IDN hostnames are stored as punycode", async () => {
+    const res = await assign("bücher.example");
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.domain.hostname).toBe("xn--bcher-kva.example");
+  });
+
+  it("POST domains: 409 DOMAIN_TAKEN for a hostname another project holds", async () => {
+    expect((await assign("taken.example.org")).status).toBe(200);
+    const res = await assign("taken.example.org", q);
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe("DOMAIN_TAKEN");
+  });
+
+  it("POST domains: 400 INVALID_DOMAIN for malformed and reserved names", async () => {
+    const bad = [
+      "localhost",
+      "example",
+      "example.com.",
+      "127.0.0.1",
+      "[::1]",
+      "a..b.com",
+      "-a.example.com",
+      "a_b.example.com",
+      `${"a".repeat(64)}.example.com`,
+      `${"a.".repeat(127)}com`,
+      "edge.localhost",
+      "x--y.example.com",
+      "abcdefghij--p.localhost",
+      "deep.name.localhost",
+      `${q.slug}.localhost`,
+      "http://example.com",
+      "",
+      "exa mple.com",
+    ];
+    for (const domain of bad) {
+      const res = await assign(domain);
+      expect(res.status, domain).toBe(400);
+      expect(res.body.error.code, domain).toBe("INVALID_DOMAIN");
+    }
+  });
+
+  it("DELETE domains: 200 { project } back on the generated hostname, which serves again", async () => {
+    await assign("back.example.net");
+    const res = await reset();
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body)).toEqual(["project"]);
+    expect(res.body.project.customHostname).toBeNull();
+    expect(res.body.project.hostname).toBe(`${p.slug}.localhost`);
+    expect((await edgeGet(server.urls.edge, `${p.slug}.localhost`, "/")).body.toString()).toBe("p site");
+    expect((await edgeGet(server.urls.edge, "back.example.net", "/")).status).toBe(404);
+    // The released name can be claimed by someone else now.
+    expect((await assign("back.example.net", q)).status).toBe(200);
+  });
+
+  it("DELETE /projects/:slug: frees its hostnames and takes it off the edge at once", async () => {
+    const r = await createTestProject(server.urls.api, "domains-r");
+    await deployFiles(server.urls.api, r, { "/index.html": "r site" });
+    await assign("freed.example.com", r);
+    expect((await edgeGet(server.urls.edge, "freed.example.com", "/")).status).toBe(200);
+    const res = await api(server.urls.api, "DELETE", `/projects/${r.slug}`, {
+      token: r.token,
+      body: identity(r),
+    });
+    expect(res.status).toBe(200);
+    expect((await edgeGet(server.urls.edge, "freed.example.com", "/")).status).toBe(404);
+    expect((await edgeGet(server.urls.edge, `${r.slug}.localhost`, "/")).status).toBe(404);
+    expect((await assign("freed.example.com", q)).status).toBe(200);
+  });
+});

@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { createTestProject, identity, manifestOf } from "../support/deploy-flow.js";
+import { api } from "../support/http.js";
+import { startTestServer } from "../support/server.js";
+
+describe("dependency failures", () => {
+  it("platform down: prepare answers 502 UPLOAD_PLATFORM_ERROR and /healthz 503", async () => {
+    const server = await startTestServer();
+    try {
+      const p = await createTestProject(server.urls.api, "platform-down");
+      const { manifest } = await manifestOf(p.slug, { "/index.html": "x" });
+      await server.platform.close();
+      const res = await api(server.urls.api, "POST", `/projects/${p.slug}/prepare`, {
+        token: p.token,
+        body: { ...identity(p), manifest },
+      });
+      expect(res.status).toBe(502);
+      expect(res.body.error.code).toBe("UPLOAD_PLATFORM_ERROR");
+      const health = await api(server.urls.api, "GET", "/healthz");
+      expect(health.status).toBe(503);
+      expect(health.body).toEqual({ status: "degraded", checks: { store: "ok", platform: "down" } });
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("store down: 500 INTERNAL with no stack trace or internal detail", async () => {
+    const server = await startTestServer();
+    try {
+      await server.services.store.close();
+      const res = await api(server.urls.api, "POST", "/projects", {
+        body: { projectHash: "a".repeat(64), anonFingerprint: "b".repeat(64) },
+      });
+      expect(res.status).toBe(500);
+      expect(res.body).toEqual({ error: { code: "INTERNAL", message: "internal error" } });
+    } finally {
+      await server.stop().catch(() => undefined);
+    }
+  });
+});

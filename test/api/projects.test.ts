@@ -1,0 +1,123 @@
+import Database from "better-sqlite3";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestProject, hex64, identity } from "../support/deploy-flow.js";
+import { api } from "../support/http.js";
+import { startTestServer } from "../support/server.js";
+
+describe("POST /projects", () => {
+  let server: Awaited<ReturnType<typeof startTestServer>>;
+  beforeAll(async () => {
+    server = await startTestServer({ createLimitPerAddress: 1000, createLimitPerFingerprint: 3 });
+  });
+  afterAll(async () => server.stop());
+
+  it("POST /projects: 201 with public metadata and a token returned once", async () => {
+    const res = await api(server.urls.api, "POST", "/projects", {
+      body: { projectHash: hex64("a").toUpperCase(), anonFingerprint: hex64("b") },
+    });
+    expect(res.status).toBe(201);
+    const { project, apiToken } = res.body;
+    expect(apiToken).toMatch(/^sdp_[A-Za-z0-9_-]{43}$/);
+    expect(project.projectSlug).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
+    expect(project.projectSlug.length).toBeGreaterThanOrEqual(3);
+    expect(project.projectSlug.length).toBeLessThanOrEqual(40);
+    expect(project).toEqual({
+      projectSlug: project.projectSlug,
+      hostname: `${project.projectSlug}.localhost`,
+      generatedHostname: `${project.projectSlug}.localhost`,
+      customHostname: null,
+      productionUrl: `http://${project.projectSlug}.localhost:${new URL(server.urls.edge).port}/`,
+      revisionId: null,
+      createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      expiresAt: expect.stringMatching(/Z$/),
+    });
+    expect(Date.parse(project.expiresAt) - Date.parse(project.createdAt)).toBe(2_592_000_000);
+  });
+
+  it("POST /projects: the store keeps only the SHA-256 of the token, and identity lowercased", async () => {
+    const p = await createTestProject(server.urls.api, "stored");
+    const db = new Database(join(server.dataDir, "metadata.sqlite"), { readonly: true });
+    const row = db.prepare("SELECT * FROM projects WHERE slug = ?").get(p.slug) as Record<string, string>;
+    db.close();
+    expect(JSON.stringify(row)).not.toContain(p.token);
+    expect(row.token_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(row.project_hash).toBe(p.projectHash.toLowerCase());
+  });
+
+  it("POST /projects: 400 INVALID_PROJECT_HASH / INVALID_FINGERPRINT / INVALID_JSON / 415", async () => {
+    const cases: [unknown, number, string][] = [
+      [{ projectHash: "abc", anonFingerprint: hex64("x") }, 400, "INVALID_PROJECT_HASH"],
+      [{ anonFingerprint: hex64("x") }, 400, "INVALID_PROJECT_HASH"],
+      [{ projectHash: hex64("x"), anonFingerprint: "z".repeat(64) }, 400, "INVALID_FINGERPRINT"],
+      [{ projectHash: 42, anonFingerprint: hex64("x") }, 400, "INVALID_PROJECT_HASH"],
+      [[1, 2], 400, "INVALID_JSON"],
+      ["text", 400, "INVALID_JSON"],
+      [null, 400, "INVALID_JSON"],
+    ];
+    for (const [body, status, code] of cases) {
+      const res = await api(server.urls.api, "POST", "/projects", { body });
+      expect(res.status, JSON.stringify(body)).toBe(status);
+      expect(res.body.error.code).toBe(code);
+      expect(typeof res.body.error.message).toBe("string");
+    }
+    const broken = await api(server.urls.api, "POST", "/projects", {
+      raw: "{not json",
+      headers: { "content-type": "application/json" },
+    });
+    expect(broken.status).toBe(400);
+    expect(broken.body.error.code).toBe("INVALID_JSON");
+    const wrongType = await api(server.urls.api, "POST", "/projects", {
+      raw: JSON.stringify({ projectHash: hex64("a"), anonFingerprint: hex64("b") }),
+      headers: { "content-type": "text/plain" },
+    });
+    expect(wrongType.status).toBe(415);
+    expect(wrongType.body.error.code).toBe("UNSUPPORTED_MEDIA_TYPE");
+  });
+
+  it("POST /projects: 429 RATE_LIMITED with Retry-After per anonFingerprint", async () => {
+    const body = { projectHash: hex64("rl"), anonFingerprint: hex64("rate-limited") };
+    for (let i = 0; i < 3; i++)
+      expect((await api(server.urls.api, "POST", "/projects", { body })).status).toBe(201);
+    const res = await api(server.urls.api, "POST", "/projects", { body });
+    expect(res.status).toBe(429);
+    expect(res.body.error.code).toBe("RATE_LIMITED");
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+    const other = await api(server.urls.api, "POST", "/projects", {
+      body: { ...body, anonFingerprint: hex64("someone-else") },
+    });
+    expect(other.status).toBe(201);
+  });
+
+  it("DELETE /projects/:slug: 200 { projectSlug, deleted: true }, then the token is unknown", async () => {
+    const p = await createTestProject(server.urls.api, "to-delete");
+    const res = await api(server.urls.api, "DELETE", `/projects/${p.slug}`, {
+      token: p.token,
+      body: identity(p),
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ projectSlug: p.slug, deleted: true });
+    const again = await api(server.urls.api, "DELETE", `/projects/${p.slug}`, {
+      token: p.token,
+      body: identity(p),
+    });
+    expect(again.status).toBe(401);
+    expect(again.body.error.code).toBe("UNAUTHORIZED");
+  });
+});
+
+describe("POST /projects rate limit per address", () => {
+  it("POST /projects: 429 once an address exceeds its limit", async () => {
+    const server = await startTestServer({ createLimitPerAddress: 2 });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const body = { projectHash: hex64(`a${i}`), anonFingerprint: hex64(`f${i}`) };
+        statuses.push((await api(server.urls.api, "POST", "/projects", { body })).status);
+      }
+      expect(statuses).toEqual([201, 201, 429]);
+    } finally {
+      await server.stop();
+    }
+  });
+});
