@@ -2,7 +2,7 @@ import { PROJECT_GONE_CODES } from "./api-client.js";
 import type { Manifest, PrepareResult } from "./api-types.js";
 import { openFolder, type CommandContext, type FolderProject } from "./context.js";
 import { ApiError } from "./errors.js";
-import { formatBytes, formatCount, formatDuration } from "./format.js";
+import { formatBytes, formatCount, formatDuration, plural } from "./format.js";
 import { hashSite } from "./hash.js";
 import { HashCache } from "./hash-cache.js";
 import { checkLimits } from "./limits.js";
@@ -117,7 +117,7 @@ async function hashFiles(ctx: CommandContext, folder: FolderProject, files: Site
   });
   await cache.save();
   ctx.progress.finish(
-    `Hashed ${formatCount(files.length)} files (${formatBytes(totalBytes)}, ${formatCount(fromCache)} unchanged since last time) in ${formatDuration(Date.now() - started)}`,
+    `Hashed ${plural(files.length, "file")} (${formatBytes(totalBytes)}, ${formatCount(fromCache)} unchanged since last time) in ${formatDuration(Date.now() - started)}`,
   );
   return hashes;
 }

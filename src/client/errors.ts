@@ -50,7 +50,13 @@ export class NetworkError extends CliError {
     readonly causeCode: string,
     detail: string,
   ) {
-    super("NETWORK", `could not ${step}: no answer from ${url} (${detail})`);
+    super(
+      "NETWORK",
+      `could not ${step}: no answer from ${url} (${detail})`,
+      causeCode === "ECONNREFUSED" || causeCode === "ENOTFOUND"
+        ? "Check --api-url (or DEPLOY_API_URL), and that the server is running (`npm start`)."
+        : "Check your network and run the command again.",
+    );
   }
 }
 

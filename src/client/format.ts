@@ -23,3 +23,8 @@ export function formatDuration(ms: number): string {
 export function formatCount(value: number): string {
   return value.toLocaleString("en-US");
 }
+
+/** A count and a noun, plural when needed: "1 file", "1,024 files". */
+export function plural(value: number, noun: string): string {
+  return `${formatCount(value)} ${noun}${value === 1 ? "" : "s"}`;
+}

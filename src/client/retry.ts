@@ -4,6 +4,8 @@ import { ApiError, NetworkError } from "./errors.js";
 /** How often and how long to retry a request that failed for a passing reason. */
 export interface RetryPolicy {
   maxAttempts: number;
+  /** Attempts when the connection is refused (nothing listens: more likely a wrong URL than a blip). */
+  maxRefusedAttempts: number;
   baseMs: number;
   maxMs: number;
   /** Longest Retry-After honoured. */
@@ -24,6 +26,7 @@ export interface RetryNotice {
 export function defaultRetryPolicy(overrides: Partial<RetryPolicy> = {}): RetryPolicy {
   return {
     maxAttempts: 6,
+    maxRefusedAttempts: 3,
     baseMs: 500,
     maxMs: 30_000,
     maxRetryAfterMs: 120_000,
@@ -67,10 +70,16 @@ export async function withRetry<T>(
     try {
       return await operation(attempt);
     } catch (error) {
-      if (attempt >= policy.maxAttempts || !isRetryable(error)) throw error;
+      const maxAttempts = attemptsFor(error, policy);
+      if (attempt >= maxAttempts || !isRetryable(error)) throw error;
       const delayMs = retryDelayMs(attempt, policy, error);
-      onRetry?.({ attempt, maxAttempts: policy.maxAttempts, delayMs, error: error as Error });
+      onRetry?.({ attempt, maxAttempts, delayMs, error: error as Error });
       await policy.sleep(delayMs);
     }
   }
+}
+
+function attemptsFor(error: unknown, policy: RetryPolicy): number {
+  const refused = error instanceof NetworkError && error.causeCode === "ECONNREFUSED";
+  return refused ? Math.min(policy.maxAttempts, policy.maxRefusedAttempts) : policy.maxAttempts;
 }

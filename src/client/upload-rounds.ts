@@ -1,7 +1,7 @@
 import type { PrepareResult } from "./api-types.js";
 import { retryNote, type CommandContext } from "./context.js";
 import { CliError } from "./errors.js";
-import { formatBytes, formatCount, formatDuration } from "./format.js";
+import { formatBytes, formatDuration, plural } from "./format.js";
 import { uploadBuckets, UploadTokenExpiredError } from "./upload.js";
 import type { SiteFile } from "./walk.js";
 
@@ -85,7 +85,7 @@ async function uploadRound(
       },
     );
     ctx.progress.finish(
-      `Uploaded ${formatCount(hashes.length)} files (${formatBytes(bytes)}) in ${formatDuration(Date.now() - started)}`,
+      `Uploaded ${plural(hashes.length, "file")} (${formatBytes(bytes)}) in ${formatDuration(Date.now() - started)}`,
     );
     if (jwt === undefined)
       ctx.progress.note("The upload service issued no completion token; preparing again.");

@@ -1,4 +1,5 @@
 import { forEachLimit } from "./concurrency.js";
+import { plural } from "./format.js";
 import { ApiError, CliError } from "./errors.js";
 import { sendRequest, type HttpResponse } from "./http.js";
 import { bucketBody, type BucketAsset } from "./multipart.js";
@@ -61,7 +62,7 @@ async function uploadBucket(
 ): Promise<string | undefined> {
   const body = bucketBody(assets);
   const names = assets.slice(0, 3).map((asset) => asset.file.path);
-  const step = `upload bucket ${label} (${assets.length} files: ${names.join(", ")}${assets.length > 3 ? ", …" : ""})`;
+  const step = `upload bucket ${label} (${plural(assets.length, "file")}: ${names.join(", ")}${assets.length > 3 ? ", …" : ""})`;
   const response = await withRetry(
     async () => {
       let sent = 0;

@@ -1,0 +1,87 @@
+import { randomBytes } from "node:crypto";
+import { join } from "node:path";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { startFaultProxy, type FaultProxy } from "./fault-proxy.js";
+import { edgeGet, runInProcess, startTestBed, writeSite, type TestBed } from "./helpers.js";
+
+let bed: TestBed;
+let proxy: FaultProxy;
+
+beforeAll(async () => {
+  proxy = await startFaultProxy();
+  bed = await startTestBed({ uploadPublicUrl: proxy.url, bucketMaxFiles: 10 });
+  proxy.target = bed.server.urls.upload;
+});
+afterAll(async () => {
+  await bed?.stop();
+  await proxy?.close();
+});
+beforeEach(() => {
+  proxy.plan = [];
+  proxy.log = [];
+});
+
+/** A site of 40 small random files and one of 1 MiB: several buckets. */
+function randomSite(label: string): Record<string, Buffer> {
+  const files: Record<string, Buffer> = { "big/blob.bin": randomBytes(1024 * 1024) };
+  for (let i = 0; i < 40; i++) files[`${label}/page-${i}.html`] = randomBytes(2000 + i);
+  return files;
+}
+
+async function expectServed(productionUrl: string, files: Record<string, Buffer>): Promise<void> {
+  for (const [path, content] of Object.entries(files)) {
+    const response = await edgeGet(bed.server.urls.edge, productionUrl, path);
+    expect(response.status, path).toBe(200);
+    expect(response.body.equals(content), path).toBe(true);
+  }
+}
+
+describe("upload faults", () => {
+  it("deploy: dropped connections mid-upload, 503s and a 429 are retried; every file arrives intact", async () => {
+    const site = join(bed.dir, "flaky");
+    const files = randomSite("flaky");
+    await writeSite(site, files);
+    proxy.plan = ["drop", "503", "drop", "503", "429"];
+    const run = await runInProcess([site, "--json"], { ...bed.env, DEPLOY_UPLOAD_CONCURRENCY: "2" });
+    expect(run.stderr).not.toContain("Error:");
+    expect(run.code).toBe(0);
+    expect(proxy.log.slice(0, 5)).toEqual(["drop", "503", "drop", "503", "429"]);
+    expect(proxy.log.filter((fault) => fault === "pass").length).toBeGreaterThanOrEqual(5);
+    expect(run.stderr).toContain("connection reset");
+    expect(run.stderr).toContain("503");
+    expect(run.stderr).toMatch(/retrying in 1\.0s/);
+    const result = JSON.parse(run.stdout) as { productionUrl: string; uploaded: number; files: number };
+    expect(result.uploaded).toBe(41);
+    expect(result.files).toBe(41);
+    await expectServed(result.productionUrl, files);
+  });
+
+  it("deploy: an expired upload token makes the client prepare again and upload only what is missing", async () => {
+    const site = join(bed.dir, "expired-token");
+    const files = randomSite("expired");
+    await writeSite(site, files);
+    proxy.plan = ["pass", "401"];
+    const run = await runInProcess([site, "--json"], { ...bed.env, DEPLOY_UPLOAD_CONCURRENCY: "1" });
+    expect(run.stderr).not.toContain("Error:");
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain("refused the upload token");
+    expect(run.stderr).toContain("preparing the deploy again");
+    const result = JSON.parse(run.stdout) as { productionUrl: string; uploaded: number };
+    expect(result.uploaded).toBe(41);
+    // one bucket of ten passed, one was refused, the rest went after the second prepare
+    expect(proxy.log.filter((fault) => fault === "pass").length).toBe(5);
+    await expectServed(result.productionUrl, files);
+  });
+
+  it("deploy: a 4xx other than 401 is not retried and names the bucket's files", async () => {
+    const site = join(bed.dir, "refused");
+    await writeSite(site, { "index.html": randomBytes(100) });
+    proxy.plan = ["400"];
+    const run = await runInProcess([site], bed.env);
+    expect(run.code).toBe(1);
+    expect(proxy.log).toEqual(["400"]);
+    expect(run.stderr).toContain("could not upload bucket 1 of 1 (1 file: index.html)");
+    expect(run.stderr).toContain("answered 400 10400: bad part");
+    expect(run.stderr).not.toContain("retrying");
+  });
+});
