@@ -46,7 +46,7 @@ export function createProgress(stream: OutputStream, live: boolean, now = () => 
     if (!force && at - lastDraw < (live ? REDRAW_MS : PLAIN_EVERY_MS)) return;
     lastDraw = at;
     if (live) {
-      const width = Math.max(20, (stream.columns ?? 100) - 1);
+      const width = Math.max(20, (stream.columns || 100) - 1);
       stream.write(`\r\x1b[2K${line().slice(0, width)}`);
       drawn = true;
     } else {
@@ -72,6 +72,7 @@ export function createProgress(stream: OutputStream, live: boolean, now = () => 
     },
     finish(summary) {
       clear();
+      label = "";
       stream.write(`${summary}\n`);
     },
     note(message) {
