@@ -106,6 +106,8 @@ export async function startServer(
       blobs,
       tokens,
       maxAssetBytes: config.maxAssetBytes,
+      // A full bucket plus room for the multipart framing of up to BUCKET_MAX_FILES parts.
+      maxRequestBytes: config.bucketMaxBytes + config.bucketMaxFiles * 512 + 1024 * 1024,
       now,
     }),
     logger,

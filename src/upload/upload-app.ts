@@ -1,6 +1,7 @@
 import { Readable } from "node:stream";
 import { Hono } from "hono";
 import type { Logger } from "pino";
+import { requestLogger } from "../api/middleware/request-logger.js";
 import { UploadError, UploadErrorCode } from "./upload-errors.js";
 import type { UploadService } from "./upload-service.js";
 
@@ -10,6 +11,7 @@ import type { UploadService } from "./upload-service.js";
  */
 export function createUploadApp(deps: { service: UploadService; logger: Logger }): Hono {
   const app = new Hono();
+  app.use(requestLogger(deps.logger));
 
   app.post("/accounts/:accountId/workers/assets/upload", async (c) => {
     if (c.req.query("base64") !== "true") {

@@ -20,6 +20,8 @@ export interface UploadServiceOptions {
   blobs: BlobStore;
   tokens: UploadTokens;
   maxAssetBytes: number;
+  /** Bytes one bucket request may carry, multipart framing included. */
+  maxRequestBytes: number;
   now: () => number;
 }
 
@@ -58,7 +60,9 @@ export class UploadService {
     }
     const receiver = new BucketReceiver(this.options, session.id);
     try {
-      await parseMultipart(input.body, boundary, (part) => receiver.open(part));
+      await parseMultipart(limitBytes(input.body, this.options.maxRequestBytes), boundary, (part) =>
+        receiver.open(part),
+      );
     } catch (error) {
       receiver.abort();
       if (error instanceof MultipartError || error instanceof PartContentError)
@@ -73,6 +77,16 @@ export class UploadService {
       new Date(session.expiresAt),
     );
     return { status: 201, jwt };
+  }
+}
+
+/** Passes the body through, refusing it once it exceeds `max` bytes. */
+async function* limitBytes(body: AsyncIterable<Uint8Array>, max: number): AsyncIterable<Uint8Array> {
+  let total = 0;
+  for await (const chunk of body) {
+    total += chunk.length;
+    if (total > max) throw new UploadError(413, UploadErrorCode.tooLarge, `bucket exceeds ${max} bytes`);
+    yield chunk;
   }
 }
 
