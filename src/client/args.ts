@@ -1,4 +1,5 @@
 import { UsageError } from "./errors.js";
+import { helpHint, lookup, scan, wantsFlag, type FlagSpec } from "./flags.js";
 
 /** The subcommands; `deploy [dir]` is the default one. */
 export type CommandName = "deploy" | "domain" | "delete";
@@ -17,12 +18,6 @@ export type ParsedArgs =
   | { kind: "deploy"; dir: string; common: CommonOptions }
   | { kind: "domain"; hostname: string | undefined; reset: boolean; dir: string; common: CommonOptions }
   | { kind: "delete"; dir: string; yes: boolean; common: CommonOptions };
-
-interface FlagSpec {
-  name: string;
-  alias?: string;
-  takesValue: boolean;
-}
 
 const COMMON_FLAGS: FlagSpec[] = [
   { name: "api-url", takesValue: true },
@@ -45,11 +40,6 @@ const COMMAND_FLAGS: Record<CommandName, FlagSpec[]> = {
 
 const SUBCOMMANDS = new Set(["domain", "delete", "help"]);
 const ALL_FLAGS = [...COMMON_FLAGS, ...Object.values(COMMAND_FLAGS).flat()];
-
-interface Scan {
-  flags: Map<string, string | true>;
-  positionals: string[];
-}
 
 /** Parses the arguments after `deploy` (no I/O); throws UsageError on a mistake. */
 export function parseArgs(argv: readonly string[]): ParsedArgs {
@@ -133,50 +123,6 @@ function parseHelp(rest: string[]): ParsedArgs {
   throw new UsageError(`unknown command "${topic}"`, "Commands: deploy, domain, delete.");
 }
 
-function wantsFlag(tokens: string[], name: string, alias: string): boolean {
-  const end = tokens.indexOf("--");
-  const head = end === -1 ? tokens : tokens.slice(0, end);
-  return head.includes(`--${name}`) || head.includes(`-${alias}`);
-}
-
-function scan(tokens: string[], specs: FlagSpec[], command: string): Scan {
-  const flags = new Map<string, string | true>();
-  const positionals: string[] = [];
-  for (let i = 0; i < tokens.length; i++) {
-    const token = tokens[i]!;
-    if (token === "--") {
-      positionals.push(...tokens.slice(i + 1));
-      break;
-    }
-    if (!token.startsWith("-") || token === "-") {
-      positionals.push(token);
-      continue;
-    }
-    const spec = lookup(specs, token);
-    if (spec === undefined) {
-      throw new UsageError(`unknown option ${token.split("=")[0]} for "${command}"`, helpHint(command));
-    }
-    const eq = token.indexOf("=");
-    if (!spec.takesValue) {
-      if (eq !== -1) throw new UsageError(`option --${spec.name} takes no value`, helpHint(command));
-      flags.set(spec.name, true);
-      continue;
-    }
-    const value = eq !== -1 ? token.slice(eq + 1) : tokens[++i];
-    if (value === undefined) throw new UsageError(`option --${spec.name} needs a value`, helpHint(command));
-    flags.set(spec.name, value);
-  }
-  return { flags, positionals };
-}
-
-function lookup(specs: FlagSpec[], token: string): FlagSpec | undefined {
-  if (token.startsWith("--")) {
-    const name = token.slice(2).split("=")[0];
-    return specs.find((spec) => spec.name === name);
-  }
-  return specs.find((spec) => spec.alias !== undefined && token === `-${spec.alias}`);
-}
-
 function tooMany(positionals: string[], max: number, command: string, message: string): void {
   const extra = positionals[max];
   if (extra !== undefined)
@@ -186,8 +132,4 @@ function tooMany(positionals: string[], max: number, command: string, message: s
 function nonEmpty(value: string, flag: string): string {
   if (value === "") throw new UsageError(`option ${flag} needs a value`);
   return value;
-}
-
-function helpHint(command: string): string {
-  return command === "deploy" ? "Run `deploy --help`." : `Run \`deploy ${command} --help\`.`;
 }

@@ -10,7 +10,6 @@ export interface UploadOutcome {
   deployId: string;
   completionJwt: string;
   uploadedHashes: Set<string>;
-  bytesUploaded: number;
 }
 
 const MAX_ROUNDS = 4;
@@ -27,23 +26,13 @@ export async function uploadAll(
   prepareAgain: () => Promise<PrepareResult>,
 ): Promise<UploadOutcome> {
   const uploadedHashes = new Set<string>();
-  let bytesUploaded = 0;
   let prepared = first;
   for (let round = 1; ; round++) {
     if (prepared.buckets.length === 0 || prepared.buckets.every((bucket) => bucket.length === 0)) {
-      return {
-        deployId: prepared.deployId,
-        completionJwt: prepared.uploadJwt,
-        uploadedHashes,
-        bytesUploaded,
-      };
+      return { deployId: prepared.deployId, completionJwt: prepared.uploadJwt, uploadedHashes };
     }
-    const jwt = await uploadRound(ctx, prepared, fileByHash, (hash, size) => {
-      if (!uploadedHashes.has(hash)) bytesUploaded += size;
-      uploadedHashes.add(hash);
-    });
-    if (jwt !== undefined)
-      return { deployId: prepared.deployId, completionJwt: jwt, uploadedHashes, bytesUploaded };
+    const jwt = await uploadRound(ctx, prepared, fileByHash, (hash) => uploadedHashes.add(hash));
+    if (jwt !== undefined) return { deployId: prepared.deployId, completionJwt: jwt, uploadedHashes };
     if (round >= MAX_ROUNDS) {
       throw new CliError(
         "UPLOAD_INCOMPLETE",
@@ -59,7 +48,7 @@ async function uploadRound(
   ctx: CommandContext,
   prepared: PrepareResult,
   fileByHash: ReadonlyMap<string, SiteFile>,
-  onAsset: (hash: string, size: number) => void,
+  onAsset: (hash: string) => void,
 ): Promise<string | undefined> {
   const hashes = prepared.buckets.flat();
   const bytes = hashes.reduce((sum, hash) => sum + (fileByHash.get(hash)?.size ?? 0), 0);
@@ -80,7 +69,7 @@ async function uploadRound(
         onBytes: (delta) => ctx.progress.advance(0, delta),
         onBucket: (assets) => {
           ctx.progress.advance(assets.length, 0);
-          for (const asset of assets) onAsset(asset.hash, asset.file.size);
+          for (const asset of assets) onAsset(asset.hash);
         },
       },
     );

@@ -2,7 +2,7 @@ import { createServer, request, type IncomingMessage, type ServerResponse } from
 import type { AddressInfo } from "node:net";
 
 /** What the proxy does with one request. */
-export type Fault = "drop" | "503" | "429" | "401" | "400" | "pass";
+export type Fault = "drop" | "503" | "429" | "401" | "400" | "slow" | "pass";
 
 /** A proxy on 127.0.0.1 that the test scripts: each request takes the next fault of `plan`, then passes. */
 export interface FaultProxy {
@@ -21,6 +21,7 @@ export async function startFaultProxy(): Promise<FaultProxy> {
     const fault = proxy.plan.shift() ?? "pass";
     proxy.log.push(fault);
     if (fault === "pass") return forward(proxy.target, req, res);
+    if (fault === "slow") return void setTimeout(() => forward(proxy.target, req, res), 1500);
     if (fault === "drop") return dropMidway(req);
     req.resume();
     req.on("end", () => answer(res, fault));

@@ -85,3 +85,35 @@ describe("upload faults", () => {
     expect(run.stderr).not.toContain("retrying");
   });
 });
+
+describe("completion faults", () => {
+  it("deploy: a preparation that expired before completion is prepared again and completed", async () => {
+    const apiProxy = await startFaultProxy();
+    const slowBed = await startTestBed({ deployTtlSeconds: 1 });
+    apiProxy.target = slowBed.server.urls.api;
+    try {
+      const site = join(slowBed.dir, "slow");
+      const files = { "index.html": randomBytes(300), "app.js": randomBytes(300) };
+      await writeSite(site, files);
+      // create, prepare, then the completion arrives late
+      apiProxy.plan = ["pass", "pass", "slow"];
+      const run = await runInProcess([site, "--json", "--api-url", apiProxy.url], slowBed.env);
+      expect(run.stderr).not.toContain("Error:");
+      expect(run.code).toBe(0);
+      expect(run.stderr).toContain("preparing it again");
+      const result = JSON.parse(run.stdout) as {
+        productionUrl: string;
+        uploaded: number;
+        bytesUploaded: number;
+      };
+      expect(result).toMatchObject({ uploaded: 2, bytesUploaded: 600 });
+      for (const [path, content] of Object.entries(files)) {
+        const response = await edgeGet(slowBed.server.urls.edge, result.productionUrl, path);
+        expect(response.body.equals(content)).toBe(true);
+      }
+    } finally {
+      await slowBed.stop();
+      await apiProxy.close();
+    }
+  });
+});
