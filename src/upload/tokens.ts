@@ -23,13 +23,15 @@ export class UploadTokens {
     accountId: string,
     expiresAt: Date,
   ): Promise<string> {
+    // JWT expiry is in whole seconds: round up, so a token never expires before its session. The
+    // session's own expiry, in milliseconds, stays the bound: uploads and publishing check it.
     return new SignJWT({ acc: accountId })
       .setProtectedHeader({ alg: "HS256", typ: "JWT" })
       .setIssuer(ISSUER)
       .setAudience(purposes)
       .setSubject(sessionId)
       .setIssuedAt()
-      .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
+      .setExpirationTime(Math.ceil(expiresAt.getTime() / 1000))
       .sign(this.key);
   }
 

@@ -73,6 +73,9 @@ export class LocalPlatform implements Platform {
     if (!session || session.projectSlug !== input.projectSlug) {
       throw new InvalidCompletionError("upload session is gone; prepare the deploy again");
     }
+    if (session.expiresAt <= now()) {
+      throw new InvalidCompletionError("upload session expired; prepare the deploy again");
+    }
     const missing = sessions.missingCount(input.sessionId);
     if (missing > 0)
       throw new InvalidCompletionError(`${missing} assets are still missing; upload them first`);
