@@ -45,10 +45,15 @@ export async function listen(
     handle(next) {
       handler = next;
     },
-    // Stops taking connections, lets requests in flight finish, then drops idle keep-alive sockets.
+    // Stops taking connections and lets requests in flight finish; keep-alive sockets are closed
+    // as soon as they fall idle, so a finished request does not hold the stop for its idle timeout.
     close: () =>
       new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        const sweep = setInterval(() => server.closeIdleConnections(), 50);
+        server.close(() => {
+          clearInterval(sweep);
+          resolve();
+        });
         server.closeIdleConnections();
       }),
   };
