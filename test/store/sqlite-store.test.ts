@@ -1,0 +1,38 @@
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { openSqliteStore } from "../../src/store/index.js";
+import { tempDir } from "../support/server.js";
+import { storeContract } from "./store-contract.js";
+
+const dir = tempDir("deploy-store-");
+afterAll(() => dir.cleanup());
+
+let files = 0;
+storeContract("sqlite file", () => openSqliteStore(join(dir.path, `store-${files++}`, "metadata.sqlite")));
+storeContract("sqlite :memory:", () => openSqliteStore(":memory:"));
+
+describe("sqlite store", () => {
+  it("openSqliteStore: reopening a file keeps what was stored and migrates again without harm", async () => {
+    const file = join(dir.path, "reopen", "metadata.sqlite");
+    const first = await openSqliteStore(file);
+    const record = {
+      slug: "brave-otter-z9y8x",
+      projectHash: "a".repeat(64),
+      anonFingerprint: "b".repeat(64),
+      tokenHash: "c".repeat(64),
+      generatedHostname: "brave-otter-z9y8x.localhost",
+      customHostname: null,
+      revisionId: null,
+      createdAt: "2030-01-01T00:00:00.000Z",
+      expiresAt: "2030-01-31T00:00:00.000Z",
+    };
+    expect(await first.createProject(record)).toBe(true);
+    await first.close();
+    const second = await openSqliteStore(file);
+    try {
+      expect(await second.getProject(record.slug)).toEqual(record);
+    } finally {
+      await second.close();
+    }
+  });
+});

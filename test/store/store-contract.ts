@@ -1,0 +1,298 @@
+import { createHash } from "node:crypto";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  type DeployRecord,
+  HostnameConflictError,
+  type ProjectRecord,
+  type Store,
+} from "../../src/store/store.js";
+
+const sha = (label: string) => createHash("sha256").update(label).digest("hex");
+const at = (iso: string) => new Date(iso).toISOString();
+
+/** A project record named after `label`, with its own token hash and generated hostname. */
+function projectRecord(label: string, overrides: Partial<ProjectRecord> = {}): ProjectRecord {
+  const slug = `${label}-otter-a1b2c`;
+  return {
+    slug,
+    projectHash: sha(`${label}-hash`),
+    anonFingerprint: sha(`${label}-fp`),
+    tokenHash: sha(`${label}-token`),
+    generatedHostname: `${slug}.localhost`,
+    customHostname: null,
+    revisionId: null,
+    createdAt: at("2030-01-01T00:00:00Z"),
+    expiresAt: at("2030-01-31T00:00:00Z"),
+    ...overrides,
+  };
+}
+
+/** An uncompleted deploy of `projectSlug`. */
+function deployRecord(projectSlug: string, n: number, overrides: Partial<DeployRecord> = {}): DeployRecord {
+  return {
+    deployId: `deploy-${projectSlug}-${n}-${"x".repeat(22)}`,
+    projectSlug,
+    revisionId: `rev${String(n).padStart(7, "0")}`,
+    sessionId: `session-${projectSlug}-${n}`,
+    createdAt: at("2030-01-02T00:00:00Z"),
+    expiresAt: at("2030-01-02T01:00:00Z"),
+    completedAt: null,
+    completionHash: null,
+    ...overrides,
+  };
+}
+
+/**
+ * The behaviour every `Store` implementation must have. `open` gives a fresh, empty, migrated store
+ * each time it is called; each test opens one and closes it.
+ */
+export function storeContract(name: string, open: () => Promise<Store>): void {
+  describe(`store contract: ${name}`, () => {
+    let store: Store;
+    beforeEach(async () => {
+      store = await open();
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    it("createProject: stores the record, found by slug, token hash and generated hostname", async () => {
+      const record = projectRecord("amber");
+      expect(await store.createProject(record)).toBe(true);
+      expect(await store.getProject(record.slug)).toEqual(record);
+      expect(await store.getProjectByTokenHash(record.tokenHash)).toEqual(record);
+      expect(await store.getProjectByHostname(record.generatedHostname)).toEqual(record);
+    });
+
+    it("getProject: unknown slug, token hash or hostname gives undefined", async () => {
+      await store.createProject(projectRecord("amber"));
+      expect(await store.getProject("nobody-here-00000")).toBeUndefined();
+      expect(await store.getProjectByTokenHash(sha("unknown-token"))).toBeUndefined();
+      expect(await store.getProjectByHostname("nobody-here-00000.localhost")).toBeUndefined();
+    });
+
+    it("createProject: false on a duplicate slug, and the first project is unchanged", async () => {
+      const first = projectRecord("amber");
+      await store.createProject(first);
+      const clash = projectRecord("other", { slug: first.slug, generatedHostname: "other.localhost" });
+      expect(await store.createProject(clash)).toBe(false);
+      expect(await store.getProject(first.slug)).toEqual(first);
+      expect(await store.getProjectByTokenHash(clash.tokenHash)).toBeUndefined();
+    });
+
+    it("setCustomHostname: sets, finds by it, and clears back to the generated hostname", async () => {
+      const record = projectRecord("amber");
+      await store.createProject(record);
+      await store.setCustomHostname(record.slug, "www.example.com");
+      expect((await store.getProject(record.slug))?.customHostname).toBe("www.example.com");
+      expect((await store.getProjectByHostname("www.example.com"))?.slug).toBe(record.slug);
+      expect((await store.getProjectByHostname(record.generatedHostname))?.slug).toBe(record.slug);
+      await store.setCustomHostname(record.slug, "www.example.com"); // again: no conflict with itself
+      await store.setCustomHostname(record.slug, null);
+      expect((await store.getProject(record.slug))?.customHostname).toBeNull();
+      expect(await store.getProjectByHostname("www.example.com")).toBeUndefined();
+    });
+
+    it("setCustomHostname: HostnameConflictError when another project holds it, changing nothing", async () => {
+      const a = projectRecord("amber");
+      const b = projectRecord("birch");
+      await store.createProject(a);
+      await store.createProject(b);
+      await store.setCustomHostname(a.slug, "shop.example.com");
+      await store.setCustomHostname(b.slug, "blog.example.com");
+      const refused = store.setCustomHostname(b.slug, "shop.example.com");
+      await expect(refused).rejects.toBeInstanceOf(HostnameConflictError);
+      await expect(refused).rejects.toMatchObject({ hostname: "shop.example.com" });
+      expect((await store.getProject(b.slug))?.customHostname).toBe("blog.example.com");
+      expect((await store.getProjectByHostname("shop.example.com"))?.slug).toBe(a.slug);
+      // Once freed, it can be taken.
+      await store.setCustomHostname(a.slug, null);
+      await store.setCustomHostname(b.slug, "shop.example.com");
+      expect((await store.getProjectByHostname("shop.example.com"))?.slug).toBe(b.slug);
+    });
+
+    it("createDeploy: stores the record, found only under its own project", async () => {
+      const a = projectRecord("amber");
+      const b = projectRecord("birch");
+      await store.createProject(a);
+      await store.createProject(b);
+      const deploy = deployRecord(a.slug, 1);
+      await store.createDeploy(deploy);
+      expect(await store.getDeploy(a.slug, deploy.deployId)).toEqual(deploy);
+      expect(await store.getDeploy(b.slug, deploy.deployId)).toBeUndefined();
+      expect(await store.getDeploy(a.slug, "no-such-deploy")).toBeUndefined();
+    });
+
+    it("completeDeploy: marks the deploy and moves the project's revision and expiry together", async () => {
+      const a = projectRecord("amber");
+      await store.createProject(a);
+      const deploy = deployRecord(a.slug, 1);
+      await store.createDeploy(deploy);
+      const input = {
+        projectSlug: a.slug,
+        deployId: deploy.deployId,
+        completionHash: sha("completion-1"),
+        completedAt: at("2030-01-02T00:10:00Z"),
+        projectExpiresAt: at("2030-02-01T00:10:00Z"),
+      };
+      const published = await store.completeDeploy(input);
+      const expected = { ...a, revisionId: deploy.revisionId, expiresAt: input.projectExpiresAt };
+      expect(published).toEqual(expected);
+      expect(await store.getProject(a.slug)).toEqual(expected);
+      expect(await store.getDeploy(a.slug, deploy.deployId)).toEqual({
+        ...deploy,
+        completedAt: input.completedAt,
+        completionHash: input.completionHash,
+      });
+
+      // A later deploy moves the revision on.
+      const next = deployRecord(a.slug, 2);
+      await store.createDeploy(next);
+      const moved = await store.completeDeploy({
+        ...input,
+        deployId: next.deployId,
+        completionHash: sha("completion-2"),
+        projectExpiresAt: at("2030-02-02T00:00:00Z"),
+      });
+      expect(moved.revisionId).toBe(next.revisionId);
+      expect(moved.expiresAt).toBe(at("2030-02-02T00:00:00Z"));
+    });
+
+    it("completeDeploy: a second completion of the same deploy throws and changes nothing", async () => {
+      const a = projectRecord("amber");
+      await store.createProject(a);
+      const deploy = deployRecord(a.slug, 1);
+      await store.createDeploy(deploy);
+      await store.completeDeploy({
+        projectSlug: a.slug,
+        deployId: deploy.deployId,
+        completionHash: sha("completion-1"),
+        completedAt: at("2030-01-02T00:10:00Z"),
+        projectExpiresAt: at("2030-02-01T00:10:00Z"),
+      });
+      const projectBefore = await store.getProject(a.slug);
+      const deployBefore = await store.getDeploy(a.slug, deploy.deployId);
+
+      await expect(
+        store.completeDeploy({
+          projectSlug: a.slug,
+          deployId: deploy.deployId,
+          completionHash: sha("completion-other"),
+          completedAt: at("2030-01-02T00:20:00Z"),
+          projectExpiresAt: at("2030-03-01T00:00:00Z"),
+        }),
+      ).rejects.toThrow();
+      expect(await store.getProject(a.slug)).toEqual(projectBefore);
+      expect(await store.getDeploy(a.slug, deploy.deployId)).toEqual(deployBefore);
+    });
+
+    it("completeDeploy: an unknown deploy, or one of another project, throws and changes nothing", async () => {
+      const a = projectRecord("amber");
+      const b = projectRecord("birch");
+      await store.createProject(a);
+      await store.createProject(b);
+      const deploy = deployRecord(a.slug, 1);
+      await store.createDeploy(deploy);
+      const input = {
+        completionHash: sha("completion"),
+        completedAt: at("2030-01-02T00:10:00Z"),
+        projectExpiresAt: at("2030-02-01T00:10:00Z"),
+      };
+      await expect(
+        store.completeDeploy({ ...input, projectSlug: b.slug, deployId: deploy.deployId }),
+      ).rejects.toThrow();
+      await expect(
+        store.completeDeploy({ ...input, projectSlug: a.slug, deployId: "nope" }),
+      ).rejects.toThrow();
+      expect(await store.getProject(a.slug)).toEqual(a);
+      expect(await store.getProject(b.slug)).toEqual(b);
+      expect(await store.getDeploy(a.slug, deploy.deployId)).toEqual(deploy);
+    });
+
+    it("deleteProject: removes the project with its deploys and frees its hostnames", async () => {
+      const a = projectRecord("amber");
+      const b = projectRecord("birch");
+      await store.createProject(a);
+      await store.createProject(b);
+      await store.setCustomHostname(a.slug, "shop.example.com");
+      const done = deployRecord(a.slug, 1);
+      const open = deployRecord(a.slug, 2);
+      const others = deployRecord(b.slug, 1);
+      for (const d of [done, open, others]) await store.createDeploy(d);
+      await store.completeDeploy({
+        projectSlug: a.slug,
+        deployId: done.deployId,
+        completionHash: sha("completion"),
+        completedAt: at("2030-01-02T00:10:00Z"),
+        projectExpiresAt: at("2030-02-01T00:10:00Z"),
+      });
+
+      expect(await store.deleteProject(a.slug)).toBe(true);
+      expect(await store.getProject(a.slug)).toBeUndefined();
+      expect(await store.getProjectByTokenHash(a.tokenHash)).toBeUndefined();
+      expect(await store.getProjectByHostname(a.generatedHostname)).toBeUndefined();
+      expect(await store.getProjectByHostname("shop.example.com")).toBeUndefined();
+      expect(await store.getDeploy(a.slug, done.deployId)).toBeUndefined();
+      expect(await store.getDeploy(a.slug, open.deployId)).toBeUndefined();
+      expect(await store.getDeploy(b.slug, others.deployId)).toEqual(others);
+      expect(await store.deleteProject(a.slug)).toBe(false);
+
+      await store.setCustomHostname(b.slug, "shop.example.com");
+      expect((await store.getProjectByHostname("shop.example.com"))?.slug).toBe(b.slug);
+
+      // Nothing of the old project lingers: the slug and the same revision can be used again.
+      expect(await store.createProject(a)).toBe(true);
+      await store.createDeploy(done);
+      const again = await store.completeDeploy({
+        projectSlug: a.slug,
+        deployId: done.deployId,
+        completionHash: sha("completion"),
+        completedAt: at("2030-01-03T00:00:00Z"),
+        projectExpiresAt: at("2030-02-03T00:00:00Z"),
+      });
+      expect(again.revisionId).toBe(done.revisionId);
+    });
+
+    it("deleteExpiredDeploys: deletes uncompleted deploys that expired before now, and only those", async () => {
+      const a = projectRecord("amber");
+      await store.createProject(a);
+      const expired = deployRecord(a.slug, 1, { expiresAt: at("2030-01-02T01:00:00Z") });
+      const completed = deployRecord(a.slug, 2, { expiresAt: at("2030-01-02T01:00:00Z") });
+      const live = deployRecord(a.slug, 3, { expiresAt: at("2030-01-02T03:00:00Z") });
+      for (const d of [expired, completed, live]) await store.createDeploy(d);
+      await store.completeDeploy({
+        projectSlug: a.slug,
+        deployId: completed.deployId,
+        completionHash: sha("completion"),
+        completedAt: at("2030-01-02T00:30:00Z"),
+        projectExpiresAt: at("2030-02-01T00:30:00Z"),
+      });
+
+      expect(await store.deleteExpiredDeploys(at("2030-01-02T02:00:00Z"))).toBe(1);
+      expect(await store.getDeploy(a.slug, expired.deployId)).toBeUndefined();
+      expect((await store.getDeploy(a.slug, completed.deployId))?.completedAt).not.toBeNull();
+      expect(await store.getDeploy(a.slug, live.deployId)).toEqual(live);
+      expect(await store.deleteExpiredDeploys(at("2030-01-02T02:00:00Z"))).toBe(0);
+      expect((await store.getProject(a.slug))?.revisionId).toBe(completed.revisionId);
+    });
+
+    it("listProjectsExpiredBefore: slugs of projects expired before the time, soonest first, up to the limit", async () => {
+      const early = projectRecord("early", { expiresAt: at("2030-01-10T00:00:00Z") });
+      const middle = projectRecord("middle", { expiresAt: at("2030-01-05T00:00:00Z") });
+      const late = projectRecord("late", { expiresAt: at("2030-01-20T00:00:00Z") });
+      for (const p of [early, middle, late]) await store.createProject(p);
+
+      expect(await store.listProjectsExpiredBefore(at("2030-01-15T00:00:00Z"), 10)).toEqual([
+        middle.slug,
+        early.slug,
+      ]);
+      expect(await store.listProjectsExpiredBefore(at("2030-01-15T00:00:00Z"), 1)).toEqual([middle.slug]);
+      expect(await store.listProjectsExpiredBefore(at("2030-01-01T00:00:00Z"), 10)).toEqual([]);
+      expect(await store.listProjectsExpiredBefore(at("2030-12-31T00:00:00Z"), 10)).toHaveLength(3);
+    });
+
+    it("ping: answers when the store is up", async () => {
+      await expect(store.ping()).resolves.toBeUndefined();
+    });
+  });
+}
