@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
-import { Kysely, type Selectable, SqliteDialect, sql } from "kysely";
+import { Kysely, SqliteDialect, sql } from "kysely";
 import {
   type CompleteDeployInput,
   type DeployRecord,
@@ -10,10 +10,8 @@ import {
   type Store,
 } from "../store.js";
 import { migrateToLatest } from "./migrations.js";
+import { toDeploy, toDeployRow, toProject, toProjectRow } from "./rows.js";
 import type { MetadataTables } from "./schema.js";
-
-type ProjectRow = Selectable<MetadataTables["projects"]>;
-type DeployRow = Selectable<MetadataTables["deploys"]>;
 
 /** Opens the SQLite metadata store at `file` (WAL, full sync, foreign keys) and migrates it. */
 export async function openSqliteStore(file: string): Promise<SqliteStore> {
@@ -84,19 +82,7 @@ export class SqliteStore implements Store {
   }
 
   async createDeploy(deploy: DeployRecord): Promise<void> {
-    await this.db
-      .insertInto("deploys")
-      .values({
-        deploy_id: deploy.deployId,
-        project_slug: deploy.projectSlug,
-        revision_id: deploy.revisionId,
-        session_id: deploy.sessionId,
-        created_at: deploy.createdAt,
-        expires_at: deploy.expiresAt,
-        completed_at: deploy.completedAt,
-        completion_hash: deploy.completionHash,
-      })
-      .execute();
+    await this.db.insertInto("deploys").values(toDeployRow(deploy)).execute();
   }
 
   async getDeploy(projectSlug: string, deployId: string): Promise<DeployRecord | undefined> {
@@ -169,45 +155,4 @@ export class SqliteStore implements Store {
 
 function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: string } | null)?.code === "SQLITE_CONSTRAINT_UNIQUE";
-}
-
-function toProjectRow(p: ProjectRecord): ProjectRow {
-  return {
-    slug: p.slug,
-    project_hash: p.projectHash,
-    anon_fingerprint: p.anonFingerprint,
-    token_hash: p.tokenHash,
-    generated_hostname: p.generatedHostname,
-    custom_hostname: p.customHostname,
-    revision_id: p.revisionId,
-    created_at: p.createdAt,
-    expires_at: p.expiresAt,
-  };
-}
-
-function toProject(row: ProjectRow): ProjectRecord {
-  return {
-    slug: row.slug,
-    projectHash: row.project_hash,
-    anonFingerprint: row.anon_fingerprint,
-    tokenHash: row.token_hash,
-    generatedHostname: row.generated_hostname,
-    customHostname: row.custom_hostname,
-    revisionId: row.revision_id,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-  };
-}
-
-function toDeploy(row: DeployRow): DeployRecord {
-  return {
-    deployId: row.deploy_id,
-    projectSlug: row.project_slug,
-    revisionId: row.revision_id,
-    sessionId: row.session_id,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-    completedAt: row.completed_at,
-    completionHash: row.completion_hash,
-  };
 }

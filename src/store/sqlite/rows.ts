@@ -1,0 +1,61 @@
+import type { Selectable } from "kysely";
+import type { DeployRecord, ProjectRecord } from "../store.js";
+import type { MetadataTables } from "./schema.js";
+
+type ProjectRow = Selectable<MetadataTables["projects"]>;
+type DeployRow = Selectable<MetadataTables["deploys"]>;
+
+/** Column names are snake_case in SQL and camelCase in records; these map one to the other. */
+export function toProjectRow(p: ProjectRecord): ProjectRow {
+  return {
+    slug: p.slug,
+    project_hash: p.projectHash,
+    anon_fingerprint: p.anonFingerprint,
+    token_hash: p.tokenHash,
+    generated_hostname: p.generatedHostname,
+    custom_hostname: p.customHostname,
+    revision_id: p.revisionId,
+    created_at: p.createdAt,
+    expires_at: p.expiresAt,
+  };
+}
+
+export function toProject(row: ProjectRow): ProjectRecord {
+  return {
+    slug: row.slug,
+    projectHash: row.project_hash,
+    anonFingerprint: row.anon_fingerprint,
+    tokenHash: row.token_hash,
+    generatedHostname: row.generated_hostname,
+    customHostname: row.custom_hostname,
+    revisionId: row.revision_id,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+  };
+}
+
+export function toDeploy(row: DeployRow): DeployRecord {
+  return {
+    deployId: row.deploy_id,
+    projectSlug: row.project_slug,
+    revisionId: row.revision_id,
+    sessionId: row.session_id,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    completedAt: row.completed_at,
+    completionHash: row.completion_hash,
+  };
+}
+
+export function toDeployRow(deploy: DeployRecord): DeployRow {
+  return {
+    deploy_id: deploy.deployId,
+    project_slug: deploy.projectSlug,
+    revision_id: deploy.revisionId,
+    session_id: deploy.sessionId,
+    created_at: deploy.createdAt,
+    expires_at: deploy.expiresAt,
+    completed_at: deploy.completedAt,
+    completion_hash: deploy.completionHash,
+  };
+}
