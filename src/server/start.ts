@@ -11,6 +11,7 @@ import { createServices, type Services } from "../core/services.js";
 import { createEdgeHandler } from "../edge/index.js";
 import { BlobStore } from "../platform/local/blob-store.js";
 import { openPlatformDatabase, settingOrCreate } from "../platform/local/database.js";
+import { removeOrphanFiles } from "../platform/local/garbage-collector.js";
 import { LocalPlatform } from "../platform/local/local-platform.js";
 import { openSqliteStore } from "../store/index.js";
 import { UploadTokens } from "../upload/tokens.js";
@@ -45,6 +46,8 @@ export async function startServer(
   const platformDir = join(config.dataDir, "platform");
   const db = openPlatformDatabase(platformDir);
   const blobs = new BlobStore(platformDir);
+  const orphans = removeOrphanFiles(db, blobs);
+  if (orphans > 0) logger.info({ orphans }, "removed blob files no row named");
   const accountId = settingOrCreate(db, "account_id", generateAccountId);
   const secret =
     config.uploadJwtSecret ?? settingOrCreate(db, "upload_jwt_secret", () => randomBytes(32).toString("hex"));

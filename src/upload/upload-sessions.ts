@@ -38,7 +38,7 @@ export class UploadSessions {
     const missing = `FROM session_assets s WHERE s.session_id = ?
       AND NOT EXISTS (SELECT 1 FROM blobs b WHERE b.hash = s.hash)`;
     this.selectMissing = db.prepare(`SELECT s.hash AS hash, MAX(s.size) AS size ${missing} GROUP BY s.hash`);
-    this.countMissing = db.prepare(`SELECT COUNT(*) AS n ${missing}`);
+    this.countMissing = db.prepare(`SELECT COUNT(DISTINCT s.hash) AS n ${missing}`);
     this.insertBlob = db.prepare(
       "INSERT OR IGNORE INTO blobs (hash, size, content_type, created_at) VALUES (?, ?, ?, ?)",
     );

@@ -111,6 +111,19 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       expect((await store.getProjectByHostname("shop.example.com"))?.slug).toBe(b.slug);
     });
 
+    it("setCustomHostname: HostnameConflictError for another project's generated hostname", async () => {
+      const a = projectRecord("amber");
+      const b = projectRecord("birch");
+      await store.createProject(a);
+      await store.createProject(b);
+      await expect(store.setCustomHostname(b.slug, a.generatedHostname)).rejects.toBeInstanceOf(
+        HostnameConflictError,
+      );
+      expect((await store.getProject(b.slug))?.customHostname).toBeNull();
+      // Its own generated hostname is no conflict.
+      await store.setCustomHostname(b.slug, b.generatedHostname);
+    });
+
     it("createDeploy: stores the record, found only under its own project", async () => {
       const a = projectRecord("amber");
       const b = projectRecord("birch");

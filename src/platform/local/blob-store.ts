@@ -1,5 +1,14 @@
 import { randomBytes } from "node:crypto";
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync } from "node:fs";
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { join } from "node:path";
 import { ASSET_HASH } from "../../core/formats.js";
 
@@ -57,6 +66,13 @@ export class BlobStore {
   /** Removes a temporary file that will not be committed. */
   discard(temporaryPath: string): void {
     rmSync(temporaryPath, { force: true });
+  }
+
+  /** Every blob file present, by hash. */
+  *hashes(): Generator<string> {
+    for (const prefix of readdirSync(this.blobsDir)) {
+      for (const name of readdirSync(join(this.blobsDir, prefix))) if (ASSET_HASH.test(name)) yield name;
+    }
   }
 
   /** Deletes a blob; its row must be gone first. */

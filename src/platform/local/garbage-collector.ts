@@ -41,6 +41,22 @@ export function reclaimBlobs(db: PlatformDatabase, blobs: BlobStore, hashes: str
   return { sessionsExpired: 0, ...deleteFiles(blobs, removed) };
 }
 
+/**
+ * Deletes blob files no row names: what a crash between removing a row and its file left behind.
+ * Run at start, before any upload, since an upload writes its file just before its row.
+ */
+export function removeOrphanFiles(db: PlatformDatabase, blobs: BlobStore): number {
+  const known = db.prepare("SELECT 1 FROM blobs WHERE hash = ?").pluck();
+  let removed = 0;
+  for (const hash of blobs.hashes()) {
+    if (known.get(hash) === undefined) {
+      blobs.delete(hash);
+      removed++;
+    }
+  }
+  return removed;
+}
+
 interface BlobRow {
   hash: string;
   size: number;

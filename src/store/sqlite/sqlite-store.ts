@@ -64,11 +64,23 @@ export class SqliteStore implements Store {
 
   async setCustomHostname(slug: string, hostname: string | null): Promise<void> {
     try {
-      await this.db
-        .updateTable("projects")
-        .set({ custom_hostname: hostname })
-        .where("slug", "=", slug)
-        .execute();
+      await this.db.transaction().execute(async (trx) => {
+        // A name is held as a custom hostname (the unique index says so) or as a generated one.
+        if (hostname !== null) {
+          const holder = await trx
+            .selectFrom("projects")
+            .select("slug")
+            .where("generated_hostname", "=", hostname)
+            .where("slug", "!=", slug)
+            .executeTakeFirst();
+          if (holder) throw new HostnameConflictError(hostname);
+        }
+        await trx
+          .updateTable("projects")
+          .set({ custom_hostname: hostname })
+          .where("slug", "=", slug)
+          .execute();
+      });
     } catch (error) {
       if (hostname !== null && isUniqueViolation(error)) throw new HostnameConflictError(hostname);
       throw error;
