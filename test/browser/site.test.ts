@@ -65,9 +65,12 @@ describe.skipIf(!present && !process.env.CI)("a deployed site in a real browser"
       try {
         const response = await page.goto(deployed[which]);
         expect(response?.status()).toBe(200);
-        await page.waitForFunction(() => document.getElementById("status")?.textContent === "script ran");
-        const color = await page.$eval("#status", (element) => getComputedStyle(element).color);
-        const background = await page.$eval("body", (element) => getComputedStyle(element).backgroundColor);
+        // Expressions run in the page (the project's TypeScript has no DOM types).
+        await page.waitForFunction('document.getElementById("status")?.textContent === "script ran"');
+        const color = await page.evaluate<string>(
+          'getComputedStyle(document.getElementById("status")).color',
+        );
+        const background = await page.evaluate<string>("getComputedStyle(document.body).backgroundColor");
         expect(color).toBe("rgb(0, 128, 0)");
         expect(background).toBe("rgb(255, 250, 205)");
         await page.screenshot({
