@@ -1,5 +1,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { runCli } from "../../src/client/run.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   edgeGet,
@@ -163,6 +165,35 @@ describe("deploy end to end", () => {
     const again = await runInProcess(["delete", "--dir", other, "--yes"], bed.env);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain("no project for");
+  });
+
+  it("delete: on a terminal it asks first, and anything but yes keeps the project", async () => {
+    const other = join(bed.dir, "asked");
+    await writeSite(other, { "index.html": "still here" });
+    const deployed = await deployJson(other);
+    const answer = async (text: string) => {
+      const stdin = Object.assign(new PassThrough(), { isTTY: true });
+      let stderr = "";
+      let stdout = "";
+      const pending = runCli(["delete", "--dir", other], {
+        stdin,
+        stdout: { write: (chunk: string) => (stdout += chunk) },
+        stderr: { write: (chunk: string) => (stderr += chunk), isTTY: true },
+        env: bed.env,
+        cwd: "/",
+      });
+      setTimeout(() => stdin.write(text), 50);
+      return { code: await pending, stdout, stderr };
+    };
+    const kept = await answer("n\n");
+    expect(kept.code).toBe(1);
+    expect(kept.stderr).toContain(`Delete project ${deployed.projectSlug}`);
+    expect(kept.stderr).toContain("deletion cancelled");
+    expect((await edgeGet(bed.server.urls.edge, deployed.productionUrl, "")).status).toBe(200);
+    const gone = await answer("yes\n");
+    expect(gone.code).toBe(0);
+    expect(gone.stdout).toContain(`Deleted project ${deployed.projectSlug}`);
+    expect((await edgeGet(bed.server.urls.edge, deployed.productionUrl, "")).status).toBe(404);
   });
 
   it("deploy: a project deleted behind the client's back is replaced, and the URL change is said", async () => {

@@ -1,4 +1,4 @@
-import { createInterface } from "node:readline/promises";
+import { createInterface } from "node:readline";
 import { PROJECT_GONE_CODES } from "../api-client.js";
 import { openFolder, requireRecord, type CommandContext } from "../context.js";
 import { ApiError, CliError, UsageError } from "../errors.js";
@@ -37,12 +37,14 @@ async function confirm(ctx: CommandContext, question: string): Promise<void> {
       "Example: deploy delete --dir ./dist --yes",
     );
   }
-  const prompt = createInterface({ input: stdin, output: ctx.io.stderr as NodeJS.WritableStream });
-  try {
-    const answer = (await prompt.question(question)).trim().toLowerCase();
-    if (answer !== "y" && answer !== "yes")
-      throw new CliError("CANCELLED", "deletion cancelled; nothing was changed");
-  } finally {
-    prompt.close();
+  ctx.io.stderr.write(question);
+  const lines = createInterface({ input: stdin, terminal: false });
+  let answer = "";
+  for await (const line of lines) {
+    answer = line.trim().toLowerCase();
+    break;
   }
+  lines.close();
+  if (answer !== "y" && answer !== "yes")
+    throw new CliError("CANCELLED", "deletion cancelled; nothing was changed");
 }
