@@ -1,6 +1,8 @@
-/** Exit statuses of the command-line client. */
+/** Exit status of success. */
 export const EXIT_OK = 0;
+/** Exit status of a failure. */
 export const EXIT_FAILURE = 1;
+/** Exit status of a usage error. */
 export const EXIT_USAGE = 2;
 
 /**

@@ -14,6 +14,7 @@ export interface SiteFile {
 
 /** Always skipped, wherever they are; `.deployignore` itself is skipped at the top. */
 export const DEFAULT_IGNORES = [".git", "node_modules", ".DS_Store", "/.deployignore"];
+/** The ignore file read at the top of the folder. */
 export const IGNORE_FILE = ".deployignore";
 
 interface WalkState {
@@ -59,7 +60,9 @@ async function loadRules(root: string): Promise<Ignore> {
 }
 
 async function visitDir(state: WalkState, dir: string, prefix: string, chain: string[]): Promise<void> {
-  const entries = await readdir(dir, { withFileTypes: true });
+  const entries = await readdir(dir, { withFileTypes: true }).catch((error: unknown) => {
+    throw unreadable(prefix === "" ? "." : prefix, error);
+  });
   const subdirs: Array<{ abs: string; rel: string; real: string }> = [];
   await Promise.all(
     entries.map(async (entry) => {
@@ -71,7 +74,9 @@ async function visitDir(state: WalkState, dir: string, prefix: string, chain: st
         if (target === undefined) return;
         real = target;
       }
-      const info = await stat(real);
+      const info = await stat(real).catch((error: unknown) => {
+        throw unreadable(rel, error);
+      });
       if (info.isDirectory()) {
         if (state.rules.ignores(`${rel}/`)) return;
         if (chain.includes(real)) {
@@ -104,4 +109,12 @@ async function followLink(state: WalkState, abs: string, rel: string): Promise<s
     return undefined;
   }
   return target;
+}
+
+function unreadable(path: string, error: unknown): CliError {
+  return new CliError(
+    "READ_FAILED",
+    `cannot read ${path}: ${(error as Error).message}`,
+    "Check its permissions.",
+  );
 }
