@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
+    // Compiles dist/ once for the tests that run the real binaries.
+    globalSetup: ["test/client/global-setup.ts"],
   },
 });
