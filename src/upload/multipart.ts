@@ -72,10 +72,11 @@ export async function parseMultipart(
       }
       case "headers": {
         const end = buffer.indexOf(CRLF2);
-        if (end === -1) {
-          if (buffer.length > MAX_HEADER_BYTES) throw new MultipartError("multipart part headers too large");
-          return false;
+        // The limit holds however the headers arrive: in many chunks or in one.
+        if ((end === -1 ? buffer.length : end) > MAX_HEADER_BYTES) {
+          throw new MultipartError("multipart part headers too large");
         }
+        if (end === -1) return false;
         const part = parseHeaders(buffer.subarray(0, end).toString("utf8"));
         buffer = buffer.subarray(end + 4);
         sink = await onPart(part);
