@@ -73,8 +73,14 @@ export class Base64FileSink implements PartSink {
     return this.hasher.finish(extension);
   }
 
-  /** Stops writing; the caller removes the file. */
-  abort(): void {
+  /**
+   * Stops writing and resolves once the file is closed. The file may still be opening when a part
+   * is refused (on its first chunk); only after `close` can the caller remove it for good.
+   */
+  async abort(): Promise<void> {
+    if (this.out.closed) return;
+    const closed = new Promise<void>((resolve) => this.out.once("close", () => resolve()));
     this.out.destroy();
+    await closed;
   }
 }

@@ -64,7 +64,7 @@ export class UploadService {
         receiver.open(part),
       );
     } catch (error) {
-      receiver.abort();
+      await receiver.abort();
       if (error instanceof MultipartError || error instanceof PartContentError)
         throw badRequest(error.message);
       throw error;
@@ -141,10 +141,11 @@ class BucketReceiver {
     };
   }
 
-  abort(): void {
+  async abort(): Promise<void> {
     if (!this.current) return;
-    this.current.sink.abort();
-    this.options.blobs.discard(this.current.file);
+    const { sink, file } = this.current;
     this.current = undefined;
+    await sink.abort();
+    this.options.blobs.discard(file);
   }
 }
