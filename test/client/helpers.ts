@@ -1,12 +1,12 @@
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
-import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pino } from "pino";
 import { startServer, type RunningServer } from "../../src/server/start.js";
 import { runCli } from "../../src/client/run.js";
+import { type EdgeResponse, edgeGet as edgeRequest } from "../support/http.js";
 
 type ServerOverrides = Parameters<typeof startServer>[0];
 
@@ -113,36 +113,12 @@ export function fixtureSite(): Record<string, string | Buffer> {
 }
 
 /** A response of the edge: status, headers, bytes. */
-export interface EdgeResponse {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: Buffer;
-}
+export type { EdgeResponse };
 
-/** GETs a site URL through the edge listener with its Host header (fetch cannot set Host). */
+/** GETs a site URL's path through the edge listener with its Host header, uncompressed. */
 export function edgeGet(edgeUrl: string, siteUrl: string, path: string): Promise<EdgeResponse> {
-  const edge = new URL(edgeUrl);
-  const site = new URL(siteUrl);
-  const target = encodeURI(`/${path}`);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: edge.hostname,
-        port: edge.port,
-        path: target,
-        headers: { host: site.host, "accept-encoding": "identity" },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.on("end", () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
-        );
-        res.on("error", reject);
-      },
-    );
-    req.on("error", reject);
-    req.end();
+  return edgeRequest(edgeUrl, new URL(siteUrl).host, encodeURI(`/${path}`), {
+    "accept-encoding": "identity",
   });
 }
 
