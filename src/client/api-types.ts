@@ -1,14 +1,13 @@
-/** Public project metadata, as the deploy API returns it (contract §3). */
-export interface ProjectInfo {
-  projectSlug: string;
-  hostname: string;
-  generatedHostname: string;
-  customHostname: string | null;
-  productionUrl: string;
-  revisionId: string | null;
-  createdAt: string;
-  expiresAt: string;
-}
+/**
+ * The Deploy API's bodies as the client sees them. They are the server's own types, imported for
+ * their shape only (no runtime code), so client and server cannot disagree on a field.
+ */
+import type { CompletedDeploy } from "../core/operations/complete-deploy.js";
+import type { PreparedDeploy } from "../core/operations/prepare-deploy.js";
+import type { PublicProject } from "../core/services.js";
+
+/** Public project metadata (contract §3). */
+export type ProjectInfo = PublicProject;
 
 /** The manifest of a prepare request: `/<slug>/<path>` → hash and size. */
 export type Manifest = Record<string, { hash: string; size: number }>;
@@ -20,24 +19,10 @@ export interface CreateProjectResult {
 }
 
 /** POST /projects/:slug/prepare → 200. */
-export interface PrepareResult {
-  deployId: string;
-  accountId: string;
-  revisionId: string;
-  uploadJwt: string;
-  buckets: string[][];
-  project: ProjectInfo;
-  urls: { upload: string; production: string; revision: string };
-  expiresAt: string;
-}
+export type PrepareResult = PreparedDeploy;
 
 /** POST /projects/:slug/deploy → 200. */
-export interface DeployResult {
-  revisionId: string;
-  productionUrl: string;
-  revisionUrl: string;
-  project: ProjectInfo;
-}
+export type DeployResult = CompletedDeploy;
 
 /** POST /projects/:slug/domains → 200. */
 export interface DomainResult {
