@@ -1,3 +1,4 @@
+import { ProjectNotFoundError } from "../errors.js";
 import { generateDeployId, generateRevisionId } from "../ids.js";
 import { parseManifest } from "../manifest.js";
 import { addSeconds, type PublicProject, type Services, toPublicProject } from "../services.js";
@@ -29,20 +30,29 @@ export async function prepareDeploy(
   const entries = parseManifest(input.manifest, project.slug, config.limits);
   const now = services.now();
   const expiresAt = addSeconds(now, config.deployTtlSeconds);
-  const session = await callPlatform(() =>
-    platform.openUploadSession({ projectSlug: project.slug, entries, expiresAt }),
-  );
-  const deploy = {
-    deployId: generateDeployId(),
-    projectSlug: project.slug,
-    revisionId: generateRevisionId(),
-    sessionId: session.sessionId,
-    createdAt: now.toISOString(),
-    expiresAt: expiresAt.toISOString(),
-    completedAt: null,
-    completionHash: null,
-  };
-  await store.createDeploy(deploy);
+  // Under the project's lock, as deletion is: a deletion that ran since `authorize` is seen here
+  // (404), and one that comes later removes this session and deploy with the rest of the project.
+  const { session, deploy } = await services.locks.run(project.slug, async () => {
+    const current = await store.getProject(project.slug);
+    if (!current || current.tokenHash !== project.tokenHash) {
+      throw new ProjectNotFoundError(`project ${project.slug} not found`);
+    }
+    const session = await callPlatform(() =>
+      platform.openUploadSession({ projectSlug: project.slug, entries, expiresAt }),
+    );
+    const deploy = {
+      deployId: generateDeployId(),
+      projectSlug: project.slug,
+      revisionId: generateRevisionId(),
+      sessionId: session.sessionId,
+      createdAt: now.toISOString(),
+      expiresAt: expiresAt.toISOString(),
+      completedAt: null,
+      completionHash: null,
+    };
+    await store.createDeploy(deploy);
+    return { session, deploy };
+  });
   const publicProject = toPublicProject(project, config.sites);
   return {
     deployId: deploy.deployId,
