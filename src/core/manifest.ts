@@ -1,5 +1,5 @@
 import { InvalidManifestError } from "./errors.js";
-import { ASSET_HASH } from "./formats.js";
+import { ASSET_HASH, CONTROL_CHARACTER } from "./formats.js";
 
 /** One asset of a deploy: its path inside the site (starting with `/`), hash and size. */
 export interface ManifestEntry {
@@ -13,8 +13,6 @@ export interface ManifestLimits {
   maxAssetBytes: number;
 }
 
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /**
  * Checks a prepare manifest against contract §2 and returns its entries with paths relative to the
@@ -44,7 +42,7 @@ export function parseManifest(manifest: unknown, slug: string, limits: ManifestL
 }
 
 function checkPath(key: string, path: string): void {
-  if (path.includes("\\") || CONTROL.test(path)) {
+  if (path.includes("\\") || CONTROL_CHARACTER.test(path)) {
     throw new InvalidManifestError(`manifest key "${clip(key)}" holds a backslash or a control character`);
   }
   const segments = path.slice(1).split("/");
