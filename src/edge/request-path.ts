@@ -4,6 +4,8 @@
  * so a traversal attempt can at worst name a file that does not exist.
  */
 
+import { CONTROL_CHARACTER } from "../core/formats.js";
+
 /** Where a request is aimed: the hostname to serve and the still-encoded path. */
 export interface RequestTarget {
   host: string | undefined;
@@ -14,8 +16,7 @@ export interface RequestTarget {
 export type DecodedPath = { kind: "path"; path: string } | { kind: "bad-request" } | { kind: "not-found" };
 
 // Characters no manifest key may hold (contract §2), plus `/` that only `%2F` can bring into a segment.
-// eslint-disable-next-line no-control-regex
-const NEVER_IN_SEGMENT = /[\u0000-\u001f\u007f\\/]/;
+const NEVER_IN_SEGMENT = new RegExp(String.raw`${CONTROL_CHARACTER.source}|[\\/]`, "u");
 
 /** Splits a request target into host and path; absolute-form targets carry their own host (RFC 9112 §3.2.2). */
 export function requestTarget(url: string, hostHeader: string | undefined): RequestTarget | undefined {
