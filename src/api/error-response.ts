@@ -3,18 +3,41 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { Logger } from "pino";
 import { DeployError, RateLimitedError } from "../core/errors.js";
 
+/** The HTTP status of each domain error code (contract §5). */
+const STATUS_BY_CODE: Record<string, ContentfulStatusCode> = {
+  INVALID_JSON: 400,
+  INVALID_REQUEST: 400,
+  INVALID_PROJECT_HASH: 400,
+  INVALID_FINGERPRINT: 400,
+  INVALID_MANIFEST: 400,
+  INVALID_DOMAIN: 400,
+  UNAUTHORIZED: 401,
+  OWNERSHIP_MISMATCH: 403,
+  PROJECT_NOT_FOUND: 404,
+  DEPLOY_NOT_FOUND: 404,
+  DOMAIN_TAKEN: 409,
+  DEPLOY_ALREADY_COMPLETED: 409,
+  PROJECT_EXPIRED: 410,
+  DEPLOY_EXPIRED: 410,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  INVALID_COMPLETION: 422,
+  RATE_LIMITED: 429,
+  INTERNAL: 500,
+  UPLOAD_PLATFORM_ERROR: 502,
+};
+
 /**
  * The one place that turns errors into responses: a domain error becomes its status with
- * `{ error: { code, message } }`; anything else is logged and answered 500 INTERNAL, with no
- * stack trace or internal detail in the body.
+ * `{ error: { code, message } }`; anything else is logged and answered 500 INTERNAL. A server-side
+ * failure's cause goes to the log only, never into the body, and no body carries a stack trace.
  */
 export function errorResponse(error: unknown, c: Context, logger: Logger): Response {
   if (error instanceof DeployError) {
+    const status = STATUS_BY_CODE[error.code] ?? 500;
+    if (status >= 500) logger.error({ err: error, method: c.req.method, path: c.req.path }, error.code);
     if (error instanceof RateLimitedError) c.header("Retry-After", String(error.retryAfterSeconds));
-    return c.json(
-      { error: { code: error.code, message: error.message } },
-      error.status as ContentfulStatusCode,
-    );
+    return c.json({ error: { code: error.code, message: error.message } }, status);
   }
   logger.error({ err: error, method: c.req.method, path: c.req.path }, "unexpected error");
   return c.json({ error: { code: "INTERNAL", message: "internal error" } }, 500);

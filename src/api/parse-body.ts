@@ -34,14 +34,16 @@ export async function parseBody<S extends z.ZodType>(
   const result = schema.safeParse(body);
   // `raw` keeps keys such as "__proto__" that a parsed copy could drop, for checks that must see them.
   if (result.success) return { body: result.data, raw: body as Record<string, unknown> };
-  throw fieldError(result.error.issues);
+  throw fieldError(result.error.issues, body as Record<string, unknown>);
 }
 
-function fieldError(issues: z.core.$ZodIssue[]): Error {
-  // Report the contract's specific codes first, whatever order zod listed the issues in.
+function fieldError(issues: z.core.$ZodIssue[], body: Record<string, unknown>): Error {
+  // Report the contract's specific codes first, whatever order zod listed the issues in. They are
+  // for malformed values; a missing field is INVALID_REQUEST naming it, like any other.
   const byField = (field: string) => issues.find((issue) => issue.path[0] === field);
-  if (byField("projectHash")) return new InvalidProjectHashError();
-  if (byField("anonFingerprint")) return new InvalidFingerprintError();
+  const malformed = (field: string) => byField(field) && Object.hasOwn(body, field);
+  if (malformed("projectHash")) return new InvalidProjectHashError();
+  if (malformed("anonFingerprint")) return new InvalidFingerprintError();
   const manifest = byField("manifest");
   if (manifest) return new InvalidManifestError(`${describePath(manifest.path)}: ${manifest.message}`);
   const first = issues[0]!;

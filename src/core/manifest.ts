@@ -13,7 +13,6 @@ export interface ManifestLimits {
   maxAssetBytes: number;
 }
 
-
 /**
  * Checks a prepare manifest against contract §2 and returns its entries with paths relative to the
  * site. Keys are `/` + slug + `/` + path; no empty, `.` or `..` segment, no backslash, no control

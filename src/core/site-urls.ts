@@ -1,4 +1,4 @@
-import { generatedHostname, type HostnamePolicy, revisionHostname } from "./hostnames.js";
+import { type HostnamePolicy, revisionHostname } from "./hostnames.js";
 
 /** How public site URLs are written: scheme, public port (omitted when default), domains. */
 export interface SitePolicy extends HostnamePolicy {
@@ -17,9 +17,4 @@ export function siteUrl(hostname: string, policy: SitePolicy): string {
 /** The URL that serves one revision for as long as the project lives. */
 export function revisionUrl(revisionId: string, slug: string, policy: SitePolicy): string {
   return siteUrl(revisionHostname(revisionId, slug, policy), policy);
-}
-
-/** The production URL of a project's generated hostname. */
-export function generatedUrl(slug: string, policy: SitePolicy): string {
-  return siteUrl(generatedHostname(slug, policy), policy);
 }

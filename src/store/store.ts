@@ -63,8 +63,8 @@ export interface Store {
   /** Marks the deploy completed, records its revision and publishes it on the project, atomically. */
   completeDeploy(input: CompleteDeployInput): Promise<ProjectRecord>;
 
-  /** Deletes uncompleted deploys that expired before `now`; returns how many. */
-  deleteExpiredDeploys(now: string): Promise<number>;
+  /** Deletes uncompleted deploys that expired before `before`; returns how many. */
+  deleteExpiredDeploys(before: string): Promise<number>;
   /** Slugs of projects whose expiry is before `before`, at most `limit`. */
   listProjectsExpiredBefore(before: string, limit: number): Promise<string[]>;
 

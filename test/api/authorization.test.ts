@@ -91,6 +91,21 @@ describe("authorization of project routes", () => {
     }
   });
 
+  it("project routes: a malformed manifest or hostname is judged before the token (400 before 401)", async () => {
+    const manifest = await call("POST", `/projects/${mine.slug}/prepare`, "sdp_unknown", {
+      ...identity(mine),
+      manifest: { "/elsewhere/a.txt": { hash: "0".repeat(32), size: 1 } },
+    });
+    expect(manifest.status).toBe(400);
+    expect(manifest.body.error.code).toBe("INVALID_MANIFEST");
+    const domain = await call("POST", `/projects/${mine.slug}/domains`, "sdp_unknown", {
+      ...identity(mine),
+      domain: "not a hostname",
+    });
+    expect(domain.status).toBe(400);
+    expect(domain.body.error.code).toBe("INVALID_DOMAIN");
+  });
+
   it("project routes: a body is required with Content-Type application/json, DELETE included", async () => {
     for (const [method, path] of ROUTES(mine)) {
       const res = await api(server.urls.api, method, path, { token: mine.token, raw: "{}" });

@@ -16,6 +16,8 @@ describe("dependency failures", () => {
       });
       expect(res.status).toBe(502);
       expect(res.body.error.code).toBe("UPLOAD_PLATFORM_ERROR");
+      // The cause (a database message, a path) is for the server's log, not the client.
+      expect(res.body.error.message).toBe("the upload platform failed; try again later");
       const health = await api(server.urls.api, "GET", "/healthz");
       expect(health.status).toBe(503);
       expect(health.body).toEqual({ status: "degraded", checks: { store: "ok", platform: "down" } });

@@ -48,7 +48,7 @@ describe("POST /projects", () => {
   it("POST /projects: 400 INVALID_PROJECT_HASH / INVALID_FINGERPRINT / INVALID_JSON / 415", async () => {
     const cases: [unknown, number, string][] = [
       [{ projectHash: "abc", anonFingerprint: hex64("x") }, 400, "INVALID_PROJECT_HASH"],
-      [{ anonFingerprint: hex64("x") }, 400, "INVALID_PROJECT_HASH"],
+      [{ anonFingerprint: hex64("x") }, 400, "INVALID_REQUEST"],
       [{ projectHash: hex64("x"), anonFingerprint: "z".repeat(64) }, 400, "INVALID_FINGERPRINT"],
       [{ projectHash: 42, anonFingerprint: hex64("x") }, 400, "INVALID_PROJECT_HASH"],
       [[1, 2], 400, "INVALID_JSON"],

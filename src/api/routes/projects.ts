@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { createProject, deleteProject } from "../../core/operations/index.js";
 import type { RateLimiter } from "../../core/rate-limiter.js";
 import type { Services } from "../../core/services.js";
-import { credentials, projectSlugParam } from "../credentials.js";
+import { credentials } from "../credentials.js";
 import { parseBody } from "../parse-body.js";
 import { createProjectSchema, identitySchema } from "../schemas.js";
 
@@ -22,7 +22,6 @@ export function projectRoutes(deps: {
   });
 
   app.delete("/:projectSlug", async (c) => {
-    projectSlugParam(c);
     const { body } = await parseBody(c, identitySchema);
     return c.json(await deleteProject(deps.services, credentials(c, body)), 200);
   });

@@ -1,11 +1,9 @@
 import type { ProjectRecord } from "../../store/store.js";
 import {
-  DeployError,
   OwnershipMismatchError,
   ProjectExpiredError,
   ProjectNotFoundError,
   UnauthorizedError,
-  UploadPlatformError,
 } from "../errors.js";
 import { digestsEqual, sha256Hex } from "../ids.js";
 import type { Services } from "../services.js";
@@ -47,17 +45,10 @@ export async function authorize(
 
 /** True once the project's expiry has passed. */
 export function isExpired(project: ProjectRecord, now: Date): boolean {
-  return Date.parse(project.expiresAt) <= now.getTime();
+  return hasPassed(project.expiresAt, now);
 }
 
-/** Runs a platform call; a failure that is not a domain error becomes UPLOAD_PLATFORM_ERROR. */
-export async function callPlatform<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof DeployError) throw error;
-    throw new UploadPlatformError(
-      `the upload platform failed: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  }
+/** True once an ISO timestamp is not in the future any more. */
+export function hasPassed(timestamp: string, now: Date): boolean {
+  return Date.parse(timestamp) <= now.getTime();
 }

@@ -1,4 +1,4 @@
-import type { DeployRecord } from "../../store/store.js";
+import type { DeployRecord, ProjectRecord } from "../../store/store.js";
 import { DeployAlreadyCompletedError, DeployExpiredError, DeployNotFoundError } from "../errors.js";
 import { digestsEqual, sha256Hex } from "../ids.js";
 import {
@@ -9,7 +9,9 @@ import {
   toPublicProject,
 } from "../services.js";
 import { revisionUrl } from "../site-urls.js";
-import { authorize, callPlatform, type ProjectCredentials } from "./authorize.js";
+import { authorize, hasPassed, type ProjectCredentials } from "./authorize.js";
+import { callPlatform } from "./platform-call.js";
+import { withProjectLock } from "./project-lock.js";
 
 /** The deploy response (contract §3). */
 export interface CompletedDeploy {
@@ -31,13 +33,13 @@ export async function completeDeploy(
   const { store, platform, config } = services;
   const project = await authorize(services, input);
   const completionHash = sha256Hex(input.completionJwt);
-  return services.locks.run(project.slug, async () => {
+  return withProjectLock(services, project, async (current) => {
     const deploy = await store.getDeploy(project.slug, input.deployId);
     if (!deploy)
       throw new DeployNotFoundError(`deploy ${input.deployId} not found for project ${project.slug}`);
-    if (deploy.completedAt !== null) return repeatCompletion(services, deploy, completionHash);
+    if (deploy.completedAt !== null) return repeatCompletion(services, deploy, current, completionHash);
     const now = services.now();
-    if (Date.parse(deploy.expiresAt) <= now.getTime()) {
+    if (hasPassed(deploy.expiresAt, now)) {
       throw new DeployExpiredError("deploy preparation expired; prepare the deploy again");
     }
     const projectExpiresAt = addSeconds(now, config.projectTtlSeconds);
@@ -49,7 +51,8 @@ export async function completeDeploy(
         revisionId: deploy.revisionId,
         sessionId: deploy.sessionId,
         completionJwt: input.completionJwt,
-        hostnames: [productionHostname(project)],
+        // The hostname as it is now, under the lock: a domain change meanwhile is kept.
+        hostnames: [productionHostname(current)],
         expiresAt: projectExpiresAt,
       }),
     );
@@ -64,16 +67,15 @@ export async function completeDeploy(
   });
 }
 
-async function repeatCompletion(
+function repeatCompletion(
   services: Services,
   deploy: DeployRecord,
+  project: ProjectRecord,
   completionHash: string,
-): Promise<CompletedDeploy> {
+): CompletedDeploy {
   if (!deploy.completionHash || !digestsEqual(deploy.completionHash, completionHash)) {
     throw new DeployAlreadyCompletedError();
   }
-  const project = await services.store.getProject(deploy.projectSlug);
-  if (!project) throw new DeployNotFoundError();
   return result(services, deploy.revisionId, toPublicProject(project, services.config.sites));
 }
 

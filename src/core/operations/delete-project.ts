@@ -1,18 +1,13 @@
 import type { Services } from "../services.js";
-import { authorize, callPlatform, type ProjectCredentials } from "./authorize.js";
+import { authorize, type ProjectCredentials } from "./authorize.js";
+import { removeProject, withProjectLock } from "./project-lock.js";
 
-/**
- * Deletes a project, expired or not: first off the edge (its hostnames answer 404 at once and its
- * unshared content is reclaimed), then its metadata, which frees its hostnames.
- */
+/** Deletes a project, expired or not: off the edge at once, then its metadata. */
 export async function deleteProject(
   services: Services,
   input: ProjectCredentials,
 ): Promise<{ projectSlug: string; deleted: true }> {
   const project = await authorize(services, input, { allowExpired: true });
-  await services.locks.run(project.slug, async () => {
-    await callPlatform(() => services.platform.unpublishProject(project.slug));
-    await services.store.deleteProject(project.slug);
-  });
+  await withProjectLock(services, project, () => removeProject(services, project.slug));
   return { projectSlug: project.slug, deleted: true };
 }

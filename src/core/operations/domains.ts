@@ -1,8 +1,11 @@
+import type { ProjectRecord } from "../../store/store.js";
 import { HostnameConflictError } from "../../store/store.js";
-import { DomainTakenError, InvalidDomainError, ProjectNotFoundError } from "../errors.js";
+import { DomainTakenError, InvalidDomainError } from "../errors.js";
 import { assertClaimable, normalizeHostname } from "../hostnames.js";
 import { type PublicProject, type Services, toPublicProject } from "../services.js";
-import { authorize, callPlatform, type ProjectCredentials } from "./authorize.js";
+import { authorize, type ProjectCredentials } from "./authorize.js";
+import { callPlatform } from "./platform-call.js";
+import { withProjectLock } from "./project-lock.js";
 
 /** Assigns a hostname (generated vanity name or external) in place of the generated one. */
 export async function assignDomain(
@@ -10,8 +13,9 @@ export async function assignDomain(
   input: ProjectCredentials & { domain: string },
 ): Promise<{ domain: { hostname: string; cnameTarget: string }; project: PublicProject }> {
   const { store, config } = services;
-  const project = await authorize(services, input);
+  // Formats first (contract §5): the hostname's shape is judged before the credentials.
   const hostname = normalizeHostname(input.domain);
+  const project = await authorize(services, input);
   const custom = hostname === project.generatedHostname ? null : hostname;
   if (custom !== null) {
     assertClaimable(custom, config.sites);
@@ -25,7 +29,7 @@ export async function assignDomain(
       throw new DomainTakenError(`domain "${custom}" is held by another project`);
     }
   }
-  const updated = await setHostname(services, input.projectSlug, custom);
+  const updated = await setHostname(services, project, custom);
   return { domain: { hostname, cnameTarget: config.sites.cnameTarget }, project: updated };
 }
 
@@ -34,21 +38,23 @@ export async function resetDomain(
   services: Services,
   input: ProjectCredentials,
 ): Promise<{ project: PublicProject }> {
-  await authorize(services, input);
-  return { project: await setHostname(services, input.projectSlug, null) };
+  const project = await authorize(services, input);
+  return { project: await setHostname(services, project, null) };
 }
 
 /**
- * Writes the hostname to the store, then routes it on the platform; if the platform fails, the
- * store is put back so the failed request changes nothing.
+ * Writes the hostname to the store (where uniqueness is enforced), then routes it on the platform;
+ * if the platform fails, the store is put back so the failed request changes nothing.
  */
-async function setHostname(services: Services, slug: string, custom: string | null): Promise<PublicProject> {
+async function setHostname(
+  services: Services,
+  project: ProjectRecord,
+  custom: string | null,
+): Promise<PublicProject> {
   const { store, platform, config } = services;
-  return services.locks.run(slug, async () => {
-    const before = await store.getProject(slug);
-    if (!before) throw new ProjectNotFoundError(`project ${slug} not found`);
+  return withProjectLock(services, project, async (before) => {
     try {
-      await store.setCustomHostname(slug, custom);
+      await store.setCustomHostname(before.slug, custom);
     } catch (error) {
       if (error instanceof HostnameConflictError)
         throw new DomainTakenError(`domain "${custom}" is held by another project`);
@@ -56,13 +62,13 @@ async function setHostname(services: Services, slug: string, custom: string | nu
     }
     try {
       await callPlatform(() =>
-        platform.updateSite(slug, {
+        platform.updateSite(before.slug, {
           hostnames: [custom ?? before.generatedHostname],
           expiresAt: new Date(before.expiresAt),
         }),
       );
     } catch (error) {
-      await store.setCustomHostname(slug, before.customHostname);
+      await store.setCustomHostname(before.slug, before.customHostname);
       throw error;
     }
     return toPublicProject({ ...before, customHostname: custom }, config.sites);

@@ -3,7 +3,9 @@ import { generateDeployId, generateRevisionId } from "../ids.js";
 import { parseManifest } from "../manifest.js";
 import { addSeconds, type PublicProject, type Services, toPublicProject } from "../services.js";
 import { revisionUrl } from "../site-urls.js";
-import { authorize, callPlatform, type ProjectCredentials } from "./authorize.js";
+import { authorize, type ProjectCredentials } from "./authorize.js";
+import { callPlatform } from "./platform-call.js";
+import { withProjectLock } from "./project-lock.js";
 
 /** The prepare response (contract §3). */
 export interface PreparedDeploy {
@@ -26,17 +28,14 @@ export async function prepareDeploy(
   input: ProjectCredentials & { manifest: unknown },
 ): Promise<PreparedDeploy> {
   const { store, platform, config } = services;
+  // Formats first (contract §5): the manifest is judged before the credentials.
+  const entries = parseManifest(input.manifest, input.projectSlug, config.limits);
   const project = await authorize(services, input);
-  const entries = parseManifest(input.manifest, project.slug, config.limits);
   const now = services.now();
   const expiresAt = addSeconds(now, config.deployTtlSeconds);
   // Under the project's lock, as deletion is: a deletion that ran since `authorize` is seen here
   // (404), and one that comes later removes this session and deploy with the rest of the project.
-  const { session, deploy } = await services.locks.run(project.slug, async () => {
-    const current = await store.getProject(project.slug);
-    if (!current || current.tokenHash !== project.tokenHash) {
-      throw new ProjectNotFoundError(`project ${project.slug} not found`);
-    }
+  const { session, deploy, current } = await withProjectLock(services, project, async (current) => {
     const session = await callPlatform(() =>
       platform.openUploadSession({ projectSlug: project.slug, entries, expiresAt }),
     );
@@ -51,9 +50,9 @@ export async function prepareDeploy(
       completionHash: null,
     };
     await store.createDeploy(deploy);
-    return { session, deploy };
+    return { session, deploy, current };
   });
-  const publicProject = toPublicProject(project, config.sites);
+  const publicProject = toPublicProject(current, config.sites);
   return {
     deployId: deploy.deployId,
     accountId: session.accountId,

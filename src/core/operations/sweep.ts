@@ -1,4 +1,5 @@
 import type { Services } from "../services.js";
+import { removeProject } from "./project-lock.js";
 
 /** What one sweep did. */
 export interface SweepResult {
@@ -16,14 +17,13 @@ const PURGE_BATCH = 100;
 export async function sweepExpired(services: Services): Promise<SweepResult> {
   const { store, platform, config } = services;
   const now = services.now();
-  const deploysExpired = await store.deleteExpiredDeploys(now.toISOString());
   const purgeBefore = new Date(now.getTime() - config.projectPurgeGraceSeconds * 1000).toISOString();
+  // Expired preparations are kept through the grace period too, so completing one late keeps
+  // answering 410 DEPLOY_EXPIRED (contract §6) rather than 404.
+  const deploysExpired = await store.deleteExpiredDeploys(purgeBefore);
   let projectsPurged = 0;
   for (const slug of await store.listProjectsExpiredBefore(purgeBefore, PURGE_BATCH)) {
-    await services.locks.run(slug, async () => {
-      await platform.unpublishProject(slug);
-      await store.deleteProject(slug);
-    });
+    await services.locks.run(slug, () => removeProject(services, slug));
     projectsPurged++;
   }
   await platform.sweep(now);

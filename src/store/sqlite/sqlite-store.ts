@@ -136,11 +136,11 @@ export class SqliteStore implements Store {
     });
   }
 
-  async deleteExpiredDeploys(now: string): Promise<number> {
+  async deleteExpiredDeploys(before: string): Promise<number> {
     const result = await this.db
       .deleteFrom("deploys")
       .where("completed_at", "is", null)
-      .where("expires_at", "<", now)
+      .where("expires_at", "<", before)
       .executeTakeFirst();
     return Number(result.numDeletedRows);
   }
