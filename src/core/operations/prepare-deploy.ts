@@ -1,4 +1,3 @@
-import { ProjectNotFoundError } from "../errors.js";
 import { generateDeployId, generateRevisionId } from "../ids.js";
 import { parseManifest } from "../manifest.js";
 import { addSeconds, type PublicProject, type Services, toPublicProject } from "../services.js";
