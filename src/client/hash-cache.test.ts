@@ -37,6 +37,19 @@ describe("HashCache", () => {
     expect((await HashCache.load(config, "q".repeat(64))).lookup(file())).toBeUndefined();
   });
 
+  it("HashCache: a cache file that does not parse is an empty cache, replaced on save", async () => {
+    const path = join(config, "hash-cache", `${"p".repeat(64)}.json`);
+    const first = await HashCache.load(config, "p".repeat(64));
+    first.record(file(), "h".repeat(32));
+    await first.save();
+    await writeFile(path, '{"version":1,"entr');
+    const cache = await HashCache.load(config, "p".repeat(64));
+    expect(cache.lookup(file())).toBeUndefined();
+    cache.record(file(), "h".repeat(32));
+    await cache.save();
+    expect((await HashCache.load(config, "p".repeat(64))).lookup(file())).toBe("h".repeat(32));
+  });
+
   it("HashCache: the file has mode 0600 and keeps only this run's files", async () => {
     const cache = await HashCache.load(config, "p".repeat(64));
     cache.record(file(), "1".repeat(32));

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { readJsonFile, writePrivateFile } from "./config-dir.js";
+import { CliError } from "./errors.js";
 import type { SiteFile } from "./walk.js";
 
 /** size, mtimeMs, inode, hash */
@@ -28,7 +29,11 @@ export class HashCache {
   /** Loads the cache of a folder (by projectHash); an unreadable cache is an empty one. */
   static async load(configDir: string, projectHash: string): Promise<HashCache> {
     const path = join(configDir, "hash-cache", `${projectHash}.json`);
-    const data = (await readJsonFile(path)) as Partial<CacheFile> | undefined;
+    // Unlike the token files, a cache that does not parse is worth nothing: it is started afresh.
+    const data = (await readJsonFile(path).catch((error: unknown) => {
+      if (error instanceof CliError && error.code === "CONFIG_INVALID") return undefined;
+      throw error;
+    })) as Partial<CacheFile> | null | undefined;
     const entries = data?.version === 1 && typeof data.entries === "object" ? data.entries : {};
     return new HashCache(path, entries ?? {});
   }

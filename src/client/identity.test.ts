@@ -1,10 +1,9 @@
-import { mkdir, mkdtemp, realpath, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { configDir } from "./config-dir.js";
 import { anonFingerprint, projectHashOf, resolveSiteDir, sha256Hex } from "./identity.js";
-import { ProjectStore } from "./project-store.js";
 
 let base: string;
 beforeEach(async () => {
@@ -46,22 +45,24 @@ describe("identity and config", () => {
     expect(await anonFingerprint(join(base, "other"))).not.toBe(first);
   });
 
-  it("ProjectStore: records are keyed by API URL and projectHash", async () => {
-    const store = new ProjectStore(join(base, "config"));
-    const record = {
-      projectSlug: "a-b-c",
-      apiToken: "t",
-      apiUrl: "http://one",
-      dir: "/d",
-      productionUrl: "u",
-      createdAt: "",
+  it("anonFingerprint: concurrent first runs agree on one install id", async () => {
+    const config = join(base, "config");
+    const fingerprints = await Promise.all(Array.from({ length: 20 }, () => anonFingerprint(config)));
+    expect(new Set(fingerprints).size).toBe(1);
+    const { installId } = JSON.parse(await readFile(join(config, "install.json"), "utf8")) as {
+      installId: string;
     };
-    await store.put("h1", record);
-    expect(await store.get("http://one", "h1")).toEqual(record);
-    expect(await store.get("http://two", "h1")).toBeUndefined();
-    expect(await store.get("http://one", "h2")).toBeUndefined();
-    expect((await stat(join(base, "config", "projects.json"))).mode & 0o777).toBe(0o600);
-    await store.remove("http://one", "h1");
-    expect(await store.get("http://one", "h1")).toBeUndefined();
+    expect(sha256Hex(installId)).toBe(fingerprints[0]);
+    expect(await readdir(config)).toEqual(["install.json"]);
+  });
+
+  it("anonFingerprint: an install.json that does not parse is named and left as it is", async () => {
+    const config = join(base, "config");
+    await mkdir(config);
+    await writeFile(join(config, "install.json"), '{"installId":');
+    await expect(anonFingerprint(config)).rejects.toThrow(
+      `${join(config, "install.json")} is not valid JSON`,
+    );
+    expect(await readFile(join(config, "install.json"), "utf8")).toBe('{"installId":');
   });
 });

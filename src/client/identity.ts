@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { realpath, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { readJsonFile, writePrivateFile } from "./config-dir.js";
+import { createPrivateFile, invalidConfigFile, readJsonFile } from "./config-dir.js";
 import { CliError } from "./errors.js";
 
 /** SHA-256 of a string, as 64 lowercase hex characters. */
@@ -29,14 +29,29 @@ export function projectHashOf(realDir: string): string {
   return sha256Hex(realDir);
 }
 
-/** anonFingerprint: SHA-256 of a random install id kept in the config folder (made on first use). */
+/**
+ * anonFingerprint: SHA-256 of a random install id kept in the config folder, made on first use.
+ * Runs that start at once must agree on it, or the loser's projects are refused as another
+ * install's (403 OWNERSHIP_MISMATCH): the file is created exclusively, and a run that loses reads
+ * the winner's id.
+ */
 export async function anonFingerprint(configDir: string): Promise<string> {
   const path = join(configDir, "install.json");
-  const stored = (await readJsonFile(path)) as { installId?: unknown } | undefined;
-  if (typeof stored?.installId === "string" && /^[0-9a-f]{64}$/.test(stored.installId)) {
-    return sha256Hex(stored.installId);
-  }
+  const stored = await readInstallId(path);
+  if (stored !== undefined) return sha256Hex(stored);
   const installId = randomBytes(32).toString("hex");
-  await writePrivateFile(path, `${JSON.stringify({ installId, createdAt: new Date().toISOString() })}\n`);
-  return sha256Hex(installId);
+  const content = `${JSON.stringify({ installId, createdAt: new Date().toISOString() })}\n`;
+  if (await createPrivateFile(path, content)) return sha256Hex(installId);
+  const winner = await readInstallId(path);
+  if (winner === undefined) throw invalidConfigFile(path, "vanished while it was being created");
+  return sha256Hex(winner);
+}
+
+async function readInstallId(path: string): Promise<string | undefined> {
+  const stored = await readJsonFile(path);
+  if (stored === undefined) return undefined;
+  const installId = (stored as { installId?: unknown } | null)?.installId;
+  if (typeof installId === "string" && /^[0-9a-f]{64}$/.test(installId)) return installId;
+  // Replacing it would orphan every project this install made.
+  throw invalidConfigFile(path, "holds no valid installId");
 }

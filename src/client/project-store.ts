@@ -1,5 +1,8 @@
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { readJsonFile, writePrivateFile } from "./config-dir.js";
+import { sha256Hex } from "../core/ids.js";
+import { createPrivateFile, invalidConfigFile, readJsonFile, writePrivateFile } from "./config-dir.js";
+import { CliError } from "./errors.js";
 
 /** What the client keeps of a project it created: enough to act on it again. */
 export interface ProjectRecord {
@@ -11,52 +14,99 @@ export interface ProjectRecord {
   createdAt: string;
 }
 
-interface ProjectsFile {
+/** One record file: the record with the projectHash it belongs to. */
+interface RecordFile {
   version: 1;
-  projects: Record<string, ProjectRecord>;
+  projectHash: string;
+  record: ProjectRecord;
 }
 
-/** Project tokens in `projects.json` of the config folder (mode 0600), keyed by API URL and projectHash. */
+/**
+ * Project tokens in the config folder, one file per API URL and projectHash
+ * (`projects/<sha256>.json`, mode 0600), each replaced atomically: runs at once on different
+ * folders never write the same file, so none loses another's token. The shared `projects.json`
+ * of earlier versions is moved into such files on first use.
+ */
 export class ProjectStore {
-  private readonly path: string;
+  private readonly folder: string;
+  private readonly legacyPath: string;
+  private migration: Promise<void> | undefined;
 
   constructor(configDir: string) {
-    this.path = join(configDir, "projects.json");
+    this.folder = join(configDir, "projects");
+    this.legacyPath = join(configDir, "projects.json");
   }
 
   /** The record of a folder on an API, if the client holds one. */
   async get(apiUrl: string, projectHash: string): Promise<ProjectRecord | undefined> {
-    return (await this.load()).projects[key(apiUrl, projectHash)];
+    await this.migrate();
+    const path = this.pathOf(apiUrl, projectHash);
+    const data = await readJsonFile(path);
+    if (data === undefined) return undefined;
+    const file = data as Partial<RecordFile> | null;
+    if (file?.version !== 1 || !isRecord(file.record))
+      throw invalidConfigFile(path, "is not a project record");
+    return file.record;
   }
 
   /** Saves (or replaces) the record of a folder on an API. */
   async put(projectHash: string, record: ProjectRecord): Promise<void> {
-    const file = await this.load();
-    file.projects[key(record.apiUrl, projectHash)] = record;
-    await this.save(file);
+    await this.migrate();
+    const path = this.pathOf(record.apiUrl, projectHash);
+    // A file that does not parse is named, not replaced: it may be the only copy of a token.
+    await readJsonFile(path);
+    await writePrivateFile(path, recordText(projectHash, record));
   }
 
   /** Forgets the record of a folder on an API. */
   async remove(apiUrl: string, projectHash: string): Promise<void> {
-    const file = await this.load();
-    delete file.projects[key(apiUrl, projectHash)];
-    await this.save(file);
-  }
-
-  private async load(): Promise<ProjectsFile> {
-    const data = (await readJsonFile(this.path)) as Partial<ProjectsFile> | undefined;
-    const projects = data?.projects;
-    if (data?.version !== 1 || typeof projects !== "object" || projects === null) {
-      return { version: 1, projects: {} };
+    await this.migrate();
+    const path = this.pathOf(apiUrl, projectHash);
+    try {
+      await rm(path, { force: true });
+    } catch (error) {
+      throw new CliError("CONFIG", `cannot remove ${path}: ${(error as Error).message}`);
     }
-    return { version: 1, projects: { ...projects } };
   }
 
-  private async save(file: ProjectsFile): Promise<void> {
-    await writePrivateFile(this.path, `${JSON.stringify(file, null, 2)}\n`);
+  private pathOf(apiUrl: string, projectHash: string): string {
+    return join(this.folder, `${sha256Hex(`${apiUrl} ${projectHash}`)}.json`);
+  }
+
+  private migrate(): Promise<void> {
+    this.migration ??= this.migrateLegacy();
+    return this.migration;
+  }
+
+  /** Moves the records of `projects.json` to their own files, keeping any newer file, then drops it. */
+  private async migrateLegacy(): Promise<void> {
+    const data = await readJsonFile(this.legacyPath);
+    if (data === undefined) return;
+    const projects = (data as { projects?: unknown } | null)?.projects;
+    if (typeof projects !== "object" || projects === null) {
+      throw invalidConfigFile(this.legacyPath, "is not a projects file");
+    }
+    for (const [key, record] of Object.entries(projects)) {
+      const projectHash = key.slice(key.lastIndexOf(" ") + 1);
+      if (!isRecord(record) || key !== `${record.apiUrl} ${projectHash}`) {
+        throw invalidConfigFile(this.legacyPath, `holds a malformed record under "${key}"`);
+      }
+      // Exclusive: a record another run already wrote is newer than this copy.
+      await createPrivateFile(this.pathOf(record.apiUrl, projectHash), recordText(projectHash, record));
+    }
+    await rm(this.legacyPath, { force: true });
   }
 }
 
-function key(apiUrl: string, projectHash: string): string {
-  return `${apiUrl} ${projectHash}`;
+function recordText(projectHash: string, record: ProjectRecord): string {
+  const file: RecordFile = { version: 1, projectHash, record };
+  return `${JSON.stringify(file, null, 2)}\n`;
+}
+
+function isRecord(value: unknown): value is ProjectRecord {
+  if (typeof value !== "object" || value === null) return false;
+  const fields = value as Record<string, unknown>;
+  return ["projectSlug", "apiToken", "apiUrl", "dir", "productionUrl", "createdAt"].every(
+    (name) => typeof fields[name] === "string",
+  );
 }

@@ -92,7 +92,9 @@ describe("deploy end to end", () => {
     const projects = Object.values(await storedProjects(bed.configDir));
     expect(projects.map((p) => p.projectSlug)).toEqual([first.projectSlug]);
     const { stat, readdir } = await import("node:fs/promises");
-    expect((await stat(join(bed.configDir, "projects.json"))).mode & 0o777).toBe(0o600);
+    for (const name of Object.keys(await storedProjects(bed.configDir))) {
+      expect((await stat(join(bed.configDir, "projects", name))).mode & 0o777).toBe(0o600);
+    }
     expect((await readdir(site)).sort()).toEqual(
       [...new Set(Object.keys(files).map((path) => path.split("/")[0]!))].sort(),
     );

@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pino } from "pino";
@@ -122,11 +122,16 @@ export function edgeGet(edgeUrl: string, siteUrl: string, path: string): Promise
   });
 }
 
-/** The client's stored projects file, parsed. */
+/** The client's stored project records (one file each under `projects/`), keyed by file name. */
 export async function storedProjects(
   configDir: string,
 ): Promise<Record<string, { projectSlug: string; apiToken: string }>> {
-  const text = await readFile(join(configDir, "projects.json"), "utf8").catch(() => '{"projects":{}}');
-  return (JSON.parse(text) as { projects: Record<string, { projectSlug: string; apiToken: string }> })
-    .projects;
+  const folder = join(configDir, "projects");
+  const names = await readdir(folder).catch(() => []);
+  const projects: Record<string, { projectSlug: string; apiToken: string }> = {};
+  for (const name of names.filter((file) => file.endsWith(".json"))) {
+    const text = await readFile(join(folder, name), "utf8");
+    projects[name] = (JSON.parse(text) as { record: { projectSlug: string; apiToken: string } }).record;
+  }
+  return projects;
 }
