@@ -10,12 +10,22 @@ import type {
 } from "./api-types.js";
 import { ApiError, CliError } from "./errors.js";
 import { sendRequest, type HttpResponse } from "./http.js";
-import { parseRetryAfter, withRetry, type RetryNotice, type RetryPolicy } from "./retry.js";
+import {
+  isRetryable,
+  isRetryableUnsent,
+  parseRetryAfter,
+  withRetry,
+  type RetryNotice,
+  type RetryPolicy,
+} from "./retry.js";
 
 /** Codes after which the stored project is gone for good: the deploy command makes a new one. */
 export const PROJECT_GONE_CODES = new Set(["UNAUTHORIZED", "PROJECT_NOT_FOUND", "PROJECT_EXPIRED"]);
 
-/** The deploy API over HTTP: one method per route, retrying network errors, 5xx and 429. */
+/**
+ * The deploy API over HTTP: one method per route, retrying network errors, 5xx and 429, except
+ * project creation, which is retried only when the server surely did nothing.
+ */
 export class ApiClient {
   constructor(
     readonly baseUrl: string,
@@ -24,9 +34,12 @@ export class ApiClient {
     private readonly onRetry?: (notice: RetryNotice) => void,
   ) {}
 
-  /** POST /projects: creates a project for this folder. */
+  /**
+   * POST /projects: creates a project for this folder. Not idempotent: a retry after the request may
+   * have arrived (a lost answer, a 5xx) could create a second project and spend the rate limit.
+   */
   createProject(): Promise<CreateProjectResult> {
-    return this.call("create a project", "POST", "/projects", undefined, {});
+    return this.call("create a project", "POST", "/projects", undefined, {}, isRetryableUnsent);
   }
 
   /** POST /projects/:slug/prepare: hands the manifest in, gets buckets and an upload token. */
@@ -61,6 +74,7 @@ export class ApiClient {
     path: string,
     token: string | undefined,
     fields: Record<string, unknown>,
+    retryable: (error: unknown) => boolean = isRetryable,
   ): Promise<T> {
     const url = `${this.baseUrl}${path}`;
     const body = JSON.stringify({ ...this.identity, ...fields });
@@ -74,6 +88,7 @@ export class ApiClient {
       async () => checkStatus(step, url, await sendRequest(step, { method, url, headers, body })),
       this.retry,
       this.onRetry,
+      retryable,
     );
     try {
       return JSON.parse(response.text) as T;

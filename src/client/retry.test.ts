@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { ApiError, CliError, NetworkError } from "./errors.js";
-import { defaultRetryPolicy, isRetryable, parseRetryAfter, retryDelayMs, withRetry } from "./retry.js";
+import {
+  defaultRetryPolicy,
+  isRetryable,
+  isRetryableUnsent,
+  parseRetryAfter,
+  retryDelayMs,
+  withRetry,
+} from "./retry.js";
 
 const api = (status: number, retryAfterMs?: number) =>
   new ApiError("do it", "http://x/", status, `HTTP_${status}`, "m", undefined, retryAfterMs);
@@ -15,6 +22,14 @@ describe("retry policy", () => {
       expect(isRetryable(api(status))).toBe(false);
     expect(isRetryable(new CliError("X", "local"))).toBe(false);
     expect(isRetryable(new Error("bug"))).toBe(false);
+  });
+
+  it("isRetryableUnsent: only a refused connection and 429, where the server surely did nothing", () => {
+    expect(isRetryableUnsent(new NetworkError("do it", "http://x/", "ECONNREFUSED", "refused"))).toBe(true);
+    expect(isRetryableUnsent(api(429))).toBe(true);
+    for (const code of ["ECONNRESET", "ETIMEDOUT", "EPIPE"])
+      expect(isRetryableUnsent(new NetworkError("do it", "http://x/", code, "lost"))).toBe(false);
+    for (const status of [500, 502, 503, 504, 400]) expect(isRetryableUnsent(api(status))).toBe(false);
   });
 
   it("retryDelayMs: doubles up to the ceiling, jittered within its upper half", () => {

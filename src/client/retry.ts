@@ -43,6 +43,16 @@ export function isRetryable(error: unknown): boolean {
   return false;
 }
 
+/**
+ * True for failures after which the server surely did nothing: the connection was refused (no
+ * byte was sent) or a 429 (a rate-limited request changes nothing, contract §5). The only safe
+ * retries of a request that is not idempotent, such as creating a project.
+ */
+export function isRetryableUnsent(error: unknown): boolean {
+  if (error instanceof NetworkError) return error.causeCode === "ECONNREFUSED";
+  return error instanceof ApiError && error.status === 429;
+}
+
 /** The wait before retry number `attempt` (1 = first retry): Retry-After when given, else backoff with jitter. */
 export function retryDelayMs(attempt: number, policy: RetryPolicy, error: unknown): number {
   if (error instanceof ApiError && error.retryAfterMs !== undefined) {
@@ -60,18 +70,19 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-/** Runs `operation`, retrying retryable failures under `policy`; the last failure is thrown. */
+/** Runs `operation`, retrying the failures `retryable` accepts under `policy`; the last failure is thrown. */
 export async function withRetry<T>(
   operation: (attempt: number) => Promise<T>,
   policy: RetryPolicy,
   onRetry?: (notice: RetryNotice) => void,
+  retryable: (error: unknown) => boolean = isRetryable,
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await operation(attempt);
     } catch (error) {
       const maxAttempts = attemptsFor(error, policy);
-      if (attempt >= maxAttempts || !isRetryable(error)) throw error;
+      if (attempt >= maxAttempts || !retryable(error)) throw error;
       const delayMs = retryDelayMs(attempt, policy, error);
       onRetry?.({ attempt, maxAttempts, delayMs, error: error as Error });
       await policy.sleep(delayMs);
