@@ -46,4 +46,14 @@ describe("checkLimits", () => {
     expect(error.code).toBe("BAD_FILE_NAME");
     expect(error.message).toContain(JSON.stringify("a\\b"));
   });
+
+  it("checkLimits: C1 control characters (U+0080–U+009F) are refused too, each named escaped", () => {
+    const error = failure([file("ok.html"), file("next\u0085line.txt"), file("csi\u009b2J.html")]);
+    expect(error.code).toBe("BAD_FILE_NAME");
+    // Escaped, so the terminal shows the name instead of acting on the character.
+    expect(error.message).toContain(String.raw`"next\u0085line.txt"`);
+    expect(error.message).toContain(String.raw`"csi\u009b2J.html"`);
+    expect(error.message).not.toMatch(/[\u0080-\u009f]/);
+    expect(error.message).not.toContain("ok.html");
+  });
 });

@@ -1,3 +1,4 @@
+import { CONTROL_CHARACTER } from "../core/formats.js";
 import { CliError } from "./errors.js";
 import { formatBytes } from "./format.js";
 import type { SiteFile } from "./walk.js";
@@ -8,8 +9,7 @@ export interface SiteLimits {
   maxFileBytes: number;
 }
 
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f]/;
+const CONTROL_CHARACTERS = new RegExp(CONTROL_CHARACTER.source, "gu");
 const SHOWN = 20;
 
 /** Throws a CliError naming the files when the site breaks a limit or holds a name the API refuses. */
@@ -37,14 +37,24 @@ export function checkLimits(root: string, files: readonly SiteFile[], limits: Si
       "Shrink or split them, host them elsewhere, or name them in .deployignore.",
     );
   }
-  const badNames = files.filter((file) => file.path.includes("\\") || CONTROL.test(file.path));
+  // Contract §2: no backslash, no control character (C0 and C1) in a manifest key.
+  const badNames = files.filter((file) => file.path.includes("\\") || CONTROL_CHARACTER.test(file.path));
   if (badNames.length > 0) {
     throw new CliError(
       "BAD_FILE_NAME",
-      `file names with a backslash or a control character cannot be served:\n${list(badNames.map((file) => JSON.stringify(file.path)))}`,
+      `file names with a backslash or a control character cannot be served:\n${list(badNames.map((file) => quoted(file.path)))}`,
       "Rename them or name them in .deployignore.",
     );
   }
+}
+
+/** A file name in quotes with every control character escaped, so a terminal shows it rather than acts on it. */
+function quoted(name: string): string {
+  // JSON escapes C0 characters but leaves U+007F–U+009F as they are.
+  return JSON.stringify(name).replace(
+    CONTROL_CHARACTERS,
+    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 function list(lines: string[]): string {

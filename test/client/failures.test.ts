@@ -59,6 +59,17 @@ describe("deploy failures a person meets", () => {
     expect(slugs).toEqual([]);
   });
 
+  it("deploy: a file name with a C1 control character is named before anything is created", async () => {
+    const site = join(bed.dir, "control-name");
+    await writeSite(site, { "index.html": "ok", "menu\u0085.html": "x" });
+    const run = await runInProcess([site], bed.env);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("control character");
+    expect(run.stderr).toContain(String.raw`"menu\u0085.html"`);
+    const slugs = Object.values(await storedProjects(bed.configDir)).map((p) => p.projectSlug);
+    expect(slugs).toEqual([]);
+  });
+
   it("deploy: too many files is refused with the count", async () => {
     const site = join(bed.dir, "many");
     await writeSite(site, { "a.txt": "a", "b.txt": "b", "c.txt": "c" });
