@@ -4,7 +4,7 @@ import { brotliDecompressSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { hashAsset } from "../core/asset-hash.js";
 import { MIB } from "../core/formats.js";
-import { startTestEdge } from "./test-site.js";
+import { startTestEdge } from "../../test/support/edge-site.js";
 
 const HOST = "blue-fox-k3.sites.test";
 

@@ -5,7 +5,7 @@ import { BlobCache } from "./blob-cache.js";
 import { sendFile, type BlobSource } from "./file-response.js";
 import { NO_STORE, sendPlain, sendServerError } from "./plain-response.js";
 import { candidatePaths, decodePath, requestTarget } from "./request-path.js";
-import { SiteLookup } from "./site-lookup.js";
+import { PublishedSites } from "../platform/local/published-sites.js";
 
 export interface EdgeOptions {
   db: PlatformDatabase;
@@ -35,7 +35,7 @@ const REVISION_CACHE = "public, max-age=31536000, immutable";
  * rejects; a failure is answered with a plain 500 and reported to `onError`.
  */
 export function createEdgeHandler(options: EdgeOptions): EdgeHandler {
-  const lookup = new SiteLookup(options.db, { sitesDomain: options.sitesDomain, now: options.now });
+  const lookup = new PublishedSites(options.db, { sitesDomain: options.sitesDomain, now: options.now });
   const source: BlobSource = {
     cache: new BlobCache({ maxBytes: options.cacheBytes, maxEntryBytes: options.cacheFileBytes }),
     blobs: options.blobs,
@@ -66,7 +66,7 @@ export function createEdgeHandler(options: EdgeOptions): EdgeHandler {
 function serve(
   req: IncomingMessage,
   res: ServerResponse,
-  lookup: SiteLookup,
+  lookup: PublishedSites,
   source: BlobSource,
 ): void | Promise<void> {
   if (req.method !== "GET" && req.method !== "HEAD") {

@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { hashAsset } from "../core/asset-hash.js";
-import { DAY, startTestEdge, type TestEdge } from "./test-site.js";
+import { DAY, startTestEdge, type TestEdge } from "../../test/support/edge-site.js";
 
 const SITE = "blue-fox-k3";
 const HOST = `${SITE}.sites.test`;

@@ -7,7 +7,7 @@ import { streamBlob } from "./disk-response.js";
 import { chooseEncoding, entityTag, ifRangeHolds, type Encoding } from "./negotiation.js";
 import { ALWAYS } from "./plain-response.js";
 import { writeHead, type ResponsePlan } from "./response-head.js";
-import type { StoredFile } from "./site-lookup.js";
+import type { StoredFile } from "../platform/local/published-sites.js";
 
 /** Where blob bytes come from: memory for small blobs, the blob store's files for the rest. */
 export interface BlobSource {

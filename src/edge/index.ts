@@ -1,9 +1,2 @@
 export { createEdgeHandler, type EdgeHandler, type EdgeOptions } from "./edge-handler.js";
-export {
-  SiteLookup,
-  normalizeHost,
-  type SiteLookupOptions,
-  type SiteTarget,
-  type StoredFile,
-} from "./site-lookup.js";
 export { BlobCache, DEFAULT_CACHE_BYTES, DEFAULT_CACHE_ENTRY_BYTES, type CachedBlob } from "./blob-cache.js";

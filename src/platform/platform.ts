@@ -46,7 +46,7 @@ export interface Platform {
   /** Takes a project off the edge at once: its hostnames, revisions and sessions. */
   unpublishProject(projectSlug: string): Promise<void>;
   /** Reclaims expired upload sessions and content that nothing references any more. */
-  sweep(now: Date): Promise<void>;
+  sweep(now: Date): Promise<{ blobsDeleted: number; bytesFreed: number }>;
   /** Throws when the platform cannot answer. */
   check(): Promise<void>;
   close(): Promise<void>;

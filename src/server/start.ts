@@ -14,10 +14,10 @@ import { openPlatformDatabase, settingOrCreate } from "../platform/local/databas
 import { removeOrphanFiles } from "../platform/local/garbage-collector.js";
 import { LocalPlatform } from "../platform/local/local-platform.js";
 import { openSqliteStore } from "../store/index.js";
-import { UploadTokens } from "../upload/tokens.js";
+import { UploadTokens } from "../platform/local/tokens.js";
 import { createUploadApp } from "../upload/upload-app.js";
 import { UploadService } from "../upload/upload-service.js";
-import { UploadSessions } from "../upload/upload-sessions.js";
+import { UploadSessions } from "../platform/local/upload-sessions.js";
 import { loadConfig, type ServerConfig } from "./config.js";
 import { listen } from "./listeners.js";
 
@@ -121,11 +121,19 @@ export async function startServer(
     createEdgeHandler({ db, blobs, sitesDomain: config.sitesDomain, cacheBytes: config.edgeCacheBytes }),
   );
 
+  let sweeping = false;
   const sweeper = setInterval(() => {
-    sweepExpired(services).then(
-      (result) => logger.debug(result, "sweep"),
-      (error: unknown) => logger.error({ err: error }, "sweep failed"),
-    );
+    // A sweep that outlasts the interval is not joined by another.
+    if (sweeping) return;
+    sweeping = true;
+    sweepExpired(services)
+      .then(
+        (result) => logger.debug(result, "sweep"),
+        (error: unknown) => logger.error({ err: error }, "sweep failed"),
+      )
+      .finally(() => {
+        sweeping = false;
+      });
   }, config.sweepIntervalSeconds * 1000);
   sweeper.unref();
 
@@ -145,7 +153,8 @@ export async function startServer(
 
 function clientAddress(c: Context, trustProxy: boolean): string {
   if (trustProxy) {
-    const forwarded = c.req.header("x-forwarded-for")?.split(",")[0]?.trim();
+    // The last entry is the one our own proxy appended; earlier ones are whatever the client sent.
+    const forwarded = c.req.header("x-forwarded-for")?.split(",").at(-1)?.trim();
     if (forwarded) return forwarded;
   }
   const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;

@@ -15,6 +15,7 @@ export interface PartHeaders {
 }
 
 const MAX_HEADER_BYTES = 16 * 1024;
+const MAX_PADDING_BYTES = 1024;
 const CRLF2 = Buffer.from("\r\n\r\n");
 
 /** The boundary of a `multipart/form-data` Content-Type, or undefined. */
@@ -61,11 +62,17 @@ export async function parseMultipart(
           return false;
         }
         const eol = buffer.indexOf("\r\n");
-        if (eol === -1) return false;
-        // Transport padding (spaces, tabs) may follow a delimiter before its CRLF.
-        if (!/^[ \t]*$/.test(buffer.subarray(0, eol).toString("latin1"))) {
+        // Transport padding (spaces, tabs) may follow a delimiter before its CRLF; anything else,
+        // or padding without end, is refused at once rather than buffered.
+        // Without a CRLF yet, a last "\r" may be the first half of one.
+        const line = buffer
+          .subarray(0, eol === -1 ? buffer.length : eol)
+          .toString("latin1")
+          .replace(/\r$/, "");
+        if (!/^[ \t]*$/.test(line) || line.length > MAX_PADDING_BYTES) {
           throw new MultipartError("malformed multipart boundary line");
         }
+        if (eol === -1) return false;
         buffer = buffer.subarray(eol + 2);
         state = "headers";
         return true;

@@ -1,18 +1,10 @@
-import { hashExtension } from "../core/asset-hash.js";
-import { ASSET_HASH } from "../core/formats.js";
-import { mediaTypeFor } from "../core/media-types.js";
 import type { BlobStore } from "../platform/local/blob-store.js";
-import { Base64FileSink, PartContentError } from "./base64-part.js";
-import {
-  MultipartError,
-  multipartBoundary,
-  type PartHeaders,
-  type PartSink,
-  parseMultipart,
-} from "./multipart.js";
-import type { UploadTokens } from "./tokens.js";
+import { PartContentError } from "./base64-part.js";
+import { BucketReceiver } from "./bucket-receiver.js";
+import { MultipartError, multipartBoundary, parseMultipart } from "./multipart.js";
+import type { UploadTokens } from "../platform/local/tokens.js";
 import { UploadError, UploadErrorCode, badRequest, unauthorized } from "./upload-errors.js";
-import type { UploadSessions } from "./upload-sessions.js";
+import type { UploadSessions } from "../platform/local/upload-sessions.js";
 
 export interface UploadServiceOptions {
   accountId: string;
@@ -27,10 +19,6 @@ export interface UploadServiceOptions {
 
 /** What a bucket upload answers: 202 while assets are missing, 201 with the completion token. */
 export type BucketResult = { status: 202 } | { status: 201; jwt: string };
-
-// A media type as sent in a part header: `type/subtype` and optional parameters, printable ASCII.
-const MEDIA_TYPE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+(\s*;[\x20-\x7e]*)?$/i;
-const discard: PartSink = { write: () => undefined, end: () => undefined };
 
 /**
  * The built-in upload service: verifies each uploaded asset against its hash before keeping it,
@@ -68,6 +56,9 @@ export class UploadService {
       if (error instanceof MultipartError || error instanceof PartContentError)
         throw badRequest(error.message);
       throw error;
+    } finally {
+      // What was verified is kept even when a later part is refused: it is correct content.
+      receiver.finish();
     }
     if (sessions.missingCount(session.id) > 0) return { status: 202 };
     const jwt = await tokens.sign(
@@ -87,65 +78,5 @@ async function* limitBytes(body: AsyncIterable<Uint8Array>, max: number): AsyncI
     total += chunk.length;
     if (total > max) throw new UploadError(413, UploadErrorCode.tooLarge, `bucket exceeds ${max} bytes`);
     yield chunk;
-  }
-}
-
-/** The parts of one request: each verified against its hash, then committed as a blob. */
-class BucketReceiver {
-  private readonly seen = new Set<string>();
-  private current: { sink: Base64FileSink; file: string } | undefined;
-
-  constructor(
-    private readonly options: UploadServiceOptions,
-    private readonly sessionId: string,
-  ) {}
-
-  async open(part: PartHeaders): Promise<PartSink> {
-    const { sessions, blobs, maxAssetBytes } = this.options;
-    const hash = part.name ?? part.filename ?? "";
-    if (!ASSET_HASH.test(hash))
-      throw badRequest(`part name ${JSON.stringify(hash.slice(0, 80))} is not an asset hash`);
-    const path = sessions.pathOf(this.sessionId, hash);
-    if (path === undefined) {
-      throw new UploadError(
-        400,
-        UploadErrorCode.hashNotInSession,
-        `asset ${hash} is not part of this upload session`,
-      );
-    }
-    const declared = part.headers["content-type"];
-    if (declared !== undefined && !MEDIA_TYPE.test(declared)) {
-      throw badRequest(`part ${hash} has an invalid Content-Type`);
-    }
-    if (this.seen.has(hash) || sessions.hasBlob(hash)) return discard;
-    this.seen.add(hash);
-    const file = blobs.temporaryPath();
-    const sink = await Base64FileSink.create(file, maxAssetBytes);
-    this.current = { sink, file };
-    return {
-      write: (chunk) => sink.write(chunk),
-      end: async () => {
-        await sink.end();
-        if (sink.hash(hashExtension(path)) !== hash) {
-          throw new UploadError(
-            400,
-            UploadErrorCode.hashMismatch,
-            `content of part ${hash} does not match its hash`,
-          );
-        }
-        // The file is durable before the row that names it.
-        blobs.commit(file, hash);
-        sessions.addBlob(hash, sink.size, declared ?? mediaTypeFor(path), this.options.now());
-        this.current = undefined;
-      },
-    };
-  }
-
-  async abort(): Promise<void> {
-    if (!this.current) return;
-    const { sink, file } = this.current;
-    this.current = undefined;
-    await sink.abort();
-    this.options.blobs.discard(file);
   }
 }

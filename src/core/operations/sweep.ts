@@ -5,6 +5,8 @@ import { removeProject } from "./project-lock.js";
 export interface SweepResult {
   deploysExpired: number;
   projectsPurged: number;
+  blobsDeleted: number;
+  bytesFreed: number;
 }
 
 const PURGE_BATCH = 100;
@@ -26,6 +28,6 @@ export async function sweepExpired(services: Services): Promise<SweepResult> {
     await services.locks.run(slug, () => removeProject(services, slug));
     projectsPurged++;
   }
-  await platform.sweep(now);
-  return { deploysExpired, projectsPurged };
+  const { blobsDeleted, bytesFreed } = await platform.sweep(now);
+  return { deploysExpired, projectsPurged, blobsDeleted, bytesFreed };
 }

@@ -7,7 +7,6 @@ import {
   readdirSync,
   renameSync,
   rmSync,
-  statSync,
 } from "node:fs";
 import { join } from "node:path";
 import { ASSET_HASH } from "../../core/formats.js";
@@ -36,15 +35,6 @@ export class BlobStore {
     return join(this.blobsDir, hash.slice(0, 2), hash);
   }
 
-  /** True when the blob file is present. */
-  has(hash: string): boolean {
-    try {
-      return statSync(this.pathOf(hash)).isFile();
-    } catch {
-      return false;
-    }
-  }
-
   /** A fresh path for a temporary file, to be committed or discarded. */
   temporaryPath(): string {
     return join(this.tmpDir, randomBytes(12).toString("hex"));
@@ -61,6 +51,23 @@ export class BlobStore {
     const target = this.pathOf(hash);
     mkdirSync(join(this.blobsDir, hash.slice(0, 2)), { recursive: true });
     renameSync(temporaryPath, target);
+  }
+
+  /**
+   * Makes the renames of these blobs durable: fsyncs each directory they went into (and the top
+   * directory, which may have gained a new one). Called before the rows that name them are written.
+   */
+  syncDirectories(hashes: string[]): void {
+    if (hashes.length === 0) return;
+    const dirs = new Set(hashes.map((hash) => join(this.blobsDir, hash.slice(0, 2))));
+    for (const dir of [...dirs, this.blobsDir]) {
+      const fd = openSync(dir, "r");
+      try {
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+    }
   }
 
   /** Removes a temporary file that will not be committed. */

@@ -4,7 +4,8 @@ import Database from "better-sqlite3";
 
 /**
  * The local platform's own database: blobs held, upload sessions, and the published manifest the
- * edge reads (sites, their hostnames, revisions and files). It is always a local SQLite file, so it
+ * edge reads (sites, their hostnames, revisions and files). A media type belongs to a path of a
+ * session or revision, not to a blob: content is shared across projects, its type is not. It is always a local SQLite file, so it
  * is used synchronously: each change is one transaction that no other request can interleave.
  */
 export type PlatformDatabase = Database.Database;
@@ -13,7 +14,6 @@ const SCHEMA = `
 CREATE TABLE IF NOT EXISTS blobs (
   hash TEXT PRIMARY KEY,
   size INTEGER NOT NULL,
-  content_type TEXT NOT NULL,
   created_at INTEGER NOT NULL
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS upload_sessions (
@@ -28,6 +28,7 @@ CREATE TABLE IF NOT EXISTS session_assets (
   path TEXT NOT NULL,
   hash TEXT NOT NULL,
   size INTEGER NOT NULL,
+  content_type TEXT NOT NULL,
   PRIMARY KEY (session_id, path)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS session_assets_hash ON session_assets(hash);
@@ -52,6 +53,7 @@ CREATE TABLE IF NOT EXISTS revision_files (
   revision_id TEXT NOT NULL,
   path TEXT NOT NULL,
   hash TEXT NOT NULL,
+  content_type TEXT NOT NULL,
   PRIMARY KEY (project_slug, revision_id, path)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS revision_files_hash ON revision_files(hash);

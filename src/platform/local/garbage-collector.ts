@@ -17,13 +17,20 @@ const UNREFERENCED = `NOT EXISTS (SELECT 1 FROM revision_files f WHERE f.hash = 
  * can interleave: the platform database is used synchronously by one process), and files are
  * removed only after their rows are gone, so a row never names a missing blob.
  */
-export function collectGarbage(db: PlatformDatabase, blobs: BlobStore, now: number): CollectionResult {
+export function collectGarbage(
+  db: PlatformDatabase,
+  blobs: BlobStore,
+  now: number,
+  batch = Number.MAX_SAFE_INTEGER,
+): CollectionResult {
   const { sessionsExpired, removed } = db.transaction(() => {
     db.prepare(
       "DELETE FROM session_assets WHERE session_id IN (SELECT id FROM upload_sessions WHERE expires_at <= ?)",
     ).run(now);
     const sessions = db.prepare("DELETE FROM upload_sessions WHERE expires_at <= ?").run(now).changes;
-    const rows = db.prepare(`SELECT hash, size FROM blobs b WHERE ${UNREFERENCED}`).all() as BlobRow[];
+    const rows = db
+      .prepare(`SELECT hash, size FROM blobs b WHERE ${UNREFERENCED} LIMIT ?`)
+      .all(batch) as BlobRow[];
     return { sessionsExpired: sessions, removed: deleteRows(db, rows) };
   })();
   return { sessionsExpired, ...deleteFiles(blobs, removed) };
@@ -69,6 +76,13 @@ function deleteRows(db: PlatformDatabase, rows: BlobRow[]): BlobRow[] {
 }
 
 function deleteFiles(blobs: BlobStore, rows: BlobRow[]): { blobsDeleted: number; bytesFreed: number } {
-  for (const row of rows) blobs.delete(row.hash);
+  for (const row of rows) {
+    try {
+      blobs.delete(row.hash);
+    } catch {
+      // The rows are gone, so the request that got here has succeeded; a file that cannot be
+      // removed now is an orphan, and orphans are removed at the next start.
+    }
+  }
   return { blobsDeleted: rows.length, bytesFreed: rows.reduce((sum, row) => sum + row.size, 0) };
 }

@@ -1,14 +1,16 @@
 import { randomBytes } from "node:crypto";
 import { InvalidCompletionError } from "../../core/errors.js";
 import type { ManifestEntry } from "../../core/manifest.js";
-import { type BucketLimits, groupIntoBuckets } from "../../upload/buckets.js";
-import type { UploadTokens } from "../../upload/tokens.js";
-import type { UploadSessions } from "../../upload/upload-sessions.js";
+import { type BucketLimits, groupIntoBuckets } from "./buckets.js";
+import type { UploadTokens } from "./tokens.js";
+import type { UploadSessions } from "./upload-sessions.js";
 import type { Platform, PublishInput, SiteSettings, UploadSession } from "../platform.js";
 import type { BlobStore } from "./blob-store.js";
 import type { PlatformDatabase } from "./database.js";
 import { type CollectionResult, collectGarbage, reclaimBlobs } from "./garbage-collector.js";
 import { SiteTables } from "./site-tables.js";
+
+const SWEEP_BATCH = 500;
 
 export interface LocalPlatformOptions {
   db: PlatformDatabase;
@@ -100,8 +102,20 @@ export class LocalPlatform implements Platform {
     reclaimBlobs(db, blobs, candidates);
   }
 
-  async sweep(now: Date): Promise<void> {
-    this.collectGarbage(now.getTime());
+  /**
+   * Reclaims in batches, yielding to the event loop between them, so a large collection never
+   * stalls the API, uploads and the edge that share this process.
+   */
+  async sweep(now: Date): Promise<CollectionResult> {
+    const total: CollectionResult = { sessionsExpired: 0, blobsDeleted: 0, bytesFreed: 0 };
+    for (;;) {
+      const step = collectGarbage(this.options.db, this.options.blobs, now.getTime(), SWEEP_BATCH);
+      total.sessionsExpired += step.sessionsExpired;
+      total.blobsDeleted += step.blobsDeleted;
+      total.bytesFreed += step.bytesFreed;
+      if (step.blobsDeleted < SWEEP_BATCH) return total;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   }
 
   /** Reclaims expired sessions and unreferenced content. */

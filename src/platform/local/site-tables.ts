@@ -14,8 +14,8 @@ export class SiteTables {
         "INSERT OR IGNORE INTO revisions (project_slug, revision_id, created_at) VALUES (?, ?, ?)",
       ),
       copyFiles: db.prepare(
-        `INSERT OR IGNORE INTO revision_files (project_slug, revision_id, path, hash)
-         SELECT ?, ?, path, hash FROM session_assets WHERE session_id = ?`,
+        `INSERT OR IGNORE INTO revision_files (project_slug, revision_id, path, hash, content_type)
+         SELECT ?, ?, path, hash, content_type FROM session_assets WHERE session_id = ?`,
       ),
       upsertSite: db.prepare(
         `INSERT INTO sites (project_slug, revision_id, expires_at) VALUES (?, ?, ?)

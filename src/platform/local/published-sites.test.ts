@@ -1,15 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { hashAsset } from "../core/asset-hash.js";
-import { normalizeHost, SiteLookup } from "./site-lookup.js";
-import { DAY, SITES_DOMAIN, startTestEdge, type TestEdge } from "./test-site.js";
+import { hashAsset } from "../../core/asset-hash.js";
+import { normalizeHost, PublishedSites } from "./published-sites.js";
+import { DAY, SITES_DOMAIN, startTestEdge, type TestEdge } from "../../../test/support/edge-site.js";
 
-describe("SiteLookup", () => {
+describe("PublishedSites", () => {
   let edge: TestEdge;
-  let lookup: SiteLookup;
+  let lookup: PublishedSites;
 
   beforeEach(async () => {
     edge = await startTestEdge();
-    lookup = new SiteLookup(edge.db, { sitesDomain: SITES_DOMAIN, now: () => edge.clock.now });
+    lookup = new PublishedSites(edge.db, { sitesDomain: SITES_DOMAIN, now: () => edge.clock.now });
     await edge.addRevision({
       slug: "blue-fox-k3",
       revisionId: "aaaaaaaaa1",

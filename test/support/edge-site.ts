@@ -3,11 +3,11 @@ import { createServer, request, type IncomingHttpHeaders, type Server } from "no
 import { connect, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { hashAsset } from "../core/asset-hash.js";
-import { mediaTypeFor } from "../core/media-types.js";
-import { BlobStore } from "../platform/local/blob-store.js";
-import { openPlatformDatabase, type PlatformDatabase } from "../platform/local/database.js";
-import { createEdgeHandler, type EdgeOptions } from "./edge-handler.js";
+import { hashAsset } from "../../src/core/asset-hash.js";
+import { mediaTypeFor } from "../../src/core/media-types.js";
+import { BlobStore } from "../../src/platform/local/blob-store.js";
+import { openPlatformDatabase, type PlatformDatabase } from "../../src/platform/local/database.js";
+import { createEdgeHandler, type EdgeOptions } from "../../src/edge/edge-handler.js";
 
 /**
  * Test support for the edge: a real platform database and blob store in a temporary directory, a
@@ -84,10 +84,9 @@ export async function startTestEdge(options: Partial<EdgeOptions> = {}): Promise
     const temporary = blobs.temporaryPath();
     writeFileSync(temporary, data);
     blobs.commit(temporary, hash);
-    db.prepare("INSERT OR IGNORE INTO blobs (hash, size, content_type, created_at) VALUES (?, ?, ?, ?)").run(
+    db.prepare("INSERT OR IGNORE INTO blobs (hash, size, created_at) VALUES (?, ?, ?)").run(
       hash,
       data.length,
-      mediaTypeFor(path),
       Date.now(),
     );
     return hash;
@@ -102,9 +101,9 @@ export async function startTestEdge(options: Partial<EdgeOptions> = {}): Promise
       Date.now(),
     );
     const file = db.prepare(
-      "INSERT INTO revision_files (project_slug, revision_id, path, hash) VALUES (?, ?, ?, ?)",
+      "INSERT INTO revision_files (project_slug, revision_id, path, hash, content_type) VALUES (?, ?, ?, ?, ?)",
     );
-    for (const [path, hash] of rows) file.run(site.slug, site.revisionId, path, hash);
+    for (const [path, hash] of rows) file.run(site.slug, site.revisionId, path, hash, mediaTypeFor(path));
   };
 
   const publish = async (site: SiteContent): Promise<void> => {

@@ -1,6 +1,6 @@
 import type { Statement } from "better-sqlite3";
-import { PROJECT_SLUG } from "../core/formats.js";
-import type { PlatformDatabase } from "../platform/local/database.js";
+import { PROJECT_SLUG } from "../../core/formats.js";
+import type { PlatformDatabase } from "./database.js";
 
 /** The revision a request hostname serves. */
 export interface SiteTarget {
@@ -17,7 +17,7 @@ export interface StoredFile {
   contentType: string;
 }
 
-export interface SiteLookupOptions {
+export interface PublishedSitesOptions {
   sitesDomain: string;
   /** Milliseconds since the epoch; injectable so tests can move time. */
   now?: () => number;
@@ -43,7 +43,7 @@ export function normalizeHost(host: string): string {
  * Reads the published manifest (sites, hostnames, revisions, files) that publishing writes. Every
  * call goes to SQLite through a prepared statement, so a publish or an expiry shows at once.
  */
-export class SiteLookup {
+export class PublishedSites {
   private readonly suffix: string;
   private readonly now: () => number;
   private readonly revisionStatement: Statement<[string, string, number], { found: number }>;
@@ -56,7 +56,7 @@ export class SiteLookup {
     { hash: string; size: number; content_type: string }
   >;
 
-  constructor(db: PlatformDatabase, options: SiteLookupOptions) {
+  constructor(db: PlatformDatabase, options: PublishedSitesOptions) {
     this.suffix = `.${normalizeHost(options.sitesDomain)}`;
     this.now = options.now ?? Date.now;
     this.revisionStatement = db.prepare(
@@ -70,7 +70,7 @@ export class SiteLookup {
         WHERE h.hostname = ? AND s.revision_id IS NOT NULL AND s.expires_at > ?`,
     );
     this.fileStatement = db.prepare(
-      `SELECT f.hash, b.size, b.content_type FROM revision_files f
+      `SELECT f.hash, b.size, f.content_type FROM revision_files f
          JOIN blobs b ON b.hash = f.hash
         WHERE f.project_slug = ? AND f.revision_id = ? AND f.path = ?`,
     );
