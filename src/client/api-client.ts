@@ -9,7 +9,7 @@ import type {
   ProjectInfo,
 } from "./api-types.js";
 import { ApiError, CliError } from "./errors.js";
-import { sendRequest, type HttpResponse } from "./http.js";
+import { headerValue, sendRequest, type HttpResponse } from "./http.js";
 import {
   isRetryable,
   isRetryableUnsent,
@@ -123,10 +123,6 @@ export function readError(response: HttpResponse): { code: string; message: stri
   }
   const snippet = response.text.trim().slice(0, 200) || "(empty body)";
   return { code: `HTTP_${response.status}`, message: snippet };
-}
-
-function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }
 
 function hintFor(code: string, status: number): string | undefined {

@@ -21,6 +21,11 @@ export interface HttpResponse {
   text: string;
 }
 
+/** A response header's value: the first one when the header came more than once. */
+export function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
 const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
 /**

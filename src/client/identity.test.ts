@@ -2,8 +2,9 @@ import { mkdir, mkdtemp, readdir, readFile, realpath, rm, stat, symlink, writeFi
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { sha256Hex } from "../core/ids.js";
 import { configDir } from "./config-dir.js";
-import { anonFingerprint, projectHashOf, resolveSiteDir, sha256Hex } from "./identity.js";
+import { anonFingerprint, projectHashOf, resolveSiteDir } from "./identity.js";
 
 let base: string;
 beforeEach(async () => {

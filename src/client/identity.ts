@@ -1,13 +1,9 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { realpath, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { sha256Hex } from "../core/ids.js";
 import { createPrivateFile, invalidConfigFile, readJsonFile } from "./config-dir.js";
 import { CliError } from "./errors.js";
-
-/** SHA-256 of a string, as 64 lowercase hex characters. */
-export function sha256Hex(text: string): string {
-  return createHash("sha256").update(text, "utf8").digest("hex");
-}
 
 /** The folder's real path, checked to be a folder; a clear error when it is missing. */
 export async function resolveSiteDir(cwd: string, dir: string): Promise<string> {

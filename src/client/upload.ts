@@ -1,7 +1,7 @@
 import { forEachLimit } from "./concurrency.js";
 import { plural } from "./format.js";
 import { ApiError, CliError } from "./errors.js";
-import { sendRequest, type HttpResponse } from "./http.js";
+import { headerValue, sendRequest, type HttpResponse } from "./http.js";
 import { bucketBody, type BucketAsset } from "./multipart.js";
 import { parseRetryAfter, withRetry, type RetryNotice, type RetryPolicy } from "./retry.js";
 import type { SiteFile } from "./walk.js";
@@ -123,8 +123,4 @@ function parseEnvelope(text: string): Envelope | undefined {
   } catch {
     return undefined;
   }
-}
-
-function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }

@@ -1,6 +1,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
+import { sha256Hex } from "../../src/core/ids.js";
 import { runCli } from "../../src/client/run.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -223,10 +224,8 @@ describe("deploy end to end", () => {
 });
 
 async function identityOf(dir: string): Promise<{ projectHash: string; anonFingerprint: string }> {
-  const { createHash } = await import("node:crypto");
-  const sha = (text: string) => createHash("sha256").update(text).digest("hex");
   const install = JSON.parse(await readFile(join(bed.configDir, "install.json"), "utf8")) as {
     installId: string;
   };
-  return { projectHash: sha(dir), anonFingerprint: sha(install.installId) };
+  return { projectHash: sha256Hex(dir), anonFingerprint: sha256Hex(install.installId) };
 }
