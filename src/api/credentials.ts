@@ -2,12 +2,7 @@ import type { Context } from "hono";
 import type { ProjectCredentials } from "../core/operations/authorize.js";
 import { InvalidRequestError } from "../core/errors.js";
 import { isProjectSlug } from "../core/formats.js";
-
-/** The bearer token of `Authorization: Bearer <token>`, or undefined when missing or malformed. */
-export function bearerToken(c: Context): string | undefined {
-  const match = /^Bearer ([\x21-\x7e]{1,512})$/.exec(c.req.header("authorization") ?? "");
-  return match?.[1];
-}
+import { bearerToken } from "../core/text.js";
 
 /** The slug from the path; a malformed one is a 400 like any other malformed field. */
 export function projectSlugParam(c: Context): string {
@@ -23,7 +18,7 @@ export function credentials(
 ): ProjectCredentials {
   return {
     projectSlug: projectSlugParam(c),
-    apiToken: bearerToken(c),
+    apiToken: bearerToken(c.req.header("authorization")),
     projectHash: body.projectHash,
     anonFingerprint: body.anonFingerprint,
   };

@@ -1,6 +1,7 @@
 import { isIP } from "node:net";
 import { domainToASCII } from "node:url";
 import { InvalidDomainError } from "./errors.js";
+import { quoteForMessage } from "./text.js";
 
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
@@ -26,7 +27,7 @@ export function revisionHostname(revisionId: string, slug: string, policy: Hostn
  */
 export function normalizeHostname(input: string): string {
   if (input.length === 0 || input.length > 253 || input.endsWith(".")) {
-    throw new InvalidDomainError(`domain "${clip(input)}" is not a valid hostname`);
+    throw new InvalidDomainError(`domain "${quoteForMessage(input)}" is not a valid hostname`);
   }
   if (isIP(input) !== 0 || isIP(input.replace(/^\[|\]$/g, "")) !== 0) {
     throw new InvalidDomainError("domain must be a hostname, not an IP address");
@@ -40,7 +41,7 @@ export function normalizeHostname(input: string): string {
     !labels.every((label) => LABEL.test(label)) ||
     /^[0-9]+$/.test(labels[labels.length - 1]!)
   ) {
-    throw new InvalidDomainError(`domain "${clip(input)}" is not a valid hostname`);
+    throw new InvalidDomainError(`domain "${quoteForMessage(input)}" is not a valid hostname`);
   }
   return ascii;
 }
@@ -68,8 +69,4 @@ export function assertClaimable(hostname: string, policy: HostnamePolicy): void 
       `domain "${hostname}" is reserved: names under ${policy.sitesDomain} take one label`,
     );
   }
-}
-
-function clip(value: string): string {
-  return value.length > 80 ? `${value.slice(0, 80)}…` : value;
 }

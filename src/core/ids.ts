@@ -40,7 +40,7 @@ export function generateRevisionId(): string {
 }
 
 /** An opaque, URL-safe id of 128 random bits. */
-export function generateDeployId(): string {
+export function generateOpaqueId(): string {
   return randomBytes(16).toString("base64url");
 }
 

@@ -1,5 +1,6 @@
 import { InvalidManifestError } from "./errors.js";
 import { ASSET_HASH, CONTROL_CHARACTER } from "./formats.js";
+import { quoteForMessage } from "./text.js";
 
 /** One asset of a deploy: its path inside the site (starting with `/`), hash and size. */
 export interface ManifestEntry {
@@ -30,7 +31,7 @@ export function parseManifest(manifest: unknown, slug: string, limits: ManifestL
   const entries: ManifestEntry[] = [];
   for (const key of keys) {
     if (!key.startsWith(prefix)) {
-      throw new InvalidManifestError(`manifest key "${clip(key)}" must start with "${prefix}"`);
+      throw new InvalidManifestError(`manifest key "${quoteForMessage(key)}" must start with "${prefix}"`);
     }
     const path = key.slice(prefix.length - 1);
     checkPath(key, path);
@@ -42,34 +43,35 @@ export function parseManifest(manifest: unknown, slug: string, limits: ManifestL
 
 function checkPath(key: string, path: string): void {
   if (path.includes("\\") || CONTROL_CHARACTER.test(path)) {
-    throw new InvalidManifestError(`manifest key "${clip(key)}" holds a backslash or a control character`);
+    throw new InvalidManifestError(
+      `manifest key "${quoteForMessage(key)}" holds a backslash or a control character`,
+    );
   }
   const segments = path.slice(1).split("/");
   if (segments.some((segment) => segment === "" || segment === "." || segment === "..")) {
-    throw new InvalidManifestError(`manifest key "${clip(key)}" has an empty, "." or ".." segment`);
+    throw new InvalidManifestError(
+      `manifest key "${quoteForMessage(key)}" has an empty, "." or ".." segment`,
+    );
   }
 }
 
 function checkValue(key: string, value: unknown, limits: ManifestLimits): { hash: string; size: number } {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new InvalidManifestError(`manifest["${clip(key)}"] must be an object { hash, size }`);
+    throw new InvalidManifestError(`manifest["${quoteForMessage(key)}"] must be an object { hash, size }`);
   }
   const { hash, size } = value as Record<string, unknown>;
   if (typeof hash !== "string" || !ASSET_HASH.test(hash)) {
-    throw new InvalidManifestError(`manifest["${clip(key)}"].hash must be 32 lowercase hex characters`);
+    throw new InvalidManifestError(
+      `manifest["${quoteForMessage(key)}"].hash must be 32 lowercase hex characters`,
+    );
   }
   if (typeof size !== "number" || !Number.isInteger(size) || size < 0) {
-    throw new InvalidManifestError(`manifest["${clip(key)}"].size must be a non-negative integer`);
+    throw new InvalidManifestError(`manifest["${quoteForMessage(key)}"].size must be a non-negative integer`);
   }
   if (size > limits.maxAssetBytes) {
     throw new InvalidManifestError(
-      `manifest["${clip(key)}"] is ${size} bytes; the limit is ${limits.maxAssetBytes} bytes per asset`,
+      `manifest["${quoteForMessage(key)}"] is ${size} bytes; the limit is ${limits.maxAssetBytes} bytes per asset`,
     );
   }
   return { hash, size };
-}
-
-function clip(value: string): string {
-  const printable = JSON.stringify(value).slice(1, -1);
-  return printable.length > 120 ? `${printable.slice(0, 120)}…` : printable;
 }

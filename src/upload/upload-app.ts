@@ -2,6 +2,7 @@ import { Readable } from "node:stream";
 import { Hono } from "hono";
 import type { Logger } from "pino";
 import { requestLogger } from "../api/middleware/request-logger.js";
+import { bearerToken } from "../core/text.js";
 import { UploadError, UploadErrorCode } from "./upload-errors.js";
 import type { UploadService } from "./upload-service.js";
 
@@ -17,8 +18,7 @@ export function createUploadApp(deps: { service: UploadService; logger: Logger }
     if (c.req.query("base64") !== "true") {
       throw new UploadError(400, UploadErrorCode.badRequest, "only ?base64=true uploads are supported");
     }
-    const authorization = c.req.header("authorization");
-    const token = /^Bearer (\S+)$/.exec(authorization ?? "")?.[1];
+    const token = bearerToken(c.req.header("authorization"));
     const raw = c.req.raw.body;
     const body = raw ? Readable.fromWeb(raw as import("node:stream/web").ReadableStream) : Readable.from([]);
     const result = await deps.service.receiveBucket({
@@ -33,41 +33,26 @@ export function createUploadApp(deps: { service: UploadService; logger: Logger }
       : c.json({ ...envelope, result: {} }, 202);
   });
 
-  app.notFound((c) =>
-    c.json(
-      {
-        success: false,
-        errors: [{ code: UploadErrorCode.notFound, message: "not found" }],
-        messages: [],
-        result: null,
-      },
-      404,
-    ),
-  );
+  app.notFound(() => {
+    throw new UploadError(404, UploadErrorCode.notFound, "not found");
+  });
 
   app.onError((error, c) => {
-    if (error instanceof UploadError) {
-      return c.json(
-        {
-          success: false,
-          errors: [{ code: error.code, message: error.message }],
-          messages: [],
-          result: null,
-        },
-        error.status,
-      );
-    }
-    deps.logger.error({ err: error, path: c.req.path }, "upload failed");
-    return c.json(
-      {
-        success: false,
-        errors: [{ code: UploadErrorCode.internal, message: "internal error" }],
-        messages: [],
-        result: null,
-      },
-      500,
-    );
+    if (!(error instanceof UploadError)) deps.logger.error({ err: error, path: c.req.path }, "upload failed");
+    const known =
+      error instanceof UploadError ? error : new UploadError(500, UploadErrorCode.internal, "internal error");
+    return c.json(failure(known), known.status);
   });
 
   return app;
+}
+
+/** Cloudflare's error envelope. */
+function failure(error: UploadError) {
+  return {
+    success: false,
+    errors: [{ code: error.code, message: error.message }],
+    messages: [],
+    result: null,
+  };
 }

@@ -1,4 +1,4 @@
-import { generateDeployId, generateRevisionId } from "../ids.js";
+import { generateOpaqueId, generateRevisionId } from "../ids.js";
 import { parseManifest } from "../manifest.js";
 import { addSeconds, type PublicProject, type Services, toPublicProject } from "../services.js";
 import { revisionUrl } from "../site-urls.js";
@@ -39,7 +39,7 @@ export async function prepareDeploy(
       platform.openUploadSession({ projectSlug: project.slug, entries, expiresAt }),
     );
     const deploy = {
-      deployId: generateDeployId(),
+      deployId: generateOpaqueId(),
       projectSlug: project.slug,
       revisionId: generateRevisionId(),
       sessionId: session.sessionId,

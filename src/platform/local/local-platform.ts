@@ -1,5 +1,5 @@
-import { randomBytes } from "node:crypto";
 import { InvalidCompletionError } from "../../core/errors.js";
+import { generateOpaqueId } from "../../core/ids.js";
 import type { ManifestEntry } from "../../core/manifest.js";
 import { type BucketLimits, groupIntoBuckets } from "./buckets.js";
 import type { UploadTokens } from "./tokens.js";
@@ -41,7 +41,7 @@ export class LocalPlatform implements Platform {
     expiresAt: Date;
   }): Promise<UploadSession> {
     const { sessions, tokens, accountId, now } = this.options;
-    const sessionId = randomBytes(16).toString("base64url");
+    const sessionId = generateOpaqueId();
     const expiresAt = input.expiresAt.getTime();
     const missing = sessions.open(
       { id: sessionId, projectSlug: input.projectSlug, expiresAt },
