@@ -1,0 +1,168 @@
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+/** The server binary as `npm start` runs it. */
+export const SERVER_ENTRY = join(ROOT, "dist/server/main.js");
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * Compiles dist/ (`tsc -p tsconfig.build.json`) unless dist/server/main.js is newer than every file
+ * of src/. Test files running in parallel take turns through a lock directory, so one builds and
+ * the others find dist/ fresh. Type errors elsewhere in src/ (work in progress of others) do not
+ * stop it as long as the server's entry point was emitted.
+ */
+export function ensureServerBuilt(): void {
+  const fresh = () =>
+    existsSync(SERVER_ENTRY) && statSync(SERVER_ENTRY).mtimeMs >= newestMtime(join(ROOT, "src"));
+  if (fresh()) return;
+  const lock = join(
+    tmpdir(),
+    `hardening-build-${createHash("sha256").update(ROOT).digest("hex").slice(0, 12)}`,
+  );
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      // Another build holds the lock; a lock older than two minutes is a crashed build's.
+      try {
+        if (Date.now() - statSync(lock).mtimeMs > 120_000) rmSync(lock, { recursive: true, force: true });
+      } catch {
+        // Gone meanwhile: try again.
+      }
+      if (Date.now() > deadline) throw new Error(`timed out waiting for the build lock ${lock}`);
+      sleepSync(200);
+    }
+  }
+  try {
+    if (fresh()) return;
+    const tsc = join(ROOT, "node_modules/typescript/bin/tsc");
+    const result = spawnSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], {
+      cwd: ROOT,
+      encoding: "utf8",
+    });
+    if (result.status !== 0) {
+      if (!existsSync(SERVER_ENTRY)) throw new Error(`build failed:\n${result.stdout}${result.stderr}`);
+      console.warn(`tsc reported errors; using the emitted dist/ anyway:\n${result.stdout.slice(0, 2000)}`);
+    }
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+/** The real server binary running as a child process. */
+export interface ServerProcess {
+  child: ChildProcess;
+  pid: number;
+  urls: { api: string; upload: string; edge: string };
+  dataDir: string;
+  /** Everything the process wrote to stdout and stderr so far. */
+  output(): string;
+  /** Resolves with the exit code or signal once the process is gone. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Sends SIGKILL and waits for the process to be gone. */
+  kill(): Promise<void>;
+  /** Sends SIGTERM (graceful stop) and waits; SIGKILL after `graceMs`. */
+  stop(graceMs?: number): Promise<void>;
+  /** Resident set size of the process in bytes, from /proc. */
+  rss(): number;
+}
+
+/**
+ * Starts `node dist/server/main.js` on `dataDir` with free ports and the given environment, and
+ * resolves once its three `listening on` lines are out.
+ */
+export async function spawnServer(
+  dataDir: string,
+  env: Record<string, string> = {},
+  options: { startTimeoutMs?: number } = {},
+): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [SERVER_ENTRY], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "",
+      HOST: "127.0.0.1",
+      PORT: "0",
+      UPLOAD_PORT: "0",
+      EDGE_PORT: "0",
+      DATA_DIR: dataDir,
+      LOG_LEVEL: "warn",
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
+  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
+  const urls = await new Promise<{ api: string; upload: string; edge: string }>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`server did not start within the time limit:\n${output}`));
+    }, options.startTimeoutMs ?? 15_000);
+    const check = () => {
+      const found = (name: string) =>
+        new RegExp(`^${name}\\s+listening on (http://\\S+)`, "m").exec(output)?.[1];
+      const api = found("api");
+      const upload = found("upload");
+      const edge = found("edge");
+      if (api && upload && edge) {
+        clearTimeout(timer);
+        child.stdout!.off("data", check);
+        resolve({ api, upload, edge });
+      }
+    };
+    child.stdout!.on("data", check);
+    exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited (${code ?? signal}) before listening:\n${output}`));
+    });
+  });
+  const gone = async () => {
+    await exited;
+  };
+  return {
+    child,
+    pid: child.pid!,
+    urls,
+    dataDir,
+    output: () => output,
+    exited,
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      await gone();
+    },
+    async stop(graceMs = 10_000) {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+      await gone();
+      clearTimeout(timer);
+    },
+    rss() {
+      const status = readFileSync(`/proc/${child.pid}/status`, "utf8");
+      const kib = Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1]);
+      return kib * 1024;
+    },
+  };
+}
