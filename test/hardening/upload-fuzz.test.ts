@@ -13,6 +13,7 @@ import {
   readBlob,
   removedBlobs,
   snapshotStore,
+  type StoreSnapshot,
   withoutBlobs,
 } from "../support/store-snapshot.js";
 import { jwtPayload } from "../support/upload-flow.js";
@@ -46,6 +47,8 @@ interface Asset {
   path: string;
   hash: string;
   bytes: Buffer;
+  /** The part's Content-Type, or none (Cloudflare's SDK sends none). */
+  declared: string | undefined;
 }
 
 /** A fresh prepared deploy of A: its session, token and the assets it lacks. */
@@ -77,6 +80,8 @@ interface UploadCase {
 }
 
 const counts: Record<string, number> = {};
+/** What refused buckets legitimately kept: verified blobs and their declared media types. */
+const kept = { blobs: 0, mediaTypes: 0 };
 
 describe("upload service fuzzing", () => {
   let server: TestServer;
@@ -109,7 +114,9 @@ describe("upload service fuzzing", () => {
   });
 
   afterAll(async () => {
-    console.log(`upload fuzz cases: ${JSON.stringify(counts)}`);
+    console.log(
+      `upload fuzz cases: ${JSON.stringify(counts)}; kept by refused buckets: ${JSON.stringify(kept)}`,
+    );
     await server?.stop();
   });
 
@@ -131,10 +138,12 @@ describe("upload service fuzzing", () => {
     });
     expect(prepared.status).toBe(200);
     expect(prepared.body.buckets.flat()).toHaveLength(count);
-    const assets = Object.entries(files).map(([path, bytes]) => ({
+    const declared = [undefined, "text/plain; charset=utf-8", "application/x-hardening"];
+    const assets = Object.entries(files).map(([path, bytes], i) => ({
       path,
       bytes,
       hash: manifest[`/${p.slug}${path}`]!.hash,
+      declared: declared[(counter + i) % declared.length],
     }));
     return {
       deployId: prepared.body.deployId,
@@ -157,7 +166,10 @@ describe("upload service fuzzing", () => {
 
   const validParts = (s: Session): RawPart[] =>
     s.assets.map((asset) => ({
-      headerLines: [`Content-Disposition: form-data; name="${asset.hash}"; filename="${asset.hash}"`],
+      headerLines: [
+        `Content-Disposition: form-data; name="${asset.hash}"; filename="${asset.hash}"`,
+        ...(asset.declared === undefined ? [] : [`Content-Type: ${asset.declared}`]),
+      ],
       payload: asset.bytes.toString("base64"),
     }));
 
@@ -592,9 +604,20 @@ describe("upload service fuzzing", () => {
             const after = snapshotStore(server.dataDir);
             // Nothing but the blobs table may change, and a blob only by being added: a verified
             // part of a bucket refused later is kept (content-addressed, so correct whoever sent it).
-            expect(withoutBlobs(after), `${context}: a refused upload changed the store`).toEqual(
-              withoutBlobs(before),
-            );
+            // The media types its parts declared are kept with them, for this session's paths only.
+            expect(
+              withoutMediaTypesOf(withoutBlobs(after), s),
+              `${context}: a refused upload changed the store`,
+            ).toEqual(withoutMediaTypesOf(withoutBlobs(before), s));
+            if (response.status >= 400) {
+              kept.mediaTypes += changedAssets(before, after).length;
+              kept.blobs += addedBlobs(before, after).length;
+            }
+            for (const row of changedAssets(before, after)) {
+              const asset = s.assets.find((x) => x.hash === row.hash);
+              expect(row.session_id, `${context}: another session's media type changed`).toBe(s.sessionId);
+              expect(row.content_type, `${context}: a media type no part declared`).toBe(asset?.declared);
+            }
             expect(removedBlobs(before, after), context).toEqual([]);
             for (const blob of addedBlobs(before, after)) {
               const asset = s.assets.find((x) => x.hash === blob.hash);
@@ -666,3 +689,20 @@ describe("upload service fuzzing", () => {
     }
   });
 });
+
+/** The snapshot with the media types of one session's assets blanked, for comparisons that allow them to change. */
+function withoutMediaTypesOf(snapshot: StoreSnapshot, s: Session): StoreSnapshot {
+  const rows = (snapshot.platform.session_assets ?? []).map((line) => {
+    const row = JSON.parse(line);
+    return JSON.stringify(row.session_id === s.sessionId ? { ...row, content_type: null } : row);
+  });
+  return { ...snapshot, platform: { ...snapshot.platform, session_assets: rows.sort() } };
+}
+
+/** Session asset rows whose media type differs between two snapshots, as they are after. */
+function changedAssets(before: StoreSnapshot, after: StoreSnapshot): any[] {
+  const old = new Set(before.platform.session_assets ?? []);
+  return (after.platform.session_assets ?? [])
+    .filter((line) => !old.has(line))
+    .map((line) => JSON.parse(line));
+}
