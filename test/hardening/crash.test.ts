@@ -36,7 +36,9 @@ interface Tracked {
 type KillMoment = "upload" | "publish" | "anytime";
 
 describe("crash recovery", () => {
-  const dir = tempDir("deploy-crash-");
+  let dir: ReturnType<typeof tempDir>;
+  /** The server of the current round; killed in afterAll if a failure left it running. */
+  let server: ServerProcess | undefined;
   const random = new SeededRandom(SEED);
   const tracked: Tracked[] = [];
   const figures = {
@@ -50,10 +52,14 @@ describe("crash recovery", () => {
   };
   let unnamedBlobFiles = 0;
 
-  beforeAll(() => ensureServerBuilt(), 180_000);
-  afterAll(() => {
+  beforeAll(() => {
+    ensureServerBuilt();
+    dir = tempDir("deploy-crash-");
+  }, 180_000);
+  afterAll(async () => {
     console.log(`crash rounds: ${JSON.stringify({ ...figures, unnamedBlobFiles })}`);
-    dir.cleanup();
+    await server?.kill();
+    dir?.cleanup();
   });
 
   const start = () =>
@@ -219,12 +225,13 @@ describe("crash recovery", () => {
   it(
     "crash: SIGKILL at random moments of upload and publish loses no acknowledged publish",
     async () => {
-      let server = await start();
+      server = await start();
       for (let i = 0; i < PROJECTS; i++) {
         const p = await createTestProject(server.urls.api, `crash-${SEED}-${i}`);
         tracked.push({ p, acked: undefined, pending: undefined });
       }
       for (let round = 1; round <= ROUNDS; round++) {
+        const running = server;
         // Each moment in turn, so every run kills during uploads, during publishes and at random.
         const moment = (["upload", "publish", "anytime"] as const)[round % 3]!;
         const delayMs = moment === "anytime" ? random.int(0, 400) : random.int(0, 12);
@@ -233,14 +240,14 @@ describe("crash recovery", () => {
         const kill = () => {
           if (killed) return;
           figures.killedDuring[moment] = (figures.killedDuring[moment] ?? 0) + 1;
-          killed = new Promise<void>((resolve) => setTimeout(resolve, delayMs)).then(() => server.kill());
+          killed = new Promise<void>((resolve) => setTimeout(resolve, delayMs)).then(() => running.kill());
         };
         if (moment === "anytime") kill();
         const step = (index: number) => (name: KillMoment) => {
           if (name === moment && index === target) kill();
         };
         const work = tracked.map((t, i) =>
-          deploy(server, t, `round ${round} project ${i}`, step(i)).catch((error: unknown) => {
+          deploy(running, t, `round ${round} project ${i}`, step(i)).catch((error: unknown) => {
             // Requests cut by the kill fail; any other failure is a finding.
             if (!killed) throw error;
           }),

@@ -23,7 +23,7 @@ function filesUnder(dir: string): string[] {
 }
 
 describe("secrets and exposure (the real binary, debug logs)", () => {
-  const dir = tempDir("deploy-exposure-");
+  let dir: ReturnType<typeof tempDir>;
   let server: ServerProcess;
   const secrets: string[] = [];
   let a: TestProject;
@@ -31,6 +31,7 @@ describe("secrets and exposure (the real binary, debug logs)", () => {
 
   beforeAll(async () => {
     ensureServerBuilt();
+    dir = tempDir("deploy-exposure-");
     server = await spawnServer(dir.path, {
       LOG_LEVEL: "debug",
       CORS_ORIGIN: ORIGIN,
@@ -42,7 +43,7 @@ describe("secrets and exposure (the real binary, debug logs)", () => {
   }, 180_000);
   afterAll(async () => {
     await server?.stop();
-    dir.cleanup();
+    dir?.cleanup();
   });
 
   it("exposure: after a full scenario no raw apiToken or JWT is in either database or the logs", async () => {

@@ -18,7 +18,7 @@ const MIB = 1024 * 1024;
 type Files = Record<string, Buffer>;
 
 describe("sustained mixed load", () => {
-  const dir = tempDir("deploy-load-");
+  let dir: ReturnType<typeof tempDir>;
   let server: ServerProcess;
   const random = new SeededRandom(20_260_505);
   const counts: Record<string, number> = {};
@@ -28,6 +28,7 @@ describe("sustained mixed load", () => {
 
   beforeAll(async () => {
     ensureServerBuilt();
+    dir = tempDir("deploy-load-");
     server = await spawnServer(dir.path, {
       CREATE_LIMIT_PER_ADDRESS: String(CREATE_LIMIT),
       CREATE_LIMIT_PER_FINGERPRINT: "0",
@@ -38,7 +39,7 @@ describe("sustained mixed load", () => {
   }, 180_000);
   afterAll(async () => {
     await server?.stop();
-    dir.cleanup();
+    dir?.cleanup();
   });
 
   /** Counts an answer; anything but the expected statuses is a failure to report. */

@@ -110,6 +110,10 @@ export async function spawnServer(
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  // A test that fails or times out must not leave its server running: kill it with the worker.
+  const reap = () => child.kill("SIGKILL");
+  process.once("exit", reap);
+  child.once("exit", () => process.off("exit", reap));
   let output = "";
   child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
   child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
