@@ -41,6 +41,9 @@ const ENV = z.object({
   CREATE_LIMIT_WINDOW_SECONDS: seconds.default(60),
   TRUST_PROXY: flag.default(false),
   EDGE_CACHE_BYTES: count.default(64 * MIB),
+  HEADERS_TIMEOUT_SECONDS: seconds.default(30),
+  REQUEST_TIMEOUT_SECONDS: seconds.default(300),
+  KEEP_ALIVE_TIMEOUT_SECONDS: seconds.default(5),
   UPLOAD_JWT_SECRET: z.string().min(32).optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
@@ -92,6 +95,11 @@ function toConfig(env: z.infer<typeof ENV>) {
     createLimitWindowSeconds: env.CREATE_LIMIT_WINDOW_SECONDS,
     trustProxy: env.TRUST_PROXY,
     edgeCacheBytes: env.EDGE_CACHE_BYTES,
+    timeouts: {
+      headersMs: env.HEADERS_TIMEOUT_SECONDS * 1000,
+      requestMs: env.REQUEST_TIMEOUT_SECONDS * 1000,
+      keepAliveMs: env.KEEP_ALIVE_TIMEOUT_SECONDS * 1000,
+    },
     uploadJwtSecret: env.UPLOAD_JWT_SECRET,
     logLevel: env.LOG_LEVEL,
   };

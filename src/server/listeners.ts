@@ -1,6 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
+/** How long a client may take: to send its headers, its whole request, and idle between requests. */
+export interface Timeouts {
+  headersMs: number;
+  requestMs: number;
+  keepAliveMs: number;
+}
+
 /** A node:http listener whose handler is attached once the other parts know its real URL. */
 export interface Listener {
   server: Server;
@@ -16,16 +23,19 @@ export interface Listener {
 export async function listen(
   host: string,
   port: number,
-  options: { requireHostHeader?: boolean } = {},
+  options: { timeouts: Timeouts; requireHostHeader?: boolean },
 ): Promise<Listener> {
   let handler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => {
     res.writeHead(503).end();
   };
   const server = createServer(
     {
-      requestTimeout: 300_000,
-      headersTimeout: 30_000,
-      keepAliveTimeout: 5_000,
+      requestTimeout: options.timeouts.requestMs,
+      headersTimeout: options.timeouts.headersMs,
+      keepAliveTimeout: options.timeouts.keepAliveMs,
+      // Node checks the two timeouts above only this often (30 s by default): check every second
+      // so a slow client is cut off when its time is up, not up to 30 s later.
+      connectionsCheckingInterval: 1_000,
       requireHostHeader: options.requireHostHeader ?? true,
     },
     (req, res) => handler(req, res),

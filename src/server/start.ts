@@ -53,10 +53,10 @@ export async function startServer(
     config.uploadJwtSecret ?? settingOrCreate(db, "upload_jwt_secret", () => randomBytes(32).toString("hex"));
 
   const [api, upload, edge] = await Promise.all([
-    listen(config.host, config.port),
-    listen(config.host, config.uploadPort),
+    listen(config.host, config.port, { timeouts: config.timeouts }),
+    listen(config.host, config.uploadPort, { timeouts: config.timeouts }),
     // The edge answers a request without Host itself (404), rather than node's bare 400.
-    listen(config.host, config.edgePort, { requireHostHeader: false }),
+    listen(config.host, config.edgePort, { timeouts: config.timeouts, requireHostHeader: false }),
   ]);
   const uploadBase = (config.uploadPublicUrl ?? upload.url).replace(/\/$/, "");
   const apiBase = (config.apiPublicUrl ?? api.url).replace(/\/$/, "");

@@ -1,4 +1,5 @@
-import { join } from "node:path";
+import { statSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { openSqliteStore } from "../../src/store/index.js";
 import { tempDir } from "../support/server.js";
@@ -33,6 +34,18 @@ describe("sqlite store", () => {
       expect(await second.getProject(record.slug)).toEqual(record);
     } finally {
       await second.close();
+    }
+  });
+
+  it("openSqliteStore: the database and its WAL are readable by their owner only", async () => {
+    const file = join(dir.path, "private", "metadata.sqlite");
+    const store = await openSqliteStore(file);
+    try {
+      await store.ping();
+      for (const path of [file, `${file}-wal`]) expect(statSync(path).mode & 0o777).toBe(0o600);
+      expect(statSync(dirname(file)).mode & 0o777).toBe(0o700);
+    } finally {
+      await store.close();
     }
   });
 });

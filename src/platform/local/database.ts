@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { ensurePrivateFile } from "../../core/private-file.js";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 
@@ -65,8 +65,9 @@ CREATE TABLE IF NOT EXISTS settings (
 
 /** Opens (creating if needed) the platform database under `dir`, in WAL mode with full sync. */
 export function openPlatformDatabase(dir: string): PlatformDatabase {
-  mkdirSync(dir, { recursive: true });
-  const db = new Database(join(dir, "platform.sqlite"));
+  const file = join(dir, "platform.sqlite");
+  ensurePrivateFile(file);
+  const db = new Database(file);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = FULL");
   db.pragma("busy_timeout = 5000");

@@ -1,5 +1,4 @@
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { ensurePrivateFile } from "../../core/private-file.js";
 import Database from "better-sqlite3";
 import { Kysely, SqliteDialect, sql } from "kysely";
 import {
@@ -15,7 +14,7 @@ import type { MetadataTables } from "./schema.js";
 
 /** Opens the SQLite metadata store at `file` (WAL, full sync, foreign keys) and migrates it. */
 export async function openSqliteStore(file: string): Promise<SqliteStore> {
-  if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
+  if (file !== ":memory:") ensurePrivateFile(file);
   const database = new Database(file);
   database.pragma("journal_mode = WAL");
   database.pragma("synchronous = FULL");
