@@ -7,6 +7,6 @@ export default defineConfig({
     hookTimeout: 30_000,
     pool: "forks",
     // Compiles dist/ once for the tests that run the real binaries.
-    globalSetup: ["test/client/global-setup.ts"],
+    globalSetup: ["test/support/global-setup.ts"],
   },
 });

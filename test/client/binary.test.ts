@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBuilt } from "./build.js";
+import { ensureBuilt } from "../support/build.js";
 import { edgeGet, runBinary, startTestBed, writeSite, type TestBed } from "./helpers.js";
 
 let bed: TestBed;

@@ -4,7 +4,8 @@ import { api, edgeGet } from "../support/http.js";
 import { uploadBucket } from "../support/multipart.js";
 import { SeededRandom } from "../support/seeded-random.js";
 import { tempDir } from "../support/server.js";
-import { ensureServerBuilt, type ServerProcess, spawnServer } from "../support/server-process.js";
+import { ensureBuilt } from "../support/build.js";
+import { type ServerProcess, spawnServer } from "../support/server-process.js";
 import { blobStoreState, databaseFiles, integrityCheck, queryDatabase } from "../support/store-snapshot.js";
 
 type Files = Record<string, Buffer>;
@@ -53,7 +54,7 @@ describe("crash recovery", () => {
   let unnamedBlobFiles = 0;
 
   beforeAll(() => {
-    ensureServerBuilt();
+    ensureBuilt();
     dir = tempDir("deploy-crash-");
   }, 180_000);
   afterAll(async () => {

@@ -8,7 +8,8 @@ import { api, edgeGet } from "../support/http.js";
 import { uploadBucket } from "../support/multipart.js";
 import { closedWithin, openSocket, rawMessage, rawRequest } from "../support/raw-http.js";
 import { startTestServer, tempDir } from "../support/server.js";
-import { ensureServerBuilt, type ServerProcess, spawnServer } from "../support/server-process.js";
+import { ensureBuilt } from "../support/build.js";
+import { type ServerProcess, spawnServer } from "../support/server-process.js";
 import { prepareFiles, rawUpload } from "../support/upload-flow.js";
 import { expectNoInternals } from "./contract-errors.js";
 
@@ -31,7 +32,7 @@ describe("secrets and exposure (the real binary, debug logs)", () => {
   let idle: Promise<{ ms: number; received: Buffer }> | undefined;
 
   beforeAll(async () => {
-    ensureServerBuilt();
+    ensureBuilt();
     dir = tempDir("deploy-exposure-");
     server = await spawnServer(dir.path, {
       LOG_LEVEL: "debug",

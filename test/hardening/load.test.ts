@@ -4,7 +4,8 @@ import { api, edgeGet } from "../support/http.js";
 import { uploadBucket } from "../support/multipart.js";
 import { SeededRandom } from "../support/seeded-random.js";
 import { tempDir } from "../support/server.js";
-import { ensureServerBuilt, type ServerProcess, spawnServer } from "../support/server-process.js";
+import { ensureBuilt } from "../support/build.js";
+import { type ServerProcess, spawnServer } from "../support/server-process.js";
 import { blobStoreState, databaseFiles, integrityCheck } from "../support/store-snapshot.js";
 
 /** How long the mixed load runs; `HARDENING_LOAD_SECONDS=60` for the issue's full minute. */
@@ -27,7 +28,7 @@ describe("sustained mixed load", () => {
   let requests = 0;
 
   beforeAll(async () => {
-    ensureServerBuilt();
+    ensureBuilt();
     dir = tempDir("deploy-load-");
     server = await spawnServer(dir.path, {
       CREATE_LIMIT_PER_ADDRESS: String(CREATE_LIMIT),

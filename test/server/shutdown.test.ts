@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { request } from "node:http";
 import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBuilt } from "../client/build.js";
+import { ensureBuilt } from "../support/build.js";
 import { createTestProject, identity, manifestOf } from "../support/deploy-flow.js";
 import { api } from "../support/http.js";
 import { multipartBody } from "../support/multipart.js";
