@@ -1,0 +1,117 @@
+import type { Summary } from "./stats.js";
+
+/** One contender serving one file, over the rounds. */
+export interface ServingCell {
+  contender: string;
+  rps: Summary;
+  p99Ms: Summary;
+  /** Socket errors, timeouts and 4xx/5xx over all rounds. */
+  errors: number;
+  /** Size of the response's status line and headers. */
+  headerBytes: number;
+}
+
+/** Benchmark 1 for one file. */
+export interface EdgeFileResult {
+  file: string;
+  bytes: number;
+  cells: ServingCell[];
+  /** Per-round ratios of requests per second. */
+  edgeOverNginx: Summary;
+  edgeOverSirv: Summary;
+  /** Against node:http answering from memory: how much of Node's own ceiling the edge reaches. */
+  edgeOverBareNode: Summary;
+}
+
+export interface EdgeResult {
+  rounds: number;
+  seconds: number;
+  files: EdgeFileResult[];
+}
+
+/** One deploy step of benchmark 2, over the rounds. */
+export interface DeployStepResult {
+  step: "first" | "unchanged" | "changed";
+  wallMs: Summary;
+  /** Files of the site over the median wall time. */
+  filesPerSecond: number;
+  /** Per-round ratio to the reference (cp -r + sync) of the same round. */
+  overReference: Summary;
+  clientPeakRss: Summary | undefined;
+  serverPeakRss: Summary | undefined;
+  /** Assets the client uploaded, each round (a check that the step did what it says). */
+  uploaded: number[];
+}
+
+export interface DeploySiteResult {
+  name: string;
+  files: number;
+  bytes: number;
+  changedFiles: number;
+  reference: { wallMs: Summary };
+  steps: DeployStepResult[];
+}
+
+export interface DeployResult {
+  rounds: number;
+  sites: DeploySiteResult[];
+}
+
+export interface PrepareLatency {
+  entries: number;
+  ms: Summary;
+  buckets: number;
+  requestBytes: number;
+}
+
+export interface LoadCell {
+  name: string;
+  rps: Summary;
+  p99Ms: Summary;
+  errors: number;
+  requests: number;
+}
+
+export interface ApiResult {
+  rounds: number;
+  prepare: PrepareLatency[];
+  /** Median latency of the largest manifest over the smallest's. */
+  growth: number;
+  /** The same, divided by the ratio of entries: 1 is linear. */
+  growthPerEntry: number;
+  loadRounds: number;
+  loadSeconds: number;
+  load: LoadCell[];
+}
+
+/** The machine a run was taken on. */
+export interface MachineInfo {
+  cpus: number;
+  cpuModel: string;
+  memoryBytes: number;
+  node: string;
+  kernel: string;
+  loadBefore: number[];
+  loadAfter: number[];
+}
+
+/** The top of a CPU profile. */
+export interface ProfileSummary {
+  name: string;
+  file: string;
+  totalMs: number;
+  top: { function: string; location: string; selfMs: number; selfPercent: number; totalPercent: number }[];
+}
+
+/** Everything one `npm run bench` measured. */
+export interface BenchResults {
+  startedAt: string;
+  durationSeconds: number;
+  quick: boolean;
+  command: string;
+  machine: MachineInfo;
+  edge?: EdgeResult;
+  deploy?: DeployResult;
+  api?: ApiResult;
+  profiles?: ProfileSummary[];
+}

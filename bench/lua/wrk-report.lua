@@ -1,0 +1,18 @@
+-- wrk script of the bench. When BENCH_WRK_BODY names a file, every request is a POST of its
+-- content (headers come from wrk's -H). At the end it prints one machine-readable line.
+local body_file = os.getenv("BENCH_WRK_BODY")
+if body_file ~= nil and body_file ~= "" then
+  local file = assert(io.open(body_file, "rb"))
+  wrk.method = "POST"
+  wrk.body = file:read("*a")
+  file:close()
+end
+
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format(
+    'BENCH_WRK {"requests":%.0f,"duration_us":%.0f,"bytes":%.0f,"p50_us":%.0f,"p99_us":%.0f,' ..
+    '"max_us":%.0f,"connect":%.0f,"read":%.0f,"write":%.0f,"status":%.0f,"timeout":%.0f}\n',
+    summary.requests, summary.duration, summary.bytes, latency:percentile(50), latency:percentile(99),
+    latency.max, e.connect, e.read, e.write, e.status, e.timeout))
+end

@@ -1,0 +1,104 @@
+import { tmpdir } from "node:os";
+
+/** Which benchmarks exist. */
+export type SuiteName = "edge" | "deploy" | "api";
+/** Every benchmark, in the order a run takes them. */
+export const SUITES: readonly SuiteName[] = ["edge", "deploy", "api"];
+
+/** One generated site of benchmark 2. */
+export interface SiteSpec {
+  name: string;
+  files: number;
+  bytes: number;
+}
+
+/** What a run does, from its arguments and environment. */
+export interface BenchOptions {
+  quick: boolean;
+  suites: SuiteName[];
+  profile: boolean;
+  /** Wait (a few minutes at most) for the load average to fall below 1 before measuring. */
+  waitIdle: boolean;
+  workRoot: string;
+  edge: { rounds: number; seconds: number; warmupSeconds: number };
+  deploy: { rounds: number; sites: SiteSpec[]; changedShare: number };
+  api: {
+    rounds: number;
+    entries: number[];
+    loadRounds: number;
+    loadSeconds: number;
+    loadManifestFiles: number;
+  };
+}
+
+const MB = 1_000_000;
+
+const USAGE = `usage: npm run bench -- [--quick] [--only=edge,deploy,api] [--profile] [--wait-idle]
+  --quick       small sizes and few rounds, for development (or BENCH_QUICK=1); BENCHMARKS.md is left alone
+  --only=LIST   run only these benchmarks; BENCHMARKS.md is left alone
+  --profile     afterwards, profile the slowest path of each benchmark with node --cpu-prof (BENCH_PROFILE=1);
+                on by default except with --quick; --no-profile (BENCH_PROFILE=0) skips it
+  --wait-idle   wait up to 5 minutes for the 1-minute load average to fall below 1 first
+Environment: BENCH_WORK_DIR (default the system's temporary folder) holds the generated sites.`;
+
+/** Parses the command line; exits with the usage on a mistake. */
+export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): BenchOptions {
+  let quick = env.BENCH_QUICK === "1";
+  let profile: boolean | undefined =
+    env.BENCH_PROFILE === "1" ? true : env.BENCH_PROFILE === "0" ? false : undefined;
+  let waitIdle = false;
+  let suites: SuiteName[] = [...SUITES];
+  for (const arg of argv) {
+    if (arg === "--quick") quick = true;
+    else if (arg === "--profile") profile = true;
+    else if (arg === "--no-profile") profile = false;
+    else if (arg === "--wait-idle") waitIdle = true;
+    else if (arg.startsWith("--only=")) {
+      const names = arg.slice("--only=".length).split(",");
+      if (!names.every((name): name is SuiteName => (SUITES as readonly string[]).includes(name))) usage(arg);
+      suites = SUITES.filter((name) => names.includes(name));
+    } else usage(arg);
+  }
+  const workRoot = env.BENCH_WORK_DIR || tmpdir();
+  if (quick) {
+    return {
+      quick,
+      suites,
+      profile: profile ?? false,
+      waitIdle,
+      workRoot,
+      edge: { rounds: 2, seconds: 1, warmupSeconds: 1 },
+      deploy: {
+        rounds: 2,
+        sites: [
+          { name: "200 files", files: 200, bytes: 4 * MB },
+          { name: "1,000 files", files: 1000, bytes: 20 * MB },
+        ],
+        changedShare: 0.01,
+      },
+      api: { rounds: 2, entries: [2000, 10_000], loadRounds: 1, loadSeconds: 1, loadManifestFiles: 50 },
+    };
+  }
+  return {
+    quick,
+    suites,
+    profile: profile ?? true,
+    waitIdle,
+    workRoot,
+    edge: { rounds: 7, seconds: 2, warmupSeconds: 1 },
+    deploy: {
+      rounds: 5,
+      sites: [
+        { name: "1,000 files", files: 1000, bytes: 20 * MB },
+        { name: "10,000 files", files: 10_000, bytes: 200 * MB },
+      ],
+      changedShare: 0.01,
+    },
+    api: { rounds: 5, entries: [20_000, 100_000], loadRounds: 3, loadSeconds: 5, loadManifestFiles: 50 },
+  };
+}
+
+function usage(arg: string): never {
+  console.error(`bench: unknown argument ${arg}\n${USAGE}`);
+  process.exit(2);
+}

@@ -1,0 +1,87 @@
+import type { BenchResults } from "../lib/types.js";
+import { mb, ms, times } from "./format.js";
+
+/** One target of the issue, and how the run measured against it. */
+export interface TargetCheck {
+  benchmark: string;
+  what: string;
+  target: string;
+  measured: string;
+  met: boolean;
+}
+
+const MEMORY_LIMIT = 250e6;
+
+/** Checks every target the run has figures for (issue 4's targets). */
+export function checkTargets(results: BenchResults): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  for (const file of results.edge?.files ?? []) {
+    const big = file.file.startsWith("1 MB");
+    const want = big ? 0.9 : 0.7;
+    checks.push({
+      benchmark: "edge",
+      what: `${file.file}: edge / nginx`,
+      target: `≥ ${want}×`,
+      measured: times(file.edgeOverNginx.median),
+      met: file.edgeOverNginx.median >= want,
+    });
+    if (big) {
+      checks.push({
+        benchmark: "edge",
+        what: `${file.file}: edge / sirv`,
+        target: "≥ 3.5×",
+        measured: times(file.edgeOverSirv.median),
+        met: file.edgeOverSirv.median >= 3.5,
+      });
+    }
+  }
+  const sites = results.deploy?.sites ?? [];
+  const largest = sites.reduce<(typeof sites)[number] | undefined>(
+    (best, site) => (best === undefined || site.files > best.files ? site : best),
+    undefined,
+  );
+  const ratioTargets = { first: 2, unchanged: 0.25, changed: 0.35 } as const;
+  for (const step of largest?.steps ?? []) {
+    checks.push({
+      benchmark: "deploy",
+      what: `${largest!.name}, ${step.step} deploy / (cp -r + sync)`,
+      target: `≤ ${ratioTargets[step.step]}×`,
+      measured: `${times(step.overReference.median)} (${ms(step.wallMs.median)} vs ${ms(largest!.reference.wallMs.median)})`,
+      met: step.overReference.median <= ratioTargets[step.step],
+    });
+  }
+  for (const side of ["client", "server"] as const) {
+    const peaks = sites.flatMap((site) =>
+      site.steps.map((step) => (side === "client" ? step.clientPeakRss : step.serverPeakRss)?.max),
+    );
+    const known = peaks.filter((peak): peak is number => peak !== undefined);
+    if (known.length === 0) continue;
+    const worst = Math.max(...known);
+    checks.push({
+      benchmark: "deploy",
+      what: `peak memory of the ${side}, any site, any step`,
+      target: "< 250 MB",
+      measured: mb(worst),
+      met: worst < MEMORY_LIMIT,
+    });
+  }
+  const prepare = results.api?.prepare ?? [];
+  const biggest = prepare[prepare.length - 1];
+  if (biggest && results.api) {
+    checks.push({
+      benchmark: "api",
+      what: `prepare of ${biggest.entries.toLocaleString("en-US")} entries`,
+      target: "< 2 s",
+      measured: ms(biggest.ms.median),
+      met: biggest.ms.median < 2000,
+    });
+    checks.push({
+      benchmark: "api",
+      what: "prepare cost per entry, largest manifest over smallest",
+      target: "≤ 1.25 (linear)",
+      measured: results.api.growthPerEntry.toFixed(2),
+      met: results.api.growthPerEntry <= 1.25,
+    });
+  }
+  return checks;
+}

@@ -1,0 +1,135 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { deployFiles } from "../lib/api-deploy.js";
+import { httpGet } from "../lib/http-get.js";
+import { startNginx } from "../lib/nginx.js";
+import { freePort } from "../lib/proc.js";
+import { startServerProcess, type ServerProcess } from "../lib/server-process.js";
+import { startNodeServer } from "../lib/node-servers.js";
+import { ratioSummary, rotate, summarize } from "../lib/stats.js";
+import type { EdgeFileResult, EdgeResult, ServingCell } from "../lib/types.js";
+import { runWrk, type WrkResult } from "../lib/wrk.js";
+import { servedFiles, type ServedFile } from "./edge-files.js";
+
+export interface EdgeOptions {
+  workDir: string;
+  rounds: number;
+  seconds: number;
+  warmupSeconds: number;
+  log: (line: string) => void;
+}
+
+interface Contender {
+  name: string;
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Benchmark 1: the edge, nginx and sirv serve the same three files over keep-alive (wrk, 2 threads,
+ * 50 connections, no Accept-Encoding, so every one answers with the identity body), and so does a
+ * bare node:http server answering from memory: the ceiling of any Node edge here. Contenders take
+ * turns within each round and the order rotates from round to round.
+ */
+export async function runEdgeServing(options: EdgeOptions): Promise<EdgeResult> {
+  const { workDir, log } = options;
+  const files = servedFiles();
+  const siteDir = join(workDir, "site");
+  mkdirSync(siteDir, { recursive: true });
+  for (const file of files) writeFileSync(join(siteDir, file.path), file.bytes);
+
+  const contenders: Contender[] = [];
+  let server: ServerProcess | undefined;
+  try {
+    server = await startServerProcess({ dataDir: join(workDir, "server-data"), env: { LOG_LEVEL: "warn" } });
+    const { hostname } = await deployFiles(
+      server.urls.api,
+      new Map(files.map((file) => [file.path, file.bytes])),
+    );
+    const running = server;
+    contenders.push({ name: "edge", url: server.urls.edge, stop: () => running.stop() });
+    const nginx = await startNginx(siteDir, await freePort(), join(workDir, "nginx"));
+    contenders.push({ name: "nginx", url: nginx.url, stop: () => nginx.stop() });
+    const sirv = await startNodeServer("sirv-server", siteDir, await freePort(), join(workDir, "sirv.log"));
+    contenders.push({ name: "sirv", url: sirv.url, stop: () => sirv.stop() });
+    const bare = await startNodeServer("bare-server", siteDir, await freePort(), join(workDir, "bare.log"));
+    contenders.push({ name: "bare node", url: bare.url, stop: () => bare.stop() });
+    log(
+      `edge: site ${hostname}; edge ${server.urls.edge}, nginx ${nginx.url}, sirv ${sirv.url}, bare node ${bare.url}`,
+    );
+
+    const headerBytes = new Map<string, number>();
+    for (const file of files) {
+      for (const contender of contenders) {
+        headerBytes.set(`${file.path} ${contender.name}`, await checkServes(contender, hostname, file));
+      }
+    }
+    const wrk = (contender: Contender, file: ServedFile, seconds: number): Promise<WrkResult> =>
+      runWrk({ url: contender.url + file.path, seconds, headers: { Host: hostname } });
+    for (const file of files)
+      for (const contender of contenders) await wrk(contender, file, options.warmupSeconds);
+
+    const runs = new Map<string, WrkResult[]>();
+    for (let round = 0; round < options.rounds; round++) {
+      for (const file of files) {
+        for (const contender of rotate(contenders, round)) {
+          const result = await wrk(contender, file, options.seconds);
+          const key = `${file.path} ${contender.name}`;
+          runs.set(key, [...(runs.get(key) ?? []), result]);
+          log(
+            `edge: round ${round + 1}/${options.rounds} ${file.label} ${contender.name}: ${Math.round(result.rps)} req/s, p99 ${result.p99Ms.toFixed(2)} ms`,
+          );
+        }
+      }
+    }
+    return {
+      rounds: options.rounds,
+      seconds: options.seconds,
+      files: files.map((file) => fileResult(file, contenders, runs, headerBytes)),
+    };
+  } finally {
+    for (const contender of contenders) await contender.stop();
+    if (server && !contenders.some((contender) => contender.name === "edge")) await server.stop();
+  }
+}
+
+function fileResult(
+  file: ServedFile,
+  contenders: readonly Contender[],
+  runs: ReadonlyMap<string, WrkResult[]>,
+  headerBytes: ReadonlyMap<string, number>,
+): EdgeFileResult {
+  const of = (name: string): WrkResult[] => runs.get(`${file.path} ${name}`) ?? [];
+  const cells: ServingCell[] = contenders.map(({ name }) => ({
+    contender: name,
+    rps: summarize(of(name).map((run) => run.rps)),
+    p99Ms: summarize(of(name).map((run) => run.p99Ms)),
+    errors: of(name).reduce((sum, run) => sum + run.errors, 0),
+    headerBytes: headerBytes.get(`${file.path} ${name}`) ?? 0,
+  }));
+  const rps = (name: string) => of(name).map((run) => run.rps);
+  return {
+    file: file.label,
+    bytes: file.bytes.length,
+    cells,
+    edgeOverNginx: ratioSummary(rps("edge"), rps("nginx")),
+    edgeOverSirv: ratioSummary(rps("edge"), rps("sirv")),
+    edgeOverBareNode: ratioSummary(rps("edge"), rps("bare node")),
+  };
+}
+
+/** Checks that a contender answers 200 with exactly the file's bytes, uncompressed; returns its header size. */
+async function checkServes(contender: Contender, hostname: string, file: ServedFile): Promise<number> {
+  const reply = await httpGet(contender.url, hostname, file.path);
+  if (
+    reply.status !== 200 ||
+    !reply.body.equals(file.bytes) ||
+    reply.headers["content-encoding"] !== undefined
+  ) {
+    throw new Error(
+      `${contender.name} does not serve ${file.path} as it is: status ${reply.status}, ${reply.body.length} bytes, ` +
+        `encoding ${String(reply.headers["content-encoding"])}`,
+    );
+  }
+  return reply.headerBytes;
+}
