@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hashAsset, hashExtension } from "./asset-hash.js";
+import { AssetHasher, hashAsset, hashExtension } from "./asset-hash.js";
 
 describe("hashAsset", () => {
   it("hashAsset: matches Cloudflare's published vectors", async () => {
@@ -9,6 +9,18 @@ describe("hashAsset", () => {
     expect(await hashAsset(Buffer.from("something-binary"), "/x/a.greg")).toBe(
       "80e40c1f2422528cb2fba3f9389ce315",
     );
+  });
+
+  it("AssetHasher.reset: one instance hashes file after file as fresh ones do", async () => {
+    const hasher = await AssetHasher.create();
+    for (const [content, path] of [
+      ["Content of file-1", "/a/file-1.txt"],
+      ["something-binary", "/b.greg"],
+      ["", "/empty"],
+    ] as const) {
+      hasher.reset().updateBase64(Buffer.from(content).toString("base64"));
+      expect(hasher.finish(hashExtension(path))).toBe(await hashAsset(Buffer.from(content), path));
+    }
   });
 
   it("hashExtension: takes the last extension without the dot", () => {

@@ -34,6 +34,12 @@ export class AssetHasher {
     this.hasher.update(extension);
     return this.hasher.digest("hex").slice(0, ASSET_HASH_LENGTH);
   }
+
+  /** Starts a new hash on the same instance: creating a WebAssembly instance per file is costly. */
+  reset(): this {
+    this.hasher.init();
+    return this;
+  }
 }
 
 /** Hashes a whole buffer with the asset scheme. */
