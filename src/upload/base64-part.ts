@@ -1,6 +1,6 @@
 import { once } from "node:events";
 import { createWriteStream, type WriteStream } from "node:fs";
-import { AssetHasher } from "../core/asset-hash.js";
+import type { AssetHasher } from "../core/asset-hash.js";
 import type { PartSink } from "./multipart.js";
 
 /** Why a part's content was refused. */
@@ -8,35 +8,29 @@ export class PartContentError extends Error {}
 
 const NOT_BASE64 = /[^A-Za-z0-9+/=]/;
 
+/** Where a received part's bytes are: in memory (small parts) or already in the temporary file. */
+export type ReceivedBytes = { inMemory: Buffer } | { inFile: string };
+
 /**
- * A part sink for base64 text: writes the decoded bytes to `file` and hashes the canonical base64
- * of those bytes, so non-canonical padding cannot pass other content off under a hash. Memory
- * stays at one chunk whatever the part's size.
+ * A part sink for base64 text: decodes it and hashes the canonical base64 of the decoded bytes, so
+ * non-canonical padding cannot pass other content off under a hash. A part up to `memoryBytes`
+ * stays in memory (written later in one call, off the request's path); a larger one streams to
+ * `file`, so memory stays bounded whatever the part's size.
  */
-export class Base64FileSink implements PartSink {
-  private readonly out: WriteStream;
-  private readonly closed: Promise<void>;
+export class Base64PartSink implements PartSink {
+  private chunks: Buffer[] = [];
+  private out: WriteStream | undefined;
+  private closed: Promise<void> | undefined;
   private carry = "";
   private padded = false;
   size = 0;
 
-  private constructor(
+  constructor(
     private readonly hasher: AssetHasher,
-    file: string,
-    private readonly maxBytes: number,
+    private readonly file: string,
+    private readonly limits: { maxBytes: number; memoryBytes: number },
   ) {
-    this.out = createWriteStream(file, { flags: "wx" });
-    this.closed = new Promise<void>((resolve, reject) => {
-      this.out.on("finish", resolve);
-      this.out.on("error", reject);
-    });
-    // Observed by `end`; after `abort` the error is moot.
-    this.closed.catch(() => undefined);
-  }
-
-  /** A sink writing to `file`, refusing content over `maxBytes`. */
-  static async create(file: string, maxBytes: number): Promise<Base64FileSink> {
-    return new Base64FileSink(await AssetHasher.create(), file, maxBytes);
+    hasher.reset();
   }
 
   async write(chunk: Buffer): Promise<void> {
@@ -56,31 +50,55 @@ export class Base64FileSink implements PartSink {
     }
     const bytes = Buffer.from(quads, "base64");
     this.size += bytes.length;
-    if (this.size > this.maxBytes) throw new PartContentError(`content exceeds ${this.maxBytes} bytes`);
+    if (this.size > this.limits.maxBytes)
+      throw new PartContentError(`content exceeds ${this.limits.maxBytes} bytes`);
     this.hasher.updateBase64(bytes.toString("base64"));
+    if (!this.out && this.size <= this.limits.memoryBytes) {
+      this.chunks.push(bytes);
+      return;
+    }
+    const out = this.out ?? this.openFile();
     // `once` rejects if the stream fails while we wait, so a disk error cannot hang the request.
-    if (!this.out.write(bytes)) await once(this.out, "drain");
+    if (!out.write(bytes)) await once(out, "drain");
   }
 
   async end(): Promise<void> {
     if (this.carry.length > 0) throw new PartContentError("base64 content is truncated");
+    if (!this.out) return;
     this.out.end();
     await this.closed;
   }
 
-  /** The asset hash of what was written, once `end` has resolved. */
+  /** The bytes received, once `end` has resolved. */
+  received(): ReceivedBytes {
+    return this.out ? { inFile: this.file } : { inMemory: Buffer.concat(this.chunks, this.size) };
+  }
+
+  /** The asset hash of what was received, once `end` has resolved. */
   hash(extension: string): string {
     return this.hasher.finish(extension);
   }
 
-  /**
-   * Stops writing and resolves once the file is closed. The file may still be opening when a part
-   * is refused (on its first chunk); only after `close` can the caller remove it for good.
-   */
+  /** Stops writing and waits until the file is closed, so the caller can remove it. */
   async abort(): Promise<void> {
-    if (this.out.closed) return;
-    const closed = new Promise<void>((resolve) => this.out.once("close", () => resolve()));
+    this.chunks = [];
+    if (!this.out || this.out.closed) return;
+    const closed = new Promise<void>((resolve) => this.out!.once("close", () => resolve()));
     this.out.destroy();
     await closed;
+  }
+
+  private openFile(): WriteStream {
+    const out = createWriteStream(this.file, { flags: "wx" });
+    this.closed = new Promise<void>((resolve, reject) => {
+      out.on("finish", resolve);
+      out.on("error", reject);
+    });
+    // Observed by `end`; after `abort` the error is moot.
+    this.closed.catch(() => undefined);
+    for (const chunk of this.chunks) out.write(chunk);
+    this.chunks = [];
+    this.out = out;
+    return out;
   }
 }

@@ -1,7 +1,7 @@
-import { hashExtension } from "../core/asset-hash.js";
+import { AssetHasher, hashExtension } from "../core/asset-hash.js";
 import { ASSET_HASH } from "../core/formats.js";
 import type { ReceivedBucket } from "../platform/local/upload-sessions.js";
-import { Base64FileSink } from "./base64-part.js";
+import { Base64PartSink } from "./base64-part.js";
 import type { PartHeaders, PartSink } from "./multipart.js";
 import { UploadError, UploadErrorCode, badRequest } from "./upload-errors.js";
 import type { UploadServiceOptions } from "./upload-service.js";
@@ -9,16 +9,24 @@ import type { UploadServiceOptions } from "./upload-service.js";
 // A media type as sent in a part header: `type/subtype` and optional parameters, printable ASCII.
 const MEDIA_TYPE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+(\s*;[\x20-\x7e]*)?$/i;
 const discard: PartSink = { write: () => undefined, end: () => undefined };
+// Parts up to this size are held in memory until they are stored: one write instead of a stream.
+const MEMORY_PART_BYTES = 256 * 1024;
+// Blobs being made durable at once, per request; bounds the memory of parts held for storing.
+const STORING_AT_ONCE = 16;
 
 /**
- * The parts of one bucket request: each verified against its hash and moved into place as a
- * blob. Rows are written once at the end (`finish`), after the blobs' directories are synced, so
- * a row never names a file a crash could lose, and a bucket costs one transaction, not one a file.
+ * The parts of one bucket request: each verified against its hash, then stored (written,
+ * fdatasynced, renamed) in the background while the next parts are read. `finish` waits for them,
+ * syncs their directories and only then writes their rows, in one transaction: a row never names
+ * a file a crash could lose, and a bucket costs one transaction, not one a file.
  */
 export class BucketReceiver {
   private readonly seen = new Set<string>();
-  private readonly received: ReceivedBucket = { blobs: [], mediaTypes: [] };
-  private current: { sink: Base64FileSink; file: string } | undefined;
+  private readonly mediaTypes: ReceivedBucket["mediaTypes"] = [];
+  private readonly storing = new Set<Promise<unknown>>();
+  private readonly stored: Promise<{ hash: string; size: number }>[] = [];
+  private current: { sink: Base64PartSink; file: string } | undefined;
+  private hasher: AssetHasher | undefined;
 
   constructor(
     private readonly options: UploadServiceOptions,
@@ -45,28 +53,33 @@ export class BucketReceiver {
     }
     if (this.seen.has(hash) || sessions.hasBlob(hash)) {
       // Held already: the bytes are not needed, but the media type still applies to this session.
-      if (declared !== undefined) this.received.mediaTypes.push({ hash, mediaType: declared });
+      if (declared !== undefined) this.mediaTypes.push({ hash, mediaType: declared });
       return discard;
     }
     this.seen.add(hash);
+    this.hasher ??= await AssetHasher.create();
     const file = blobs.temporaryPath();
-    const sink = await Base64FileSink.create(file, maxAssetBytes);
+    const sink = new Base64PartSink(this.hasher, file, {
+      maxBytes: maxAssetBytes,
+      memoryBytes: MEMORY_PART_BYTES,
+    });
     this.current = { sink, file };
     return {
       write: (chunk) => sink.write(chunk),
       end: async () => {
         await sink.end();
+        this.current = undefined;
         if (sink.hash(hashExtension(path)) !== hash) {
+          await sink.abort();
+          blobs.discard(file);
           throw new UploadError(
             400,
             UploadErrorCode.hashMismatch,
             `content of part ${hash} does not match its hash`,
           );
         }
-        blobs.commit(file, hash);
-        this.current = undefined;
-        this.received.blobs.push({ hash, size: sink.size });
-        if (declared !== undefined) this.received.mediaTypes.push({ hash, mediaType: declared });
+        if (declared !== undefined) this.mediaTypes.push({ hash, mediaType: declared });
+        await this.store(sink, file, hash);
       },
     };
   }
@@ -80,10 +93,32 @@ export class BucketReceiver {
     this.options.blobs.discard(file);
   }
 
-  /** Makes the received blobs' directory entries durable, then records them and the media types. */
-  finish(): void {
+  /**
+   * Waits for the blobs being stored, makes their directory entries durable, then records them and
+   * the declared media types. A blob that failed to store is not recorded, and its error is thrown.
+   */
+  async finish(): Promise<void> {
     const { blobs, sessions, now } = this.options;
-    blobs.syncDirectories(this.received.blobs.map((blob) => blob.hash));
-    sessions.record(this.sessionId, this.received, now());
+    const results = await Promise.allSettled(this.stored);
+    const done = results.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
+    await blobs.syncDirectories(done.map((blob) => blob.hash));
+    sessions.record(this.sessionId, { blobs: done, mediaTypes: this.mediaTypes }, now());
+    const failed = results.find((result) => result.status === "rejected");
+    if (failed) throw failed.reason;
+  }
+
+  private async store(sink: Base64PartSink, file: string, hash: string): Promise<void> {
+    if (this.storing.size >= STORING_AT_ONCE) await Promise.race(this.storing);
+    const size = sink.size;
+    const task = this.options.blobs.store(sink.received(), file, hash).then(() => ({ hash, size }));
+    const settled: Promise<unknown> = task.then(
+      () => this.storing.delete(settled),
+      () => {
+        this.storing.delete(settled);
+        this.options.blobs.discard(file);
+      },
+    );
+    this.storing.add(settled);
+    this.stored.push(task);
   }
 }

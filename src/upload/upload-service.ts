@@ -58,7 +58,7 @@ export class UploadService {
       throw error;
     } finally {
       // What was verified is kept even when a later part is refused: it is correct content.
-      receiver.finish();
+      await receiver.finish();
     }
     if (sessions.missingCount(session.id) > 0) return { status: 202 };
     const jwt = await tokens.sign(

@@ -73,6 +73,18 @@ describe("authorization of project routes", () => {
     }
   });
 
+  it("project routes: the Bearer scheme is case-insensitive (RFC 9110), the token is not", async () => {
+    const path = `/projects/${mine.slug}/domains`;
+    const lower = await call("DELETE", path, undefined, identity(mine), {
+      authorization: `bearer ${mine.token}`,
+    });
+    expect(lower.status).toBe(200);
+    const changed = await call("DELETE", path, undefined, identity(mine), {
+      authorization: `Bearer ${mine.token.toUpperCase()}`,
+    });
+    expect(changed.status).toBe(401);
+  });
+
   it("project routes: identity hashes are accepted in either case", async () => {
     const res = await call("DELETE", `/projects/${mine.slug}/domains`, mine.token, {
       projectHash: mine.projectHash.toUpperCase(),

@@ -233,7 +233,7 @@ describe("upload service fuzzing", () => {
             "alg none",
             "tampered",
             "deleted project's session",
-            "lowercase scheme",
+            "no space after the scheme",
           )
           .map((kind): Mutation => async (s) => {
             const c = base(s, `token: ${kind}`, unauthorized);
@@ -267,7 +267,8 @@ describe("upload service fuzzing", () => {
               case "deleted project's session":
                 return withToken(c, `Bearer ${goneSession.uploadJwt}`);
               default:
-                return withToken(c, `bearer ${s.uploadJwt}`);
+                // The scheme is case-insensitive (RFC 9110), so `bearer x` is accepted; this is not.
+                return withToken(c, `Bearer${s.uploadJwt}`);
             }
           }),
       ),

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, request, type IncomingHttpHeaders, type Server } from "node:http";
 import { connect, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -81,9 +81,7 @@ export async function startTestEdge(options: Partial<EdgeOptions> = {}): Promise
   const addBlob = async (bytes: string | Uint8Array, path: string): Promise<string> => {
     const data = typeof bytes === "string" ? Buffer.from(bytes) : bytes;
     const hash = await hashAsset(data, path);
-    const temporary = blobs.temporaryPath();
-    writeFileSync(temporary, data);
-    blobs.commit(temporary, hash);
+    await blobs.store({ inMemory: Buffer.from(data) }, blobs.temporaryPath(), hash);
     db.prepare("INSERT OR IGNORE INTO blobs (hash, size, created_at) VALUES (?, ?, ?)").run(
       hash,
       data.length,

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, readdirSync, rmSync } from "node:fs";
+import { mkdir, open, rename } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { ASSET_HASH } from "../../core/formats.js";
 
 /**
@@ -27,39 +28,50 @@ export class BlobStore {
     return join(this.blobsDir, hash.slice(0, 2), hash);
   }
 
-  /** A fresh path for a temporary file, to be committed or discarded. */
+  /** A fresh path for a temporary file, to be stored or discarded. */
   temporaryPath(): string {
     return join(this.tmpDir, randomBytes(12).toString("hex"));
   }
 
-  /** Makes a finished temporary file durable and moves it into place as `hash`. */
-  commit(temporaryPath: string, hash: string): void {
-    const fd = openSync(temporaryPath, "r");
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
+  /**
+   * Makes a blob durable and moves it into place as `hash`: bytes held in memory are written to
+   * `temporaryPath` first; either way the file is fdatasynced, then renamed. Runs on libuv's thread
+   * pool, so many blobs are synced in parallel and the event loop never waits on the disk.
+   */
+  async store(
+    source: { inMemory: Buffer } | { inFile: string },
+    temporaryPath: string,
+    hash: string,
+  ): Promise<void> {
     const target = this.pathOf(hash);
-    mkdirSync(join(this.blobsDir, hash.slice(0, 2)), { recursive: true });
-    renameSync(temporaryPath, target);
+    const file = await open(temporaryPath, "inMemory" in source ? "wx" : "r");
+    try {
+      if ("inMemory" in source) await file.writeFile(source.inMemory);
+      await file.datasync();
+    } finally {
+      await file.close();
+    }
+    await mkdir(dirname(target), { recursive: true });
+    await rename(temporaryPath, target);
   }
 
   /**
    * Makes the renames of these blobs durable: fsyncs each directory they went into (and the top
    * directory, which may have gained a new one). Called before the rows that name them are written.
    */
-  syncDirectories(hashes: string[]): void {
+  async syncDirectories(hashes: string[]): Promise<void> {
     if (hashes.length === 0) return;
-    const dirs = new Set(hashes.map((hash) => join(this.blobsDir, hash.slice(0, 2))));
-    for (const dir of [...dirs, this.blobsDir]) {
-      const fd = openSync(dir, "r");
-      try {
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-    }
+    const dirs = new Set(hashes.map((hash) => dirname(this.pathOf(hash))));
+    await Promise.all(
+      [...dirs, this.blobsDir].map(async (dir) => {
+        const handle = await open(dir, "r");
+        try {
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+      }),
+    );
   }
 
   /** Removes a temporary file that will not be committed. */
