@@ -43,11 +43,14 @@ export async function* fileBytes(
   } catch (error) {
     throw new CliError("READ_FAILED", `cannot read ${label}: ${(error as Error).message}`);
   }
-  if (total !== expectedSize) {
-    throw new CliError(
-      "FILE_CHANGED",
-      `${label} changed while deploying (${expectedSize} bytes expected)`,
-      "Run deploy again once the build has finished.",
-    );
-  }
+  if (total !== expectedSize) throw fileChangedError(label, expectedSize);
+}
+
+/** The error for a file whose size is no longer the one the walk saw. */
+export function fileChangedError(label: string, expectedSize: number): CliError {
+  return new CliError(
+    "FILE_CHANGED",
+    `${label} changed while deploying (${expectedSize} bytes expected)`,
+    "Run deploy again once the build has finished.",
+  );
 }

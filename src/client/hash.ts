@@ -1,10 +1,9 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import { forEachLimit } from "./concurrency.js";
 import { CliError } from "./errors.js";
-import { hashFile, type HashJob } from "./hash-file.js";
-import type { HashReply } from "./hash-worker.js";
+import { FileHasher, type HashJob } from "./hash-file.js";
+import type { HashBatch, HashReply } from "./hash-worker.js";
 import type { HashCache } from "./hash-cache.js";
 import type { SiteFile } from "./walk.js";
 
@@ -22,6 +21,9 @@ export interface HashOptions {
 /** Below this much work to do, threads cost more than they save. */
 const THREAD_MIN_FILES = 64;
 const THREAD_MIN_BYTES = 8 * 1024 * 1024;
+/** Files per message to a hashing thread, and the bytes a batch stops at (fewer messages, yet balanced). */
+export const BATCH_FILES = 64;
+export const BATCH_BYTES = 4 * 1024 * 1024;
 const DEFAULT_WORKER_URL = new URL("./hash-worker.js", import.meta.url);
 
 /** The asset hash of every file, in order, from the cache or by reading the file. */
@@ -47,17 +49,18 @@ export async function hashSite(files: readonly SiteFile[], options: HashOptions)
   const workerUrl = options.workerUrl ?? DEFAULT_WORKER_URL;
   const big = pending.length >= THREAD_MIN_FILES || bytes >= THREAD_MIN_BYTES;
   if (options.threads > 0 && big && existsSync(fileURLToPath(workerUrl))) {
-    await hashInWorkers(files, pending, Math.min(options.threads, pending.length), workerUrl, done);
+    const batches = batchJobs(files, pending);
+    await hashInWorkers(batches, Math.min(options.threads, batches.length), workerUrl, done);
   } else {
-    await forEachLimit(pending, 4, async (index) => done(index, await hashFile(files[index]!)));
+    const hasher = await FileHasher.create();
+    for (const index of pending) done(index, await hasher.hash(files[index]!));
   }
   return hashes;
 }
 
-/** Hashes the pending files on a pool of worker threads, two jobs in flight per thread. */
+/** Hashes the pending files on a pool of worker threads, in batches, two batches in flight per thread. */
 async function hashInWorkers(
-  files: readonly SiteFile[],
-  pending: number[],
+  batches: readonly HashBatch[],
   threads: number,
   workerUrl: URL,
   done: (index: number, hash: string) => void,
@@ -71,23 +74,20 @@ async function hashInWorkers(
           new Promise<void>((resolve, reject) => {
             let inFlight = 0;
             const feed = () => {
-              while (inFlight < 2 && next < pending.length) {
-                const index = pending[next++]!;
-                const file = files[index]!;
-                const job: HashJob = { id: index, absPath: file.absPath, path: file.path, size: file.size };
-                worker.postMessage(job);
+              while (inFlight < 2 && next < batches.length) {
+                worker.postMessage(batches[next++]!);
                 inFlight++;
               }
               if (inFlight === 0) resolve();
             };
             worker.on("message", (reply: HashReply) => {
               inFlight--;
-              if ("error" in reply) {
-                next = pending.length;
+              for (const [index, hash] of reply.done) done(index, hash);
+              if (reply.error !== undefined) {
+                next = batches.length;
                 reject(new CliError(reply.error.code, reply.error.message, reply.error.hint));
                 return;
               }
-              done(reply.id, reply.hash);
               feed();
             });
             worker.on("error", reject);
@@ -99,4 +99,23 @@ async function hashInWorkers(
   } finally {
     await Promise.all(workers.map((worker) => worker.terminate()));
   }
+}
+
+/** Splits the pending files into batches of at most BATCH_FILES files and (unless one file) BATCH_BYTES. */
+export function batchJobs(files: readonly SiteFile[], pending: readonly number[]): HashBatch[] {
+  const batches: HashBatch[] = [];
+  let jobs: HashJob[] = [];
+  let bytes = 0;
+  for (const index of pending) {
+    const file = files[index]!;
+    if (jobs.length > 0 && (jobs.length >= BATCH_FILES || bytes + file.size > BATCH_BYTES)) {
+      batches.push({ jobs });
+      jobs = [];
+      bytes = 0;
+    }
+    jobs.push({ id: index, absPath: file.absPath, path: file.path, size: file.size });
+    bytes += file.size;
+  }
+  if (jobs.length > 0) batches.push({ jobs });
+  return batches;
 }
