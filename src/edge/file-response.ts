@@ -20,6 +20,31 @@ export interface FileAnswer {
   file: StoredFile;
   status: 200 | 404;
   cacheControl: string;
+  /** Response heads of whole bodies from memory, by coding, once built (see `fileAnswer`). */
+  heads?: WholeHeads;
+}
+
+/** The heads of a whole response in each coding; a coding's entry is built on its first use. */
+interface WholeHeads {
+  /** `worthCompressing` of the file, decided once (it parses the media type). */
+  compressible: boolean;
+  identity: OutgoingHttpHeaders | undefined;
+  br: OutgoingHttpHeaders | undefined;
+  gzip: OutgoingHttpHeaders | undefined;
+}
+
+/**
+ * An answer meant to be reused across requests (the route memo keeps it): its response heads are
+ * computed once per coding, so a hot file costs one `writeHead` with a ready object.
+ */
+export function fileAnswer(file: StoredFile, status: 200 | 404, cacheControl: string): FileAnswer {
+  const compressible = worthCompressing(file.contentType, file.size);
+  return {
+    file,
+    status,
+    cacheControl,
+    heads: { compressible, identity: undefined, br: undefined, gzip: undefined },
+  };
 }
 
 const WHOLE: RangeRequest = { kind: "whole" };
@@ -35,7 +60,15 @@ export function sendFile(
   source: BlobSource,
   answer: FileAnswer,
 ): void | Promise<void> {
-  const { file, status } = answer;
+  const { file, status, heads } = answer;
+  // The common request (no range, no validator) of a blob in memory: ready heads, one write.
+  if (heads && req.headers.range === undefined && req.headers["if-none-match"] === undefined) {
+    const cached = source.cache.get(file.hash);
+    if (cached) {
+      const wanted = heads.compressible ? chooseEncoding(req.headers["accept-encoding"]) : "identity";
+      return sendWhole(req, res, cached, wanted, answer, heads);
+    }
+  }
   const compressible = worthCompressing(file.contentType, file.size);
   // Ranges and validators belong to the file itself; a 404 page stands in for a missing one.
   const rangeable =
@@ -78,6 +111,50 @@ function sendFromMemory(
   const span = writeHead(req, res, plan, encoding, body.length);
   if (!span) return;
   res.end(span.start === 0 && span.end === body.length - 1 ? body : body.subarray(span.start, span.end + 1));
+}
+
+function sendWhole(
+  req: IncomingMessage,
+  res: ServerResponse,
+  blob: CachedBlob,
+  wanted: Encoding,
+  answer: FileAnswer,
+  heads: WholeHeads,
+): void {
+  const encoding: Encoding =
+    wanted === "br" && blob.br ? "br" : wanted === "gzip" && blob.gzip ? "gzip" : "identity";
+  const body = encoding === "br" ? blob.br! : encoding === "gzip" ? blob.gzip! : blob.body;
+  let head = heads[encoding];
+  // Blobs never change, so neither do their variants' lengths; the check is only a safeguard.
+  if (head === undefined || head["content-length"] !== body.length) {
+    head = heads[encoding] = wholeHead(answer, heads.compressible, encoding, body.length);
+  }
+  res.writeHead(answer.status, head);
+  if (req.method === "HEAD" || body.length === 0) res.end();
+  else res.end(body);
+}
+
+// The same fields, in the same order, as the general path (`sendFile` then `writeHead`) sends.
+function wholeHead(
+  answer: FileAnswer,
+  compressible: boolean,
+  encoding: Encoding,
+  length: number,
+): OutgoingHttpHeaders {
+  const { file, status } = answer;
+  const headers: OutgoingHttpHeaders = {
+    ...ALWAYS,
+    "content-type": file.contentType,
+    "cache-control": answer.cacheControl,
+  };
+  if (compressible) headers.vary = "Accept-Encoding";
+  if (status === 200) {
+    headers["accept-ranges"] = "bytes";
+    headers.etag = entityTag(file.hash, encoding);
+  }
+  if (encoding !== "identity") headers["content-encoding"] = encoding;
+  headers["content-length"] = length;
+  return headers;
 }
 
 // Node joins repeated headers it does not know into one string; only Set-Cookie stays a list.

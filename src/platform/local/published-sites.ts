@@ -1,27 +1,53 @@
 import type { Statement } from "better-sqlite3";
 import { PROJECT_SLUG } from "../../core/formats.js";
 import type { PlatformDatabase } from "./database.js";
+import { manifestGeneration, type ManifestGeneration } from "./site-tables.js";
 
-/** The revision a request hostname serves. */
+/**
+ * The revision a request hostname serves. Answers are shared from the cache (never mutate them);
+ * a new object stands for every new read, so a reader may key its own memos on the object.
+ */
 export interface SiteTarget {
-  projectSlug: string;
-  revisionId: string;
+  readonly projectSlug: string;
+  readonly revisionId: string;
   /** True on a revision host, whose content can never change. */
-  immutable: boolean;
+  readonly immutable: boolean;
 }
 
-/** A file of a revision: the blob that holds it and how to serve it. */
+/** A file of a revision: the blob that holds it and how to serve it (shared: never mutate it). */
 export interface StoredFile {
-  hash: string;
-  size: number;
-  contentType: string;
+  readonly hash: string;
+  readonly size: number;
+  readonly contentType: string;
 }
 
 export interface PublishedSitesOptions {
   sitesDomain: string;
   /** Milliseconds since the epoch; injectable so tests can move time. */
   now?: () => number;
+  /** Most Host values remembered (unknown ones included); the oldest goes first. Default 10,000. */
+  maxHosts?: number;
+  /** Most file lookups remembered (misses included); all are dropped when full. Default 50,000. */
+  maxFiles?: number;
 }
+
+/** A live answer for a host, kept with its expiry: the clock moves without any write. */
+interface Live {
+  target: SiteTarget;
+  expiresAt: number;
+}
+
+/** What a Host value may serve: a revision, a production revision, both (a custom hostname shaped like a revision host) or neither. */
+interface HostEntry {
+  pinned: Live | undefined;
+  production: Live | undefined;
+}
+
+const NOWHERE: HostEntry = Object.freeze({ pinned: undefined, production: undefined });
+// A hostname is at most 253 characters; longer Host values are looked up but never remembered,
+// so a flood of them cannot hold much memory.
+const MAX_HOST_KEY = 260;
+const MAX_PATH_KEY = 1024;
 
 const REVISION_LABEL = /^([a-z0-9]{10})--([a-z0-9-]+)$/;
 
@@ -40,16 +66,27 @@ export function normalizeHost(host: string): string {
 }
 
 /**
- * Reads the published manifest (sites, hostnames, revisions, files) that publishing writes. Every
- * call goes to SQLite through a prepared statement, so a publish or an expiry shows at once.
+ * Reads the published manifest (sites, hostnames, revisions, files) that publishing writes, and
+ * keeps what it read in memory until the next write of those tables (the connection's manifest
+ * generation), so a publish, a hostname change or a removal shows on the very next request.
+ * Expiry is checked against the clock on every call: a site stops answering the moment it expires.
+ * Both caches are bounded, misses included, so unknown hosts or paths cannot grow memory.
  */
 export class PublishedSites {
   private readonly suffix: string;
   private readonly now: () => number;
-  private readonly revisionStatement: Statement<[string, string, number], { found: number }>;
+  private readonly generation: ManifestGeneration;
+  private readonly maxHosts: number;
+  private readonly maxFiles: number;
+  private seen: number;
+  private readonly hosts = new Map<string, HostEntry>();
+  // slug → revision → path → file (null: no such file). Nested maps need no composite key per lookup.
+  private files = new Map<string, Map<string, Map<string, StoredFile | null>>>();
+  private fileCount = 0;
+  private readonly revisionStatement: Statement<[string, string], { expires_at: number }>;
   private readonly productionStatement: Statement<
-    [string, number],
-    { project_slug: string; revision_id: string }
+    [string],
+    { project_slug: string; revision_id: string; expires_at: number }
   >;
   private readonly fileStatement: Statement<
     [string, string, string],
@@ -59,15 +96,20 @@ export class PublishedSites {
   constructor(db: PlatformDatabase, options: PublishedSitesOptions) {
     this.suffix = `.${normalizeHost(options.sitesDomain)}`;
     this.now = options.now ?? Date.now;
+    this.maxHosts = options.maxHosts ?? 10_000;
+    this.maxFiles = options.maxFiles ?? 50_000;
+    this.generation = manifestGeneration(db);
+    this.seen = this.generation.value;
+    // Expiry is read, not filtered on: what is cached must not depend on the time it was read.
     this.revisionStatement = db.prepare(
-      `SELECT 1 AS found FROM sites s
+      `SELECT s.expires_at FROM sites s
          JOIN revisions r ON r.project_slug = s.project_slug
-        WHERE s.project_slug = ? AND r.revision_id = ? AND s.expires_at > ?`,
+        WHERE s.project_slug = ? AND r.revision_id = ?`,
     );
     this.productionStatement = db.prepare(
-      `SELECT s.project_slug, s.revision_id FROM site_hosts h
+      `SELECT s.project_slug, s.revision_id, s.expires_at FROM site_hosts h
          JOIN sites s ON s.project_slug = h.project_slug
-        WHERE h.hostname = ? AND s.revision_id IS NOT NULL AND s.expires_at > ?`,
+        WHERE h.hostname = ? AND s.revision_id IS NOT NULL`,
     );
     this.fileStatement = db.prepare(
       `SELECT f.hash, b.size, f.content_type FROM revision_files f
@@ -76,22 +118,92 @@ export class PublishedSites {
     );
   }
 
+  /** How many host and file lookups are remembered (misses included): for tests and diagnostics. */
+  get cached(): { hosts: number; files: number } {
+    return { hosts: this.hosts.size, files: this.fileCount };
+  }
+
   /** The revision a Host header value serves, or undefined when no live site answers on it. */
   resolve(host: string): SiteTarget | undefined {
-    const hostname = normalizeHost(host);
-    const now = this.now();
-    const pinned = this.revisionHost(hostname);
-    if (pinned && this.revisionStatement.get(pinned.projectSlug, pinned.revisionId, now)) {
-      return { ...pinned, immutable: true };
+    this.forgetIfWritten();
+    let entry = this.hosts.get(host);
+    if (entry === undefined) {
+      entry = this.readHost(normalizeHost(host));
+      if (host.length <= MAX_HOST_KEY) this.rememberHost(host, entry);
     }
-    const row = this.productionStatement.get(hostname, now);
-    return row ? { projectSlug: row.project_slug, revisionId: row.revision_id, immutable: false } : undefined;
+    const now = this.now();
+    if (entry.pinned !== undefined && entry.pinned.expiresAt > now) return entry.pinned.target;
+    if (entry.production !== undefined && entry.production.expiresAt > now) return entry.production.target;
+    return undefined;
   }
 
   /** The file at `path` (site-relative, starting with `/`) of a revision, or undefined. */
   findFile(projectSlug: string, revisionId: string, path: string): StoredFile | undefined {
+    this.forgetIfWritten();
+    const paths = this.files.get(projectSlug)?.get(revisionId);
+    const known = paths?.get(path);
+    if (known !== undefined) return known ?? undefined;
     const row = this.fileStatement.get(projectSlug, revisionId, path);
-    return row ? { hash: row.hash, size: row.size, contentType: row.content_type } : undefined;
+    const file: StoredFile | null = row
+      ? Object.freeze({ hash: row.hash, size: row.size, contentType: row.content_type })
+      : null;
+    if (path.length <= MAX_PATH_KEY) this.rememberFile(projectSlug, revisionId, path, file, paths);
+    return file ?? undefined;
+  }
+
+  private forgetIfWritten(): void {
+    if (this.generation.value === this.seen) return;
+    this.seen = this.generation.value;
+    this.hosts.clear();
+    this.files = new Map();
+    this.fileCount = 0;
+  }
+
+  private readHost(hostname: string): HostEntry {
+    let pinned: Live | undefined;
+    const revision = this.revisionHost(hostname);
+    if (revision) {
+      const row = this.revisionStatement.get(revision.projectSlug, revision.revisionId);
+      if (row)
+        pinned = { target: Object.freeze({ ...revision, immutable: true }), expiresAt: row.expires_at };
+    }
+    let production: Live | undefined;
+    const row = this.productionStatement.get(hostname);
+    if (row) {
+      const target = { projectSlug: row.project_slug, revisionId: row.revision_id, immutable: false };
+      production = { target: Object.freeze(target), expiresAt: row.expires_at };
+    }
+    return pinned || production ? { pinned, production } : NOWHERE;
+  }
+
+  private rememberHost(host: string, entry: HostEntry): void {
+    // A Map iterates in insertion order: its first key is the oldest entry.
+    if (this.hosts.size >= this.maxHosts) this.hosts.delete(this.hosts.keys().next().value!);
+    this.hosts.set(host, entry);
+  }
+
+  private rememberFile(
+    projectSlug: string,
+    revisionId: string,
+    path: string,
+    file: StoredFile | null,
+    known: Map<string, StoredFile | null> | undefined,
+  ): void {
+    let paths = known;
+    if (this.fileCount >= this.maxFiles) {
+      // Dropping everything is crude but cheap, and only a flood of distinct paths gets here.
+      this.files = new Map();
+      this.fileCount = 0;
+      paths = undefined;
+    }
+    if (paths === undefined) {
+      let revisions = this.files.get(projectSlug);
+      if (revisions === undefined) this.files.set(projectSlug, (revisions = new Map()));
+      paths = revisions.get(revisionId);
+      if (paths === undefined) revisions.set(revisionId, (paths = new Map()));
+    }
+    paths.set(path, file);
+    this.fileCount++;
   }
 
   /** Splits `<revisionId>--<slug>.<sitesDomain>`; a slug never holds `--`, so the split is unique. */

@@ -1,14 +1,59 @@
 import type { PlatformDatabase } from "./database.js";
 
 /**
+ * Counts the writes of the published manifest on one connection, so that readers (the edge) can
+ * keep what they read in memory until it moves. The platform database is written by this process
+ * only (ARCHITECTURE.md), through the same connection the edge reads.
+ */
+export interface ManifestGeneration {
+  /** Changes on every insert, update or delete of sites, hostnames, revisions or their files. */
+  readonly value: number;
+}
+
+// The tables the edge reads; blobs are left out (a blob row never changes, and one is only
+// deleted once no revision file names it).
+const MANIFEST_TABLES = ["sites", "site_hosts", "revisions", "revision_files"] as const;
+const generations = new WeakMap<PlatformDatabase, { value: number }>();
+
+/**
+ * The manifest generation of a connection. The first call installs temporary triggers that bump
+ * it from SQLite itself, so no writer can forget to (SiteTables, the garbage collector, plain SQL
+ * in tests); a rolled-back write bumps it too, which only costs readers a re-read.
+ */
+export function manifestGeneration(db: PlatformDatabase): ManifestGeneration {
+  let generation = generations.get(db);
+  if (generation) return generation;
+  const counter = { value: 0 };
+  generation = counter;
+  db.function("manifest_written", { deterministic: false }, () => {
+    counter.value++;
+    return null;
+  });
+  for (const table of MANIFEST_TABLES) {
+    for (const event of ["INSERT", "UPDATE", "DELETE"]) {
+      // TEMP triggers live in this connection only and never touch the database file.
+      db.exec(
+        `CREATE TEMP TRIGGER IF NOT EXISTS manifest_${table}_${event.toLowerCase()} AFTER ${event} ON ${table}
+         BEGIN SELECT manifest_written(); END`,
+      );
+    }
+  }
+  generations.set(db, counter);
+  return generation;
+}
+
+/**
  * Writes of the published manifest: which revision each project serves, on which hostnames, and
  * the files of each revision. Each method is one transaction, so the edge sees the old state or
  * the new one, never a mix.
  */
 export class SiteTables {
+  /** Moves on every write here (and any other write of the same tables): readers compare it. */
+  readonly generation: ManifestGeneration;
   private readonly statements;
 
   constructor(private readonly db: PlatformDatabase) {
+    this.generation = manifestGeneration(db);
     this.statements = {
       insertRevision: db.prepare(
         "INSERT OR IGNORE INTO revisions (project_slug, revision_id, created_at) VALUES (?, ?, ?)",
