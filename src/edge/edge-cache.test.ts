@@ -82,7 +82,7 @@ describe("edge with warm caches", () => {
 
   it("the ready heads of a hot file are the ones the general path sends", async () => {
     for (const encoding of ["", "gzip", "br"]) {
-      const accept = encoding === "" ? {} : { "accept-encoding": encoding };
+      const accept: Record<string, string> = encoding === "" ? {} : { "accept-encoding": encoding };
       const first = await edge.get(HOST, "/page", accept);
       const hot = await edge.get(HOST, "/page", accept);
       // An If-None-Match that matches nothing takes the general path and must answer the same.
