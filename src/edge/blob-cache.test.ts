@@ -45,6 +45,16 @@ describe("BlobCache", () => {
     expect(cache.size).toBeLessThanOrEqual(3 * (1000 + 256));
   });
 
+  it("load: keeps the blob just loaded when every older one was used, within the bound", async () => {
+    const cache = new BlobCache({ maxBytes: 3 * (1000 + 256), maxEntryBytes: 2000 });
+    for (const hash of ["a", "b", "c"]) await cache.load(hash, async () => blob(1000));
+    for (const hash of ["a", "b", "c"]) cache.get(hash);
+    await cache.load("d", async () => blob(1000));
+    expect(cache.get("d")).toBeDefined();
+    expect(["a", "b", "c"].filter((hash) => cache.get(hash) !== undefined)).toHaveLength(2);
+    expect(cache.size).toBeLessThanOrEqual(3 * (1000 + 256));
+  });
+
   it("load: counts compressed variants against the bound", async () => {
     const cache = new BlobCache({ maxBytes: 1200 });
     const big: CachedBlob = { body: Buffer.alloc(400), br: Buffer.alloc(200), gzip: Buffer.alloc(300) };

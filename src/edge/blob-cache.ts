@@ -21,15 +21,16 @@ export const DEFAULT_CACHE_ENTRY_BYTES = 1 * MIB;
 const ENTRY_OVERHEAD = 256;
 
 /**
- * A least-recently-used cache of blob bodies by hash, bounded by bytes. Blobs are immutable, so an
- * entry never goes stale and nothing needs invalidating; eviction only bounds memory. Concurrent
- * misses on one hash share a single load.
+ * A cache of blob bodies by hash, bounded by bytes, evicting about the least recently used (the
+ * "second chance" clock: a hit only sets a flag, so the hot path never reorders the map). Blobs are
+ * immutable, so an entry never goes stale and nothing needs invalidating; eviction only bounds
+ * memory. Concurrent misses on one hash share a single load.
  */
 export class BlobCache {
   private readonly maxBytes: number;
   private readonly maxEntryBytes: number;
-  // A Map iterates in insertion order: re-inserting on every hit keeps the oldest first.
-  private readonly entries = new Map<string, { blob: CachedBlob; weight: number }>();
+  // A Map iterates in insertion order: the oldest first, or the oldest since its second chance.
+  private readonly entries = new Map<string, { blob: CachedBlob; weight: number; used: boolean }>();
   private readonly loading = new Map<string, Promise<CachedBlob>>();
   private totalBytes = 0;
 
@@ -48,12 +49,11 @@ export class BlobCache {
     return this.totalBytes;
   }
 
-  /** The cached blob, marked as most recently used, or undefined. */
+  /** The cached blob, marked as used since the last eviction pass, or undefined. */
   get(hash: string): CachedBlob | undefined {
     const entry = this.entries.get(hash);
     if (!entry) return undefined;
-    this.entries.delete(hash);
-    this.entries.set(hash, entry);
+    entry.used = true;
     return entry.blob;
   }
 
@@ -82,12 +82,20 @@ export class BlobCache {
   private insert(hash: string, blob: CachedBlob): void {
     const weight = blob.body.length + (blob.br?.length ?? 0) + (blob.gzip?.length ?? 0) + ENTRY_OVERHEAD;
     if (weight > this.maxBytes || this.entries.has(hash)) return;
-    this.entries.set(hash, { blob, weight });
+    this.entries.set(hash, { blob, weight, used: false });
     this.totalBytes += weight;
+    // Ends: each step clears a flag or evicts, and a moved entry comes round again unflagged. The
+    // new entry is never the one to go (it fits alone: its weight is within the bound).
     for (const [oldest, entry] of this.entries) {
       if (this.totalBytes <= this.maxBytes) break;
+      if (oldest === hash) continue;
       this.entries.delete(oldest);
-      this.totalBytes -= entry.weight;
+      if (entry.used) {
+        entry.used = false;
+        this.entries.set(oldest, entry);
+      } else {
+        this.totalBytes -= entry.weight;
+      }
     }
   }
 }
