@@ -7,6 +7,7 @@ import { hashAsset } from "../core/asset-hash.js";
 import { base64Chunks, base64Length } from "./file-stream.js";
 import { FileHasher, hashFile, SMALL_FILE_BYTES } from "./hash-file.js";
 import { HashCache } from "./hash-cache.js";
+import { hashBatches } from "./hash-pool.js";
 import { hashBatch } from "./hash-worker.js";
 import { BATCH_BYTES, BATCH_FILES, batchJobs, hashSite } from "./hash.js";
 import { walkSite } from "./walk.js";
@@ -144,7 +145,12 @@ describe("hashing", () => {
     async () => {
       const files = await walkSite(dir);
       const onMain = await hashSite(files, { cache: HashCache.empty(), threads: 0 });
-      const inWorkers = await hashSite(files, { cache: HashCache.empty(), threads: 2, workerUrl });
+      const inWorkers = await hashSite(files, {
+        cache: HashCache.empty(),
+        threads: 2,
+        threadMinFiles: 0,
+        workerUrl,
+      });
       expect(inWorkers).toEqual(onMain);
       expect(inWorkers.every((hash) => /^[0-9a-f]{32}$/.test(hash))).toBe(true);
     },
@@ -159,6 +165,7 @@ describe("hashing", () => {
       const inWorkers = await hashSite(files, {
         cache: HashCache.empty(),
         threads: 2,
+        threadMinFiles: 0,
         workerUrl,
         onFile: (file, cached) => {
           expect(cached).toBe(false);
@@ -178,17 +185,36 @@ describe("hashing", () => {
   );
 
   it.skipIf(!existsSync(workerUrl))(
-    "hashSite: a file that changed fails the worker run, naming it",
+    "hashBatches: threads alone hash every batch as the main thread does",
     async () => {
-      const files = (await walkSite(dir)).map((file) =>
-        file.path === "many/m70.js" ? { ...file, size: file.size + 1 } : file,
+      const files = await walkSite(dir);
+      const got = new Map<number, string>();
+      const batches = batchJobs(
+        files,
+        files.map((_, i) => i),
       );
-      await expect(
-        hashSite(files, { cache: HashCache.empty(), threads: 2, workerUrl }),
-      ).rejects.toMatchObject({
+      await hashBatches(batches, { threads: 2, workerUrl, done: (id, hash) => got.set(id, hash) });
+      expect(got.size).toBe(files.length);
+      const onMain = await hashSite(files, { cache: HashCache.empty(), threads: 0 });
+      expect(files.map((_, i) => got.get(i))).toEqual(onMain);
+    },
+  );
+
+  it.skipIf(!existsSync(workerUrl))("hashBatches: a file that changed fails the run, naming it", async () => {
+    const files = (await walkSite(dir)).map((file) =>
+      file.path === "many/m70.js" ? { ...file, size: file.size + 1 } : file,
+    );
+    const batches = batchJobs(
+      files,
+      files.map((_, i) => i),
+    );
+    const run = (helper?: FileHasher) =>
+      hashBatches(batches, { threads: 2, workerUrl, done: () => {}, helper });
+    for (const helper of [undefined, await FileHasher.create()]) {
+      await expect(run(helper)).rejects.toMatchObject({
         code: "FILE_CHANGED",
         message: expect.stringContaining("many/m70.js"),
       });
-    },
-  );
+    }
+  });
 });

@@ -32,6 +32,8 @@ Environment
   DEPLOY_MAX_FILE_BYTES     Largest file in bytes (default 26214400, 25 MiB)
   DEPLOY_UPLOAD_CONCURRENCY Buckets uploaded at once (default 3)
   DEPLOY_HASH_THREADS       Hashing threads; 0 hashes on the main thread (default: one per core, at most 8)
+  DEPLOY_HASH_THREAD_MIN_FILES
+                            Fewest files to hash that start the threads (default 2000; 64 MiB also does)
   DEPLOY_RETRY_BASE_MS      First retry delay in ms, doubled each try up to 30 s (default 500)
   DEPLOY_MAX_ATTEMPTS       Tries per request on network errors, 5xx and 429 (default 6)
   DEBUG=1                   Print stack traces on errors

@@ -1,6 +1,7 @@
 import { availableParallelism } from "node:os";
 import { checkApiUrl } from "./args.js";
 import { UsageError } from "./errors.js";
+import { THREAD_MIN_FILES } from "./hash.js";
 
 /** Default API base URL when neither --api-url nor DEPLOY_API_URL is given. */
 export const DEFAULT_API_URL = "http://127.0.0.1:8787";
@@ -12,6 +13,8 @@ export interface Settings {
   maxFileBytes: number;
   uploadConcurrency: number;
   hashThreads: number;
+  /** Fewest files to hash that start hashing threads. */
+  hashThreadMinFiles: number;
   retryBaseMs: number;
   maxAttempts: number;
   debug: boolean;
@@ -32,6 +35,7 @@ export function readSettings(env: Readonly<Record<string, string | undefined>>):
     maxFileBytes: integer(env, "DEPLOY_MAX_FILE_BYTES", 25 * MIB, 0),
     uploadConcurrency: integer(env, "DEPLOY_UPLOAD_CONCURRENCY", 3, 1),
     hashThreads: integer(env, "DEPLOY_HASH_THREADS", Math.min(availableParallelism(), 8), 0),
+    hashThreadMinFiles: integer(env, "DEPLOY_HASH_THREAD_MIN_FILES", THREAD_MIN_FILES, 0),
     retryBaseMs: integer(env, "DEPLOY_RETRY_BASE_MS", 500, 0),
     maxAttempts: integer(env, "DEPLOY_MAX_ATTEMPTS", 6, 1),
     debug: env.DEBUG === "1" || env.DEBUG === "true",

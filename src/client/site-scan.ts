@@ -33,6 +33,7 @@ async function hashFiles(ctx: CommandContext, folder: FolderProject, files: Site
   const hashes = await hashSite(files, {
     cache,
     threads: ctx.settings.hashThreads,
+    threadMinFiles: ctx.settings.hashThreadMinFiles,
     onFile: (file, cached) => {
       if (cached) fromCache++;
       ctx.progress.advance(1, file.size);

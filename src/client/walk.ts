@@ -72,8 +72,10 @@ function visitDir(state: WalkState, dir: string, prefix: string, chain: string[]
     throw unreadable(prefix === "" ? "." : prefix, error);
   }
   const subdirs: Array<{ abs: string; rel: string; real: string }> = [];
+  // dir is absolute and normalized, entry names hold no separator: no need for join's normalize.
+  const base = dir.endsWith(sep) ? dir : dir + sep;
   for (const entry of entries) {
-    const abs = join(dir, entry.name);
+    const abs = base + entry.name;
     const rel = prefix + entry.name;
     if (entry.isDirectory()) {
       if (!state.rules.ignores(`${rel}/`)) subdirs.push({ abs, rel, real: abs });

@@ -45,6 +45,7 @@ describe("the deploy binary", () => {
       "DEPLOY_CONFIG_DIR",
       "DEPLOY_MAX_FILES",
       "DEPLOY_MAX_FILE_BYTES",
+      "DEPLOY_HASH_THREAD_MIN_FILES",
       "DEBUG",
     ]) {
       expect(main.stdout).toContain(name);
@@ -58,7 +59,9 @@ describe("the deploy binary", () => {
     const files: Record<string, Buffer> = {};
     for (let i = 0; i < 100; i++) files[`dir-${i % 7}/file-${i}.txt`] = randomBytes(500 + i);
     await writeSite(site, files);
-    const run = await runBinary([site, "--json"], bed.env);
+    // Threads start from 2,000 files by default; 64 puts this site on them.
+    const env = { ...bed.env, DEPLOY_HASH_THREAD_MIN_FILES: "64" };
+    const run = await runBinary([site, "--json"], env);
     expect(run.stderr).not.toContain("Error");
     expect(run.code).toBe(0);
     const result = JSON.parse(run.stdout) as { productionUrl: string; files: number; uploaded: number };
@@ -68,7 +71,7 @@ describe("the deploy binary", () => {
         true,
       );
     }
-    const again = await runBinary(["--json"], bed.env, site);
+    const again = await runBinary(["--json"], env, site);
     expect(JSON.parse(again.stdout)).toMatchObject({ files: 100, uploaded: 0 });
   });
 
