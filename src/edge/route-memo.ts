@@ -12,7 +12,8 @@ const MAX_KEY = 1024;
  * Remembers the route of each request target (path and query, as sent) per site. It is keyed on
  * the SiteTarget object itself: PublishedSites answers with new objects after any write of the
  * manifest, so a publish or a removal leaves the old routes unreachable without any bookkeeping.
- * Bounded by entry count: when full, everything is dropped and refilled by the next requests.
+ * Bounded by entry count (routes of replaced sites count until the next drop): when full,
+ * everything is dropped and refilled by the next requests.
  */
 export class RouteMemo {
   private routes = new WeakMap<SiteTarget, Map<string, Route>>();
