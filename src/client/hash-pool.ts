@@ -2,7 +2,7 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import { Worker } from "node:worker_threads";
 import { CliError } from "./errors.js";
 import type { FileHasher } from "./hash-file.js";
-import type { HashBatch, HashReply } from "./hash-worker.js";
+import type { HashBatch, HashReply } from "./hash-batch.js";
 
 /** How to hash batches on worker threads. */
 export interface PoolOptions {

@@ -8,7 +8,7 @@ import { base64Chunks, base64Length } from "./file-stream.js";
 import { FileHasher, hashFile, SMALL_FILE_BYTES } from "./hash-file.js";
 import { HashCache } from "./hash-cache.js";
 import { hashBatches } from "./hash-pool.js";
-import { hashBatch } from "./hash-worker.js";
+import { hashBatch } from "./hash-batch.js";
 import { BATCH_BYTES, BATCH_FILES, batchJobs, hashSite } from "./hash.js";
 import { walkSite } from "./walk.js";
 

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { FileHasher, type HashJob } from "./hash-file.js";
 import { hashBatches } from "./hash-pool.js";
-import type { HashBatch } from "./hash-worker.js";
+import type { HashBatch } from "./hash-batch.js";
 import type { HashCache } from "./hash-cache.js";
 import type { SiteFile } from "./walk.js";
 
