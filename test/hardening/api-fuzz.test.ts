@@ -586,7 +586,8 @@ describe("API fuzzing", () => {
               ["Bearer", ["UNAUTHORIZED"]],
               ["Bearer ", ["UNAUTHORIZED"]],
               [`Basic ${Buffer.from("user:pass").toString("base64")}`, ["UNAUTHORIZED"]],
-              [`bearer ${route.token}`, ["UNAUTHORIZED"]],
+              // The scheme is case-insensitive (RFC 9110), so `bearer <token>` is accepted; a missing space is not.
+              [`Bearer${route.token}`, ["UNAUTHORIZED"]],
               [`Bearer  ${route.token}`, ["UNAUTHORIZED"]],
               [`Bearer ${route.token}x`, ["UNAUTHORIZED"]],
               [`Bearer ${route.token.slice(0, -1)}`, ["UNAUTHORIZED"]],
