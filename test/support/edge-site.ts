@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, request, type IncomingHttpHeaders, type Server } from "node:http";
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import { connect, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { hashAsset } from "../../src/core/asset-hash.js";
+import { edgeGet } from "./http.js";
 import { mediaTypeFor } from "../../src/core/media-types.js";
 import { BlobStore } from "../../src/platform/local/blob-store.js";
 import { openPlatformDatabase, type PlatformDatabase } from "../../src/platform/local/database.js";
@@ -121,23 +122,7 @@ export async function startTestEdge(options: Partial<EdgeOptions> = {}): Promise
     path: string,
     headers: Record<string, string> = {},
     method = "GET",
-  ): Promise<EdgeReply> =>
-    new Promise((resolve, reject) => {
-      const all = host === undefined ? headers : { host, ...headers };
-      const req = request(
-        { host: "127.0.0.1", port, path, method, headers: all, setHost: false, agent: false },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on("data", (chunk: Buffer) => chunks.push(chunk));
-          res.on("end", () =>
-            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
-          );
-          res.on("error", reject);
-        },
-      );
-      req.on("error", reject);
-      req.end();
-    });
+  ): Promise<EdgeReply> => edgeGet(`http://127.0.0.1:${port}`, host, path, headers, method);
 
   const raw = (text: string): Promise<string> =>
     new Promise((resolve, reject) => {

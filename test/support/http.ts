@@ -33,18 +33,22 @@ export interface EdgeResponse {
   body: Buffer;
 }
 
-/** GETs a path from the edge with an explicit Host header (fetch cannot set Host). */
+/**
+ * GETs a path from the edge with an explicit Host header (fetch cannot set Host), or with none at
+ * all when `host` is undefined. A fresh connection each time, so tests never share sockets.
+ */
 export function edgeGet(
   edgeUrl: string,
-  host: string,
+  host: string | undefined,
   path: string,
   headers: Record<string, string> = {},
   method = "GET",
 ): Promise<EdgeResponse> {
   const url = new URL(edgeUrl);
+  const all = host === undefined ? headers : { host, ...headers };
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: url.hostname, port: url.port, path, method, headers: { host, ...headers } },
+      { host: url.hostname, port: url.port, path, method, headers: all, setHost: false, agent: false },
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (chunk: Buffer) => chunks.push(chunk));
