@@ -203,59 +203,40 @@ describe("API fuzzing", () => {
     expect(health.status, `${context}: /healthz after the case`).toBe(200);
   }
 
+  // projectHash and anonFingerprint obey the same rules, each with its own malformed code.
+  const identityField = (
+    p: () => TestProject,
+    name: "projectHash" | "anonFingerprint",
+    malformed: string,
+    create: boolean,
+  ): Field => ({
+    name,
+    get valid() {
+      return p()[name];
+    },
+    bad: fc.oneof(
+      fc
+        .oneof(
+          nonString,
+          hostileString.filter((s) => !HEX64.test(s)),
+        )
+        .map((value) => ({ value, expect: [malformed] })),
+      // Well formed but not this project's: the body is fine, ownership is not.
+      ...(create
+        ? []
+        : [
+            hex64
+              .filter((h) => h.toLowerCase() !== p()[name])
+              .map((value) => ({ value, expect: ["OWNERSHIP_MISMATCH"] })),
+          ]),
+    ),
+    // Missing is not malformed: INVALID_REQUEST naming the field, like any other missing field.
+    missing: ["INVALID_REQUEST"],
+  });
+
   const identityFields = (p: () => TestProject, create = false): Field[] => [
-    {
-      name: "projectHash",
-      get valid() {
-        return p().projectHash;
-      },
-      bad: fc.oneof(
-        fc
-          .oneof(
-            nonString,
-            hostileString.filter((s) => !HEX64.test(s)),
-          )
-          .map((value) => ({
-            value,
-            expect: ["INVALID_PROJECT_HASH"],
-          })),
-        // Well formed but not this project's: the body is fine, ownership is not.
-        ...(create
-          ? []
-          : [
-              hex64
-                .filter((h) => h.toLowerCase() !== p().projectHash)
-                .map((value) => ({ value, expect: ["OWNERSHIP_MISMATCH"] })),
-            ]),
-      ),
-      // Missing is not malformed: INVALID_REQUEST naming the field, like any other missing field.
-      missing: ["INVALID_REQUEST"],
-    },
-    {
-      name: "anonFingerprint",
-      get valid() {
-        return p().anonFingerprint;
-      },
-      bad: fc.oneof(
-        fc
-          .oneof(
-            nonString,
-            hostileString.filter((s) => !HEX64.test(s)),
-          )
-          .map((value) => ({
-            value,
-            expect: ["INVALID_FINGERPRINT"],
-          })),
-        ...(create
-          ? []
-          : [
-              hex64
-                .filter((h) => h.toLowerCase() !== p().anonFingerprint)
-                .map((value) => ({ value, expect: ["OWNERSHIP_MISMATCH"] })),
-            ]),
-      ),
-      missing: ["INVALID_REQUEST"],
-    },
+    identityField(p, "projectHash", "INVALID_PROJECT_HASH", create),
+    identityField(p, "anonFingerprint", "INVALID_FINGERPRINT", create),
   ];
 
   /** Manifests that must be refused: wrong shapes, keys that try to leave the project, limits. */
