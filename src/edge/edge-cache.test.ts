@@ -1,5 +1,4 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { mediaTypeFor } from "../core/media-types.js";
 import { SiteTables } from "../platform/local/site-tables.js";
 import { DAY, startTestEdge, type EdgeReply, type TestEdge } from "../../test/support/edge-site.js";
 
@@ -16,26 +15,10 @@ const headersOf = (reply: EdgeReply) => {
 describe("edge with warm caches", () => {
   let edge: TestEdge;
   let tables: SiteTables;
-  let session = 0;
 
   // Publishes through the platform's real writer: files come from an upload session's rows.
-  const publish = async (revisionId: string, files: Record<string, string>, hostnames = [HOST]) => {
-    const sessionId = `session-${++session}`;
-    const asset = edge.db.prepare(
-      "INSERT INTO session_assets (session_id, path, hash, size, content_type) VALUES (?, ?, ?, ?, ?)",
-    );
-    for (const [path, text] of Object.entries(files)) {
-      asset.run(sessionId, path, await edge.addBlob(text, path), Buffer.byteLength(text), mediaTypeFor(path));
-    }
-    tables.publish({
-      projectSlug: SLUG,
-      revisionId,
-      sessionId,
-      hostnames,
-      expiresAt: edge.clock.now + 30 * DAY,
-      now: edge.clock.now,
-    });
-  };
+  const publish = (revisionId: string, files: Record<string, string>, hostnames = [HOST]) =>
+    edge.publishThroughTables(SLUG, revisionId, files, hostnames);
   const text = async (host: string, path: string) => {
     const reply = await edge.get(host, path);
     return `${reply.status} ${reply.body.toString()}`;

@@ -8,6 +8,7 @@ import { edgeGet } from "./http.js";
 import { mediaTypeFor } from "../../src/core/media-types.js";
 import { BlobStore } from "../../src/platform/local/blob-store.js";
 import { openPlatformDatabase, type PlatformDatabase } from "../../src/platform/local/database.js";
+import { SiteTables } from "../../src/platform/local/site-tables.js";
 import { createEdgeHandler, type EdgeOptions } from "../../src/edge/edge-handler.js";
 
 /**
@@ -45,6 +46,16 @@ export interface TestEdge {
   addBlob(bytes: string | Uint8Array, path: string): Promise<string>;
   /** Writes a revision's files and makes it the site's production revision. */
   publish(site: SiteContent): Promise<void>;
+  /**
+   * Publishes through the platform's real writer (`SiteTables`), as an upload session would:
+   * the files become the session's rows, then the revision is published from them.
+   */
+  publishThroughTables(
+    slug: string,
+    revisionId: string,
+    files: Record<string, string>,
+    hostnames: string[],
+  ): Promise<void>;
   /** Writes a revision's files without publishing it. */
   addRevision(site: Pick<SiteContent, "slug" | "revisionId" | "files">): Promise<void>;
   /** Sends a request with an explicit Host header (none when `host` is undefined). */
@@ -140,5 +151,43 @@ export async function startTestEdge(options: Partial<EdgeOptions> = {}): Promise
     rmSync(dir, { recursive: true, force: true });
   };
 
-  return { db, blobs, clock, errors, port, addBlob, publish, addRevision, get, raw, close };
+  const tables = new SiteTables(db);
+  let sessions = 0;
+  const publishThroughTables = async (
+    slug: string,
+    revisionId: string,
+    files: Record<string, string>,
+    hostnames: string[],
+  ): Promise<void> => {
+    const sessionId = `session-${++sessions}`;
+    const asset = db.prepare(
+      "INSERT INTO session_assets (session_id, path, hash, size, content_type) VALUES (?, ?, ?, ?, ?)",
+    );
+    for (const [path, text] of Object.entries(files)) {
+      asset.run(sessionId, path, await addBlob(text, path), Buffer.byteLength(text), mediaTypeFor(path));
+    }
+    tables.publish({
+      projectSlug: slug,
+      revisionId,
+      sessionId,
+      hostnames,
+      expiresAt: clock.now + 30 * DAY,
+      now: clock.now,
+    });
+  };
+
+  return {
+    db,
+    blobs,
+    clock,
+    errors,
+    port,
+    addBlob,
+    publish,
+    publishThroughTables,
+    addRevision,
+    get,
+    raw,
+    close,
+  };
 }

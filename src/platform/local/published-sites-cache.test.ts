@@ -1,5 +1,4 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { mediaTypeFor } from "../../core/media-types.js";
 import { PublishedSites } from "./published-sites.js";
 import { SiteTables } from "./site-tables.js";
 import { DAY, SITES_DOMAIN, startTestEdge, type TestEdge } from "../../../test/support/edge-site.js";
@@ -11,26 +10,10 @@ describe("PublishedSites cache", () => {
   let edge: TestEdge;
   let tables: SiteTables;
   let lookup: PublishedSites;
-  let session = 0;
 
   // Publishes through the real writer, as the platform does: files come from an upload session.
-  const publish = async (revisionId: string, files: Record<string, string>, hostnames = [HOST]) => {
-    const sessionId = `session-${++session}`;
-    const asset = edge.db.prepare(
-      "INSERT INTO session_assets (session_id, path, hash, size, content_type) VALUES (?, ?, ?, ?, ?)",
-    );
-    for (const [path, text] of Object.entries(files)) {
-      asset.run(sessionId, path, await edge.addBlob(text, path), text.length, mediaTypeFor(path));
-    }
-    tables.publish({
-      projectSlug: SLUG,
-      revisionId,
-      sessionId,
-      hostnames,
-      expiresAt: edge.clock.now + 30 * DAY,
-      now: edge.clock.now,
-    });
-  };
+  const publish = (revisionId: string, files: Record<string, string>, hostnames = [HOST]) =>
+    edge.publishThroughTables(SLUG, revisionId, files, hostnames);
 
   beforeEach(async () => {
     edge = await startTestEdge();
