@@ -6,7 +6,7 @@ import type { RateLimiter } from "../core/rate-limiter.js";
 import type { Services } from "../core/services.js";
 import { errorResponse } from "./error-response.js";
 import { cors } from "./middleware/cors.js";
-import { requestLogger } from "./middleware/request-logger.js";
+import { requestLogger } from "../shared/request-logger.js";
 import { openApiDocument } from "./openapi.js";
 import { deployRoutes } from "./routes/deploys.js";
 import { domainRoutes } from "./routes/domains.js";

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import type { ProjectCredentials } from "../core/operations/authorize.js";
 import { InvalidRequestError } from "../core/errors.js";
 import { isProjectSlug } from "../core/formats.js";
-import { bearerToken } from "../core/text.js";
+import { bearerToken } from "../shared/bearer.js";
 
 /** The slug from the path; a malformed one is a 400 like any other malformed field. */
 export function projectSlugParam(c: Context): string {

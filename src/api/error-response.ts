@@ -1,10 +1,10 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { Logger } from "pino";
-import { DeployError, RateLimitedError } from "../core/errors.js";
+import { DeployError, type ErrorCode, RateLimitedError } from "../core/errors.js";
 
-/** The HTTP status of each domain error code (contract §5). */
-const STATUS_BY_CODE: Record<string, ContentfulStatusCode> = {
+/** The HTTP status of each domain error code (contract §5); a code without one does not compile. */
+const STATUS_BY_CODE: Record<ErrorCode, ContentfulStatusCode> = {
   INVALID_JSON: 400,
   INVALID_REQUEST: 400,
   INVALID_PROJECT_HASH: 400,
@@ -34,11 +34,12 @@ const STATUS_BY_CODE: Record<string, ContentfulStatusCode> = {
  */
 export function errorResponse(error: unknown, c: Context, logger: Logger): Response {
   if (error instanceof DeployError) {
-    const status = STATUS_BY_CODE[error.code] ?? 500;
+    const status = STATUS_BY_CODE[error.code];
     if (status >= 500) logger.error({ err: error, method: c.req.method, path: c.req.path }, error.code);
     if (error instanceof RateLimitedError) c.header("Retry-After", String(error.retryAfterSeconds));
     return c.json({ error: { code: error.code, message: error.message } }, status);
   }
   logger.error({ err: error, method: c.req.method, path: c.req.path }, "unexpected error");
-  return c.json({ error: { code: "INTERNAL", message: "internal error" } }, 500);
+  const code: ErrorCode = "INTERNAL";
+  return c.json({ error: { code, message: "internal error" } }, 500);
 }

@@ -1,10 +1,33 @@
+/** Every error code of the contract (§5); `api/error-response.ts` gives each its HTTP status. */
+export type ErrorCode =
+  | "INVALID_JSON"
+  | "UNSUPPORTED_MEDIA_TYPE"
+  | "INVALID_REQUEST"
+  | "INVALID_PROJECT_HASH"
+  | "INVALID_FINGERPRINT"
+  | "INVALID_MANIFEST"
+  | "INVALID_DOMAIN"
+  | "UNAUTHORIZED"
+  | "OWNERSHIP_MISMATCH"
+  | "PROJECT_NOT_FOUND"
+  | "DEPLOY_NOT_FOUND"
+  | "DOMAIN_TAKEN"
+  | "DEPLOY_ALREADY_COMPLETED"
+  | "PROJECT_EXPIRED"
+  | "DEPLOY_EXPIRED"
+  | "INVALID_COMPLETION"
+  | "PAYLOAD_TOO_LARGE"
+  | "RATE_LIMITED"
+  | "UPLOAD_PLATFORM_ERROR"
+  | "INTERNAL";
+
 /**
  * Domain errors: one subclass per condition of the contract (§5), each with a stable code. They
  * say what went wrong, not how HTTP reports it: `api/error-response.ts` maps codes to statuses.
  */
 export class DeployError extends Error {
   constructor(
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     options?: { cause?: unknown },
   ) {
@@ -13,7 +36,7 @@ export class DeployError extends Error {
   }
 }
 
-const define = (code: string, fallback: string) =>
+const define = (code: ErrorCode, fallback: string) =>
   class extends DeployError {
     constructor(message: string = fallback, options?: { cause?: unknown }) {
       super(code, message, options);

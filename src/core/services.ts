@@ -1,6 +1,6 @@
-import type { Platform } from "../platform/platform.js";
-import type { ProjectRecord, Store } from "../store/store.js";
-import { KeyedLock } from "./keyed-lock.js";
+import type { Platform } from "./ports/platform.js";
+import type { ProjectRecord, Store } from "./ports/store.js";
+import { KeyedLock } from "../shared/keyed-lock.js";
 import type { ManifestLimits } from "./manifest.js";
 import { type SitePolicy, siteUrl } from "./site-urls.js";
 

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import type { Transform } from "node:stream";
 import { promisify } from "node:util";
 import { brotliCompress, constants, createBrotliCompress, createGzip, gzip } from "node:zlib";
-import { isCompressible } from "../core/media-types.js";
+import { isCompressible } from "../shared/media-types.js";
 import type { CachedBlob } from "./blob-cache.js";
 
 const brotliAsync = promisify(brotliCompress);

@@ -1,2 +1,1 @@
-export * from "./store.js";
 export { openSqliteStore, SqliteStore } from "./sqlite/index.js";

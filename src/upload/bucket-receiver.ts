@@ -1,10 +1,10 @@
 import { AssetHasher, hashExtension } from "../core/asset-hash.js";
 import { ASSET_HASH } from "../core/formats.js";
-import type { ReceivedBucket } from "../platform/local/upload-sessions.js";
+import type { BlobStore } from "../platform/local/blob-store.js";
+import type { ReceivedBucket, UploadSessions } from "../platform/local/upload-sessions.js";
 import { Base64PartSink } from "./base64-part.js";
 import type { PartHeaders, PartSink } from "./multipart.js";
 import { UploadError, UploadErrorCode, badRequest } from "./upload-errors.js";
-import type { UploadServiceOptions } from "./upload-service.js";
 
 // A media type as sent in a part header: `type/subtype` and optional parameters, printable ASCII.
 const MEDIA_TYPE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+(\s*;[\x20-\x7e]*)?$/i;
@@ -13,6 +13,15 @@ const discard: PartSink = { write: () => undefined, end: () => undefined };
 const MEMORY_PART_BYTES = 256 * 1024;
 // Blobs being made durable at once, per request; bounds the memory of parts held for storing.
 const STORING_AT_ONCE = 16;
+
+/** What receiving a bucket needs: where sessions and blobs are kept, the size limit, the clock. */
+export interface BucketReceiverOptions {
+  sessions: UploadSessions;
+  blobs: BlobStore;
+  maxAssetBytes: number;
+  /** Milliseconds since the epoch. */
+  now: () => number;
+}
 
 /**
  * The parts of one bucket request: each verified against its hash, then stored (written,
@@ -29,7 +38,7 @@ export class BucketReceiver {
   private hasher: AssetHasher | undefined;
 
   constructor(
-    private readonly options: UploadServiceOptions,
+    private readonly options: BucketReceiverOptions,
     private readonly sessionId: string,
   ) {}
 

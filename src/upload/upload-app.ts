@@ -1,8 +1,8 @@
 import { Readable } from "node:stream";
 import { Hono } from "hono";
 import type { Logger } from "pino";
-import { requestLogger } from "../api/middleware/request-logger.js";
-import { bearerToken } from "../core/text.js";
+import { requestLogger } from "../shared/request-logger.js";
+import { bearerToken } from "../shared/bearer.js";
 import { UploadError, UploadErrorCode } from "./upload-errors.js";
 import type { UploadService } from "./upload-service.js";
 

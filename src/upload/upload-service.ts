@@ -1,20 +1,14 @@
-import type { BlobStore } from "../platform/local/blob-store.js";
-import { PartContentError } from "./base64-part.js";
-import { BucketReceiver } from "./bucket-receiver.js";
-import { MultipartError, multipartBoundary, parseMultipart } from "./multipart.js";
 import type { UploadTokens } from "../platform/local/tokens.js";
+import { PartContentError } from "./base64-part.js";
+import { BucketReceiver, type BucketReceiverOptions } from "./bucket-receiver.js";
+import { MultipartError, multipartBoundary, parseMultipart } from "./multipart.js";
 import { UploadError, UploadErrorCode, badRequest, unauthorized } from "./upload-errors.js";
-import type { UploadSessions } from "../platform/local/upload-sessions.js";
 
-export interface UploadServiceOptions {
+export interface UploadServiceOptions extends BucketReceiverOptions {
   accountId: string;
-  sessions: UploadSessions;
-  blobs: BlobStore;
   tokens: UploadTokens;
-  maxAssetBytes: number;
   /** Bytes one bucket request may carry, multipart framing included. */
   maxRequestBytes: number;
-  now: () => number;
 }
 
 /** What a bucket upload answers: 202 while assets are missing, 201 with the completion token. */

@@ -5,7 +5,7 @@ import {
   HostnameConflictError,
   type ProjectRecord,
   type Store,
-} from "../../src/store/store.js";
+} from "../../src/core/ports/index.js";
 
 const sha = (label: string) => createHash("sha256").update(label).digest("hex");
 const at = (iso: string) => new Date(iso).toISOString();

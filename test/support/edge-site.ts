@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { hashAsset } from "../../src/core/asset-hash.js";
 import { edgeGet } from "./http.js";
-import { mediaTypeFor } from "../../src/core/media-types.js";
+import { mediaTypeFor } from "../../src/shared/media-types.js";
 import { BlobStore } from "../../src/platform/local/blob-store.js";
 import { openPlatformDatabase, type PlatformDatabase } from "../../src/platform/local/database.js";
 import { SiteTables } from "../../src/platform/local/site-tables.js";

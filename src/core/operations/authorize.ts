@@ -1,4 +1,4 @@
-import type { ProjectRecord } from "../../store/store.js";
+import type { ProjectRecord } from "../ports/store.js";
 import {
   OwnershipMismatchError,
   ProjectExpiredError,

@@ -1,4 +1,4 @@
-import type { DeployRecord, ProjectRecord } from "../../store/store.js";
+import type { DeployRecord, ProjectRecord } from "../ports/store.js";
 import { DeployAlreadyCompletedError, DeployExpiredError, DeployNotFoundError } from "../errors.js";
 import { digestsEqual, sha256Hex } from "../ids.js";
 import {

@@ -1,5 +1,5 @@
-import type { ProjectRecord } from "../../store/store.js";
-import { HostnameConflictError } from "../../store/store.js";
+import type { ProjectRecord } from "../ports/store.js";
+import { HostnameConflictError } from "../ports/store.js";
 import { DomainTakenError, InvalidDomainError } from "../errors.js";
 import { assertClaimable, normalizeHostname } from "../hostnames.js";
 import { type PublicProject, type Services, toPublicProject } from "../services.js";

@@ -1,4 +1,4 @@
-import type { ProjectRecord } from "../../store/store.js";
+import type { ProjectRecord } from "../ports/store.js";
 import { ProjectNotFoundError } from "../errors.js";
 import type { Services } from "../services.js";
 import { callPlatform } from "./platform-call.js";

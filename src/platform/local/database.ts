@@ -1,6 +1,5 @@
-import { ensurePrivateFile } from "../../core/private-file.js";
 import { join } from "node:path";
-import Database from "better-sqlite3";
+import { openSqlite, type SqliteDatabase } from "../../shared/sqlite.js";
 
 /**
  * The local platform's own database: blobs held, upload sessions, and the published manifest the
@@ -8,7 +7,7 @@ import Database from "better-sqlite3";
  * session or revision, not to a blob: content is shared across projects, its type is not. It is always a local SQLite file, so it
  * is used synchronously: each change is one transaction that no other request can interleave.
  */
-export type PlatformDatabase = Database.Database;
+export type PlatformDatabase = SqliteDatabase;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS blobs (
@@ -65,13 +64,7 @@ CREATE TABLE IF NOT EXISTS settings (
 
 /** Opens (creating if needed) the platform database under `dir`, in WAL mode with full sync. */
 export function openPlatformDatabase(dir: string): PlatformDatabase {
-  const file = join(dir, "platform.sqlite");
-  ensurePrivateFile(file);
-  const db = new Database(file);
-  db.pragma("journal_mode = WAL");
-  db.pragma("synchronous = FULL");
-  db.pragma("busy_timeout = 5000");
-  db.pragma("foreign_keys = ON");
+  const db = openSqlite(join(dir, "platform.sqlite"));
   db.exec(SCHEMA);
   return db;
 }

@@ -4,7 +4,7 @@ import type { ManifestEntry } from "../../core/manifest.js";
 import { type BucketLimits, groupIntoBuckets } from "./buckets.js";
 import type { UploadTokens } from "./tokens.js";
 import type { UploadSessions } from "./upload-sessions.js";
-import type { Platform, PublishInput, SiteSettings, UploadSession } from "../platform.js";
+import type { Platform, PublishInput, SiteSettings, UploadSession } from "../../core/ports/index.js";
 import type { BlobStore } from "./blob-store.js";
 import type { PlatformDatabase } from "./database.js";
 import { type CollectionResult, collectGarbage, reclaimBlobs } from "./garbage-collector.js";

@@ -1,5 +1,5 @@
 import type { ManifestEntry } from "../../core/manifest.js";
-import { mediaTypeFor } from "../../core/media-types.js";
+import { mediaTypeFor } from "../../shared/media-types.js";
 import type { PlatformDatabase } from "./database.js";
 
 /** An open upload session: a project's manifest waiting for its missing content. */

@@ -1,5 +1,5 @@
 import type { Selectable } from "kysely";
-import type { DeployRecord, ProjectRecord } from "../store.js";
+import type { DeployRecord, ProjectRecord } from "../../core/ports/index.js";
 import type { MetadataTables } from "./schema.js";
 
 type ProjectRow = Selectable<MetadataTables["projects"]>;

@@ -1,5 +1,3 @@
-import { ensurePrivateFile } from "../../core/private-file.js";
-import Database from "better-sqlite3";
 import { Kysely, SqliteDialect, sql } from "kysely";
 import {
   type CompleteDeployInput,
@@ -7,20 +5,15 @@ import {
   HostnameConflictError,
   type ProjectRecord,
   type Store,
-} from "../store.js";
+} from "../../core/ports/index.js";
+import { openSqlite } from "../../shared/sqlite.js";
 import { migrateToLatest } from "./migrations.js";
 import { toDeploy, toDeployRow, toProject, toProjectRow } from "./rows.js";
 import type { MetadataTables } from "./schema.js";
 
 /** Opens the SQLite metadata store at `file` (WAL, full sync, foreign keys) and migrates it. */
 export async function openSqliteStore(file: string): Promise<SqliteStore> {
-  if (file !== ":memory:") ensurePrivateFile(file);
-  const database = new Database(file);
-  database.pragma("journal_mode = WAL");
-  database.pragma("synchronous = FULL");
-  database.pragma("busy_timeout = 5000");
-  database.pragma("foreign_keys = ON");
-  const db = new Kysely<MetadataTables>({ dialect: new SqliteDialect({ database }) });
+  const db = new Kysely<MetadataTables>({ dialect: new SqliteDialect({ database: openSqlite(file) }) });
   await migrateToLatest(db as Kysely<unknown>);
   return new SqliteStore(db);
 }

@@ -1,4 +1,4 @@
-import type { ManifestEntry } from "../core/manifest.js";
+import type { ManifestEntry } from "../manifest.js";
 
 /** What prepare hands the client: where and how to upload what the platform lacks. */
 export interface UploadSession {

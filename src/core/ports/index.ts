@@ -1,0 +1,2 @@
+export * from "./platform.js";
+export * from "./store.js";
