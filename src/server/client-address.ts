@@ -1,0 +1,12 @@
+import type { Context } from "hono";
+
+/** The address a request came from: the peer's, or with `trustProxy` the one our proxy appended. */
+export function clientAddress(c: Context, trustProxy: boolean): string {
+  if (trustProxy) {
+    // The last entry is the one our own proxy appended; earlier ones are whatever the client sent.
+    const forwarded = c.req.header("x-forwarded-for")?.split(",").at(-1)?.trim();
+    if (forwarded) return forwarded;
+  }
+  const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
+  return incoming?.socket?.remoteAddress ?? "unknown";
+}

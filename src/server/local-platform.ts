@@ -1,0 +1,88 @@
+import { randomBytes } from "node:crypto";
+import { getRequestListener } from "@hono/node-server";
+import type { Logger } from "pino";
+import { generateAccountId } from "../core/ids.js";
+import { createEdgeHandler, type EdgeHandler } from "../edge/index.js";
+import { BlobStore } from "../platform/local/blob-store.js";
+import type { BucketLimits } from "../platform/local/buckets.js";
+import { openPlatformDatabase, settingOrCreate } from "../platform/local/database.js";
+import { removeOrphanFiles } from "../platform/local/garbage-collector.js";
+import { LocalPlatform } from "../platform/local/local-platform.js";
+import { UploadTokens } from "../platform/local/tokens.js";
+import { UploadSessions } from "../platform/local/upload-sessions.js";
+import { createUploadApp } from "../upload/upload-app.js";
+import { UploadService } from "../upload/upload-service.js";
+
+export interface LocalPlatformOptions {
+  /** Where the upload service is reached from outside, without a trailing slash. */
+  uploadBaseUrl: string;
+  /** Signs upload and completion tokens; generated once and kept in the database when absent. */
+  uploadJwtSecret?: string;
+  bucketLimits: BucketLimits;
+  maxAssetBytes: number;
+  sitesDomain: string;
+  edgeCacheBytes: number;
+  /** Milliseconds since the epoch. */
+  now: () => number;
+  logger: Logger;
+}
+
+/** The built-in platform, whole: the `Platform` port and the two listeners that face the world. */
+export interface LocalPlatformParts {
+  platform: LocalPlatform;
+  /** Request listener of the upload service (Cloudflare's bucket-upload protocol). */
+  uploadListener: ReturnType<typeof getRequestListener>;
+  /** Request listener of the edge, which serves the published sites by Host. */
+  edgeListener: EdgeHandler;
+}
+
+/**
+ * Opens the local platform's database and blobs under `dir` (removing blob files a crash left
+ * unnamed) and builds the platform, the upload service and the edge on that one state.
+ */
+export function openLocalPlatform(dir: string, options: LocalPlatformOptions): LocalPlatformParts {
+  const { logger, now } = options;
+  const db = openPlatformDatabase(dir);
+  const blobs = new BlobStore(dir);
+  const orphans = removeOrphanFiles(db, blobs);
+  if (orphans > 0) logger.info({ orphans }, "removed blob files no row named");
+  const accountId = settingOrCreate(db, "account_id", generateAccountId);
+  const secret =
+    options.uploadJwtSecret ??
+    settingOrCreate(db, "upload_jwt_secret", () => randomBytes(32).toString("hex"));
+  const sessions = new UploadSessions(db);
+  const tokens = new UploadTokens(secret);
+
+  const platform = new LocalPlatform({
+    db,
+    blobs,
+    sessions,
+    tokens,
+    accountId,
+    uploadUrl: `${options.uploadBaseUrl}/accounts/${accountId}/workers/assets/upload?base64=true`,
+    bucketLimits: options.bucketLimits,
+    now,
+  });
+  const service = new UploadService({
+    accountId,
+    sessions,
+    blobs,
+    tokens,
+    maxAssetBytes: options.maxAssetBytes,
+    // A full bucket plus room for the multipart framing of up to maxFiles parts.
+    maxRequestBytes: options.bucketLimits.maxBytes + options.bucketLimits.maxFiles * 512 + 1024 * 1024,
+    now,
+  });
+  return {
+    platform,
+    uploadListener: getRequestListener(createUploadApp({ service, logger }).fetch),
+    edgeListener: createEdgeHandler({
+      db,
+      blobs,
+      sitesDomain: options.sitesDomain,
+      cacheBytes: options.edgeCacheBytes,
+      now,
+      onError: (error) => logger.error({ err: error }, "edge request failed"),
+    }),
+  };
+}
