@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mediaTypeFor } from "../core/media-types.js";
+import { mediaTypeFor } from "../shared/media-types.js";
 import { base64Chunks, base64Length, fileBytes } from "./file-stream.js";
 import type { SiteFile } from "./walk.js";
 
