@@ -79,14 +79,7 @@ export function sendFile(
   const range = rangeable ? parseRange(req.headers.range, file.size) : WHOLE;
   const wanted: Encoding =
     compressible && range.kind === "whole" ? chooseEncoding(req.headers["accept-encoding"]) : "identity";
-  const headers: OutgoingHttpHeaders = {
-    ...ALWAYS,
-    "content-type": file.contentType,
-    "cache-control": answer.cacheControl,
-  };
-  if (compressible) headers.vary = "Accept-Encoding";
-  if (status === 200) headers["accept-ranges"] = "bytes";
-  const plan: ResponsePlan = { file, status, range, headers };
+  const plan: ResponsePlan = { file, status, range, headers: representationHeaders(answer, compressible) };
 
   const cached = source.cache.get(file.hash);
   if (cached) return sendFromMemory(req, res, cached, wanted, plan);
@@ -104,10 +97,7 @@ function sendFromMemory(
   wanted: Encoding,
   plan: ResponsePlan,
 ): void {
-  // A variant is missing when it would not have been smaller: the identity body serves instead.
-  const encoding: Encoding =
-    wanted === "br" && blob.br ? "br" : wanted === "gzip" && blob.gzip ? "gzip" : "identity";
-  const body = encoding === "br" ? blob.br! : encoding === "gzip" ? blob.gzip! : blob.body;
+  const { encoding, body } = variantOf(blob, wanted);
   const span = writeHead(req, res, plan, encoding, body.length);
   if (!span) return;
   res.end(span.start === 0 && span.end === body.length - 1 ? body : body.subarray(span.start, span.end + 1));
@@ -121,9 +111,7 @@ function sendWhole(
   answer: FileAnswer,
   heads: WholeHeads,
 ): void {
-  const encoding: Encoding =
-    wanted === "br" && blob.br ? "br" : wanted === "gzip" && blob.gzip ? "gzip" : "identity";
-  const body = encoding === "br" ? blob.br! : encoding === "gzip" ? blob.gzip! : blob.body;
+  const { encoding, body } = variantOf(blob, wanted);
   let head = heads[encoding];
   // Blobs never change, so neither do their variants' lengths; the check is only a safeguard.
   if (head === undefined || head["content-length"] !== body.length) {
@@ -134,6 +122,25 @@ function sendWhole(
   else res.end(body);
 }
 
+/** The variant a blob in memory answers with: a coding's body is missing when it was not smaller. */
+function variantOf(blob: CachedBlob, wanted: Encoding): { encoding: Encoding; body: Buffer } {
+  if (wanted === "br" && blob.br) return { encoding: "br", body: blob.br };
+  if (wanted === "gzip" && blob.gzip) return { encoding: "gzip", body: blob.gzip };
+  return { encoding: "identity", body: blob.body };
+}
+
+/** The representation's fields, common to every answer with a file, on both paths. */
+function representationHeaders(answer: FileAnswer, compressible: boolean): OutgoingHttpHeaders {
+  const headers: OutgoingHttpHeaders = {
+    ...ALWAYS,
+    "content-type": answer.file.contentType,
+    "cache-control": answer.cacheControl,
+  };
+  if (compressible) headers.vary = "Accept-Encoding";
+  if (answer.status === 200) headers["accept-ranges"] = "bytes";
+  return headers;
+}
+
 // The same fields, in the same order, as the general path (`sendFile` then `writeHead`) sends.
 function wholeHead(
   answer: FileAnswer,
@@ -141,17 +148,8 @@ function wholeHead(
   encoding: Encoding,
   length: number,
 ): OutgoingHttpHeaders {
-  const { file, status } = answer;
-  const headers: OutgoingHttpHeaders = {
-    ...ALWAYS,
-    "content-type": file.contentType,
-    "cache-control": answer.cacheControl,
-  };
-  if (compressible) headers.vary = "Accept-Encoding";
-  if (status === 200) {
-    headers["accept-ranges"] = "bytes";
-    headers.etag = entityTag(file.hash, encoding);
-  }
+  const headers = representationHeaders(answer, compressible);
+  if (answer.status === 200) headers.etag = entityTag(answer.file.hash, encoding);
   if (encoding !== "identity") headers["content-encoding"] = encoding;
   headers["content-length"] = length;
   return headers;
