@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hashAsset } from "../core/asset-hash.js";
-import { startTestEdge, type TestEdge } from "../../test/support/edge-site.js";
+import { hashAsset } from "../../src/core/asset-hash.js";
+import { startTestEdge, type TestEdge } from "../support/edge-site.js";
 
 const HOST = "blue-fox-k3.sites.test";
 const REVISION_HOST = "bbbbbbbbb2--blue-fox-k3.sites.test";

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { hashAsset } from "../../core/asset-hash.js";
-import { normalizeHost, PublishedSites } from "./published-sites.js";
-import { DAY, SITES_DOMAIN, startTestEdge, type TestEdge } from "../../../test/support/edge-site.js";
+import { hashAsset } from "../../src/core/asset-hash.js";
+import { normalizeHost, PublishedSites } from "../../src/platform/local/published-sites.js";
+import { DAY, SITES_DOMAIN, startTestEdge, type TestEdge } from "../support/edge-site.js";
 
 describe("PublishedSites", () => {
   let edge: TestEdge;

@@ -1,8 +1,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { hashAsset } from "../core/asset-hash.js";
-import { DAY, startTestEdge, type TestEdge } from "../../test/support/edge-site.js";
+import { hashAsset } from "../../src/core/asset-hash.js";
+import { DAY, startTestEdge, type TestEdge } from "../support/edge-site.js";
 
 const SITE = "blue-fox-k3";
 const HOST = `${SITE}.sites.test`;

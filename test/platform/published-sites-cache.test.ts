@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { PublishedSites } from "./published-sites.js";
-import { SiteTables } from "./site-tables.js";
-import { DAY, SITES_DOMAIN, startTestEdge, type TestEdge } from "../../../test/support/edge-site.js";
+import { PublishedSites } from "../../src/platform/local/published-sites.js";
+import { SiteTables } from "../../src/platform/local/site-tables.js";
+import { DAY, SITES_DOMAIN, startTestEdge, type TestEdge } from "../support/edge-site.js";
 
 const SLUG = "blue-fox-k3";
 const HOST = `${SLUG}.sites.test`;

@@ -2,9 +2,9 @@ import { rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { brotliDecompressSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { hashAsset } from "../core/asset-hash.js";
-import { MIB } from "../core/formats.js";
-import { startTestEdge } from "../../test/support/edge-site.js";
+import { hashAsset } from "../../src/core/asset-hash.js";
+import { MIB } from "../../src/core/formats.js";
+import { startTestEdge } from "../support/edge-site.js";
 
 const HOST = "blue-fox-k3.sites.test";
 

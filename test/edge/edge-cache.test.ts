@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SiteTables } from "../platform/local/site-tables.js";
-import { DAY, startTestEdge, type EdgeReply, type TestEdge } from "../../test/support/edge-site.js";
+import { SiteTables } from "../../src/platform/local/site-tables.js";
+import { DAY, startTestEdge, type EdgeReply, type TestEdge } from "../support/edge-site.js";
 
 const SLUG = "blue-fox-k3";
 const HOST = `${SLUG}.sites.test`;
