@@ -1,12 +1,12 @@
-import { ApiClient } from "./api-client.js";
-import type { Identity } from "./api-types.js";
+import { ApiClient } from "./net/api-client.js";
+import type { Identity } from "./net/api-types.js";
 import { configDir } from "./config-dir.js";
 import { CliError } from "./errors.js";
 import { anonFingerprint, projectHashOf, resolveSiteDir } from "./identity.js";
 import type { CliIo } from "./io.js";
 import { createProgress, type Progress } from "./progress.js";
 import { ProjectStore, type ProjectRecord } from "./project-store.js";
-import { defaultRetryPolicy, type RetryNotice, type RetryPolicy } from "./retry.js";
+import { defaultRetryPolicy, type RetryNotice, type RetryPolicy } from "./net/retry.js";
 import { formatDuration } from "./format.js";
 import type { Settings } from "./settings.js";
 

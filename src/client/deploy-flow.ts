@@ -1,4 +1,4 @@
-import type { DeployResult, Manifest } from "./api-types.js";
+import type { DeployResult, Manifest } from "./net/api-types.js";
 import { openFolder, type CommandContext, type FolderProject } from "./context.js";
 import { ApiError } from "./errors.js";
 import { prepareProject } from "./project-lifecycle.js";

@@ -6,5 +6,5 @@ export { walkSite, type SiteFile } from "./walk.js";
 export { hashSite } from "./hash.js";
 export { hashFile } from "./hash-file.js";
 export { HashCache } from "./hash-cache.js";
-export { ApiClient } from "./api-client.js";
+export { ApiClient } from "./net/api-client.js";
 export type { DeploySummary } from "./deploy-flow.js";

@@ -1,4 +1,4 @@
-import type { DomainResult, ProjectInfo } from "./api-types.js";
+import type { DomainResult, ProjectInfo } from "./net/api-types.js";
 import type { DeploySummary } from "./deploy-flow.js";
 import { formatBytes, formatCount, formatDuration } from "./format.js";
 

@@ -1,5 +1,5 @@
-import { PROJECT_GONE_CODES } from "./api-client.js";
-import type { Manifest, PrepareResult } from "./api-types.js";
+import { PROJECT_GONE_CODES } from "./net/api-client.js";
+import type { Manifest, PrepareResult } from "./net/api-types.js";
 import type { CommandContext, FolderProject } from "./context.js";
 import { ApiError } from "./errors.js";
 import type { ProjectRecord } from "./project-store.js";

@@ -1,4 +1,4 @@
-import type { PrepareResult } from "./api-types.js";
+import type { PrepareResult } from "./net/api-types.js";
 import { retryNote, type CommandContext } from "./context.js";
 import { CliError } from "./errors.js";
 import { formatBytes, formatDuration, plural } from "./format.js";

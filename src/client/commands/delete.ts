@@ -1,5 +1,5 @@
 import { createInterface } from "node:readline";
-import { PROJECT_GONE_CODES } from "../api-client.js";
+import { PROJECT_GONE_CODES } from "../net/api-client.js";
 import { openFolder, requireRecord, type CommandContext } from "../context.js";
 import { ApiError, CliError, UsageError } from "../errors.js";
 import { deleteText, jsonLine } from "../output.js";

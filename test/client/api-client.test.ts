@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { ApiClient } from "./api-client.js";
-import { NetworkError } from "./errors.js";
-import { defaultRetryPolicy } from "./retry.js";
+import { ApiClient } from "../../src/client/net/api-client.js";
+import { NetworkError } from "../../src/client/errors.js";
+import { defaultRetryPolicy } from "../../src/client/net/retry.js";
 
 /** What the stub does with the n-th request it receives (1-based), after reading its body. */
 type Script = (n: number, req: IncomingMessage, res: ServerResponse) => void;

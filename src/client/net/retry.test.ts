@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ApiError, CliError, NetworkError } from "./errors.js";
+import { ApiError, CliError, NetworkError } from "../errors.js";
 import {
   defaultRetryPolicy,
   isRetryable,

@@ -2,9 +2,9 @@
  * The Deploy API's bodies as the client sees them. They are the server's own types, imported for
  * their shape only (no runtime code), so client and server cannot disagree on a field.
  */
-import type { CompletedDeploy } from "../core/operations/complete-deploy.js";
-import type { PreparedDeploy } from "../core/operations/prepare-deploy.js";
-import type { PublicProject } from "../core/services.js";
+import type { CompletedDeploy } from "../../core/operations/complete-deploy.js";
+import type { PreparedDeploy } from "../../core/operations/prepare-deploy.js";
+import type { PublicProject } from "../../core/services.js";
 
 /** Public project metadata (contract §3). */
 export type ProjectInfo = PublicProject;

@@ -1,5 +1,5 @@
 import { setTimeout as delay } from "node:timers/promises";
-import { ApiError, NetworkError } from "./errors.js";
+import { ApiError, NetworkError } from "../errors.js";
 
 /** How often and how long to retry a request that failed for a passing reason. */
 export interface RetryPolicy {

@@ -2,7 +2,7 @@ import http, { type IncomingHttpHeaders } from "node:http";
 import https from "node:https";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { CliError, NetworkError, systemErrorCode } from "./errors.js";
+import { CliError, NetworkError, systemErrorCode } from "../errors.js";
 
 /** A request: the body is a string, bytes, or a function that streams it anew for each attempt. */
 export interface HttpRequest {

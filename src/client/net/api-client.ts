@@ -8,7 +8,7 @@ import type {
   PrepareResult,
   ProjectInfo,
 } from "./api-types.js";
-import { ApiError, CliError } from "./errors.js";
+import { ApiError, CliError } from "../errors.js";
 import { headerValue, sendRequest, type HttpResponse } from "./http.js";
 import {
   isRetryable,
