@@ -1,11 +1,11 @@
 import { ApiClient } from "./net/api-client.js";
 import type { Identity } from "./net/api-types.js";
-import { configDir } from "./config-dir.js";
+import { configDir } from "./local/config-dir.js";
 import { CliError } from "./errors.js";
-import { anonFingerprint, projectHashOf, resolveSiteDir } from "./identity.js";
+import { anonFingerprint, projectHashOf, resolveSiteDir } from "./local/identity.js";
 import type { CliIo } from "./io.js";
 import { createProgress, type Progress } from "./progress.js";
-import { ProjectStore, type ProjectRecord } from "./project-store.js";
+import { ProjectStore, type ProjectRecord } from "./local/project-store.js";
 import { defaultRetryPolicy, type RetryNotice, type RetryPolicy } from "./net/retry.js";
 import { formatDuration } from "./format.js";
 import type { Settings } from "./settings.js";

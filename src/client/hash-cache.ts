@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { readJsonFile, writePrivateFile } from "./config-dir.js";
+import { readJsonFile, writePrivateFile } from "./local/config-dir.js";
 import { CliError } from "./errors.js";
 import type { SiteFile } from "./walk.js";
 

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { chmod, link, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import { CliError } from "./errors.js";
+import { CliError } from "../errors.js";
 
 /** The user's config folder: DEPLOY_CONFIG_DIR, else $XDG_CONFIG_HOME/static-deploy, else ~/.config/static-deploy. */
 export function configDir(env: Readonly<Record<string, string | undefined>>): string {

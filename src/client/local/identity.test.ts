@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readdir, readFile, realpath, rm, stat, symlink, writeFi
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { sha256Hex } from "../core/ids.js";
+import { sha256Hex } from "../../core/ids.js";
 import { configDir } from "./config-dir.js";
 import { anonFingerprint, projectHashOf, resolveSiteDir } from "./identity.js";
 

@@ -1,8 +1,8 @@
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { sha256Hex } from "../core/ids.js";
+import { sha256Hex } from "../../core/ids.js";
 import { createPrivateFile, invalidConfigFile, readJsonFile, writePrivateFile } from "./config-dir.js";
-import { CliError } from "./errors.js";
+import { CliError } from "../errors.js";
 
 /** What the client keeps of a project it created: enough to act on it again. */
 export interface ProjectRecord {

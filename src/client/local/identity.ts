@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { realpath, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { sha256Hex } from "../core/ids.js";
+import { sha256Hex } from "../../core/ids.js";
 import { createPrivateFile, invalidConfigFile, readJsonFile } from "./config-dir.js";
-import { CliError } from "./errors.js";
+import { CliError } from "../errors.js";
 
 /** The folder's real path, checked to be a folder; a clear error when it is missing. */
 export async function resolveSiteDir(cwd: string, dir: string): Promise<string> {
