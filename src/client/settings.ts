@@ -1,7 +1,7 @@
 import { availableParallelism } from "node:os";
 import { checkApiUrl } from "./args.js";
 import { UsageError } from "./errors.js";
-import { THREAD_MIN_FILES } from "./hash.js";
+import { THREAD_MIN_FILES } from "./scan/hash.js";
 
 /** Default API base URL when neither --api-url nor DEPLOY_API_URL is given. */
 export const DEFAULT_API_URL = "http://127.0.0.1:8787";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CliError } from "./errors.js";
+import { CliError } from "../errors.js";
 import { checkLimits } from "./limits.js";
 import type { SiteFile } from "./walk.js";
 

@@ -1,6 +1,6 @@
 import { join } from "node:path";
-import { readJsonFile, writePrivateFile } from "./local/config-dir.js";
-import { CliError } from "./errors.js";
+import { readJsonFile, writePrivateFile } from "../local/config-dir.js";
+import { CliError } from "../errors.js";
 import type { SiteFile } from "./walk.js";
 
 /** size, mtimeMs, inode, hash */

@@ -1,4 +1,4 @@
-import { CliError } from "./errors.js";
+import { CliError } from "../errors.js";
 import type { FileHasher, HashJob } from "./hash-file.js";
 
 /** A batch of files for a hashing thread. */

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { CliError } from "./errors.js";
+import { CliError } from "../errors.js";
 import { walkSite } from "./walk.js";
 
 let base: string;

@@ -2,7 +2,7 @@ import { lstatSync, readdirSync, realpathSync, statSync, type Dirent, type Stats
 import { readFile } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import ignore, { type Ignore } from "ignore";
-import { CliError } from "./errors.js";
+import { CliError } from "../errors.js";
 
 /** One file of the site: its path inside the site (`/` separators, no leading `/`) and its stat. */
 export interface SiteFile {

@@ -1,5 +1,5 @@
 import { createReadStream } from "node:fs";
-import { CliError } from "./errors.js";
+import { CliError } from "../errors.js";
 
 /** Read size: a multiple of 3, so each chunk's base64 joins the next without padding. */
 export const READ_CHUNK_BYTES = 3 * 64 * 1024;

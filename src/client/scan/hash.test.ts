@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hashAsset } from "../core/asset-hash.js";
+import { hashAsset } from "../../core/asset-hash.js";
 import { base64Chunks, base64Length } from "./file-stream.js";
 import { FileHasher, hashFile, SMALL_FILE_BYTES } from "./hash-file.js";
 import { HashCache } from "./hash-cache.js";
@@ -139,7 +139,7 @@ describe("hashing", () => {
     expect(hashes[0]).toBe(await hashAsset(Buffer.from("same"), "a.txt"));
   });
 
-  const workerUrl = new URL("../../dist/client/hash-worker.js", import.meta.url);
+  const workerUrl = new URL("../../../dist/client/scan/hash-worker.js", import.meta.url);
   it.skipIf(!existsSync(workerUrl))(
     "hashSite: worker threads give the same hashes as the main thread",
     async () => {

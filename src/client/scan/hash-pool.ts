@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { Worker } from "node:worker_threads";
-import { CliError } from "./errors.js";
+import { CliError } from "../errors.js";
 import type { FileHasher } from "./hash-file.js";
 import type { HashBatch, HashReply } from "./hash-batch.js";
 

@@ -1,6 +1,6 @@
-import { CONTROL_CHARACTER } from "../core/formats.js";
-import { CliError } from "./errors.js";
-import { formatBytes } from "./format.js";
+import { CONTROL_CHARACTER } from "../../core/formats.js";
+import { CliError } from "../errors.js";
+import { formatBytes } from "../format.js";
 import type { SiteFile } from "./walk.js";
 
 /** The limits checked before anything is uploaded. */

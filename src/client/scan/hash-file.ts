@@ -1,6 +1,6 @@
 import { closeSync, openSync, readSync } from "node:fs";
-import { AssetHasher, hashExtension } from "../core/asset-hash.js";
-import { CliError } from "./errors.js";
+import { AssetHasher, hashExtension } from "../../core/asset-hash.js";
+import { CliError } from "../errors.js";
 import { base64Chunks, base64Length, fileBytes, fileChangedError } from "./file-stream.js";
 
 /** What a hashing thread is asked to do. */
