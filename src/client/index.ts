@@ -7,4 +7,4 @@ export { hashSite } from "./scan/hash.js";
 export { hashFile } from "./scan/hash-file.js";
 export { HashCache } from "./scan/hash-cache.js";
 export { ApiClient } from "./net/api-client.js";
-export type { DeploySummary } from "./deploy-flow.js";
+export type { DeploySummary } from "./deploy/deploy-folder.js";

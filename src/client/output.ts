@@ -1,5 +1,5 @@
 import type { DomainResult, ProjectInfo } from "./net/api-types.js";
-import type { DeploySummary } from "./deploy-flow.js";
+import type { DeploySummary } from "./deploy/deploy-folder.js";
 import { formatBytes, formatCount, formatDuration } from "./format.js";
 
 /** One JSON object and a newline, for `--json`. */

@@ -1,9 +1,9 @@
-import type { CommandContext, FolderProject } from "./context.js";
-import { formatBytes, formatCount, formatDuration, plural } from "./format.js";
-import { HashCache } from "./scan/hash-cache.js";
-import { hashSite } from "./scan/hash.js";
-import { checkLimits } from "./scan/limits.js";
-import { walkSite, type SiteFile } from "./scan/walk.js";
+import type { CommandContext, FolderProject } from "../context.js";
+import { formatBytes, formatCount, formatDuration, plural } from "../format.js";
+import { HashCache } from "../scan/hash-cache.js";
+import { hashSite } from "../scan/hash.js";
+import { checkLimits } from "../scan/limits.js";
+import { walkSite, type SiteFile } from "../scan/walk.js";
 
 /** A site folder read for a deploy: its files, their hashes (same order), one file per distinct hash. */
 export interface ScannedSite {

@@ -1,9 +1,9 @@
-import type { DeployResult, Manifest } from "./net/api-types.js";
-import { openFolder, type CommandContext, type FolderProject } from "./context.js";
-import { ApiError } from "./errors.js";
-import { prepareProject } from "./project-lifecycle.js";
-import type { ProjectRecord } from "./local/project-store.js";
-import { scanSite, type ScannedSite } from "./site-scan.js";
+import type { DeployResult, Manifest } from "../net/api-types.js";
+import { openFolder, type CommandContext, type FolderProject } from "../context.js";
+import { ApiError } from "../errors.js";
+import { prepareProject } from "./prepare-project.js";
+import type { ProjectRecord } from "../local/project-store.js";
+import { scanSite, type ScannedSite } from "./scan-site.js";
 import { uploadAll, type UploadOutcome } from "./upload-rounds.js";
 
 /** The outcome of a deploy, as printed (and as `--json`). */

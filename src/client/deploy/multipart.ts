@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { mediaTypeFor } from "../shared/media-types.js";
-import { base64Chunks, base64Length, fileBytes } from "./scan/file-stream.js";
-import type { SiteFile } from "./scan/walk.js";
+import { mediaTypeFor } from "../../shared/media-types.js";
+import { base64Chunks, base64Length, fileBytes } from "../scan/file-stream.js";
+import type { SiteFile } from "../scan/walk.js";
 
 /** One asset of a bucket: its hash and a file that holds its bytes. */
 export interface BucketAsset {

@@ -1,9 +1,9 @@
-import type { PrepareResult } from "./net/api-types.js";
-import { retryNote, type CommandContext } from "./context.js";
-import { CliError } from "./errors.js";
-import { formatBytes, formatDuration, plural } from "./format.js";
-import { uploadBuckets, UploadTokenExpiredError } from "./upload.js";
-import type { SiteFile } from "./scan/walk.js";
+import type { PrepareResult } from "../net/api-types.js";
+import { retryNote, type CommandContext } from "../context.js";
+import { CliError } from "../errors.js";
+import { formatBytes, formatDuration, plural } from "../format.js";
+import { uploadBuckets, UploadTokenExpiredError } from "./upload-buckets.js";
+import type { SiteFile } from "../scan/walk.js";
 
 /** What the uploads achieved: the deploy to complete, its completion token, and what travelled. */
 export interface UploadOutcome {

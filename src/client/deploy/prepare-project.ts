@@ -1,8 +1,8 @@
-import { PROJECT_GONE_CODES } from "./net/api-client.js";
-import type { Manifest, PrepareResult } from "./net/api-types.js";
-import type { CommandContext, FolderProject } from "./context.js";
-import { ApiError } from "./errors.js";
-import type { ProjectRecord } from "./local/project-store.js";
+import { PROJECT_GONE_CODES } from "../net/api-client.js";
+import type { Manifest, PrepareResult } from "../net/api-types.js";
+import type { CommandContext, FolderProject } from "../context.js";
+import { ApiError } from "../errors.js";
+import type { ProjectRecord } from "../local/project-store.js";
 
 /** The project a deploy goes to, its first prepare answer, and the project it replaced if any. */
 export interface PreparedProject {
