@@ -1,5 +1,6 @@
 import { UsageError } from "./errors.js";
 import { helpHint, lookup, scan, wantsFlag, type FlagSpec } from "./flags.js";
+import { checkApiUrl } from "./settings.js";
 
 /** The subcommands; `deploy [dir]` is the default one. */
 export type CommandName = "deploy" | "domain" | "delete";
@@ -85,20 +86,6 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       tooMany(positionals, 0, "delete", "delete takes no argument; name the folder with --dir");
       return { kind: "delete", dir: dirOption ?? ".", yes: flags.has("yes"), common };
   }
-}
-
-/** Checks an API base URL (from `--api-url` or DEPLOY_API_URL) and drops a trailing slash. */
-export function checkApiUrl(value: string, source: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(`${source} "${value}" is not a URL`, "Example: --api-url http://127.0.0.1:8787");
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new UsageError(`${source} "${value}" must start with http:// or https://`);
-  }
-  return value.replace(/\/+$/, "");
 }
 
 function findCommand(argv: readonly string[]): { name: CommandName | "help"; index?: number } {

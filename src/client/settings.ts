@@ -1,5 +1,4 @@
 import { availableParallelism } from "node:os";
-import { checkApiUrl } from "./args.js";
 import { UsageError } from "./errors.js";
 import { THREAD_MIN_FILES } from "./scan/hash.js";
 
@@ -26,6 +25,20 @@ export function resolveApiUrl(flag: string | undefined, env: Readonly<Record<str
   const fromEnv = env.DEPLOY_API_URL;
   if (fromEnv !== undefined && fromEnv !== "") return checkApiUrl(fromEnv, "DEPLOY_API_URL");
   return DEFAULT_API_URL;
+}
+
+/** Checks an API base URL (from `--api-url` or DEPLOY_API_URL) and drops a trailing slash. */
+export function checkApiUrl(value: string, source: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`${source} "${value}" is not a URL`, "Example: --api-url http://127.0.0.1:8787");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new UsageError(`${source} "${value}" must start with http:// or https://`);
+  }
+  return value.replace(/\/+$/, "");
 }
 
 /** Reads the settings from the environment; a malformed number is a usage error naming it. */
