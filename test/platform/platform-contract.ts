@@ -1,0 +1,195 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { hashAsset } from "../../src/core/asset-hash.js";
+import { InvalidCompletionError } from "../../src/core/errors.js";
+import type { ManifestEntry } from "../../src/core/manifest.js";
+import type { Platform, UploadSession } from "../../src/core/ports/index.js";
+import { uploadBucket } from "../support/multipart.js";
+
+/** What the contract needs of a platform under test: the port, its edge, and its clock. */
+export interface PlatformHarness {
+  platform: Platform;
+  /** Fetches `path` from the site answering on `hostname`, as the platform's edge serves it. */
+  fetchSite(hostname: string, path: string): Promise<{ status: number; body: string }>;
+  /** The platform's clock, in milliseconds since the epoch; tests move it forward. */
+  clock: { now: number };
+  close(): Promise<void>;
+}
+
+const HOUR = 60 * 60 * 1000;
+
+/** Site files as a manifest, with their bytes by hash. */
+async function siteOf(files: Record<string, string>) {
+  const entries: ManifestEntry[] = [];
+  const bytes = new Map<string, Buffer>();
+  for (const [path, text] of Object.entries(files)) {
+    const body = Buffer.from(text);
+    const hash = await hashAsset(body, path);
+    entries.push({ path, hash, size: body.length });
+    bytes.set(hash, body);
+  }
+  return { entries, bytes };
+}
+
+/**
+ * The behaviour every `Platform` implementation must have, driven through the port and the
+ * platform's own upload protocol (Cloudflare's bucket upload, at the URL the session names). `open`
+ * gives a fresh, empty platform each time; each test opens one and closes it.
+ */
+export function platformContract(name: string, open: () => Promise<PlatformHarness>): void {
+  describe(`platform contract: ${name}`, () => {
+    let h: PlatformHarness;
+    beforeEach(async () => {
+      h = await open();
+    });
+    afterEach(async () => {
+      await h.close();
+    });
+
+    const expiresIn = (ms: number) => new Date(h.clock.now + ms);
+
+    /** Opens a session for `files`, uploads every bucket, and returns the completion token. */
+    async function uploadAll(projectSlug: string, files: Record<string, string>) {
+      const { entries, bytes } = await siteOf(files);
+      const session = await h.platform.openUploadSession({
+        projectSlug,
+        entries,
+        expiresAt: expiresIn(HOUR),
+      });
+      let completion = session.buckets.length === 0 ? session.uploadJwt : undefined;
+      for (const bucket of session.buckets) {
+        const parts = bucket.map((hash) => ({ hash, bytes: bytes.get(hash)! }));
+        const reply = await uploadBucket(session.uploadUrl, session.uploadJwt, parts);
+        expect([201, 202]).toContain(reply.status);
+        if (reply.status === 201) completion = reply.body.result.jwt as string;
+      }
+      return { session, completion: completion!, entries };
+    }
+
+    function publish(projectSlug: string, revisionId: string, session: UploadSession, jwt: string) {
+      return h.platform.publishRevision({
+        projectSlug,
+        revisionId,
+        sessionId: session.sessionId,
+        completionJwt: jwt,
+        hostnames: [`${projectSlug}.sites.test`],
+        expiresAt: expiresIn(24 * HOUR),
+      });
+    }
+
+    it("openUploadSession: asks for each missing hash once, in buckets, with an account and an upload URL", async () => {
+      const { entries } = await siteOf({ "/a.txt": "same", "/b.txt": "other", "/c/a.txt": "same" });
+      const session = await h.platform.openUploadSession({
+        projectSlug: "amber-otter-a1b2c",
+        entries,
+        expiresAt: expiresIn(HOUR),
+      });
+      const asked = session.buckets.flat();
+      expect(asked.sort()).toEqual([...new Set(entries.map((e) => e.hash))].sort());
+      expect(session.accountId).not.toBe("");
+      expect(new URL(session.uploadUrl).protocol).toMatch(/^https?:$/);
+      expect(session.uploadJwt).not.toBe("");
+    });
+
+    it("publishRevision: after the upload, the site serves the revision's files on its hostname", async () => {
+      const slug = "amber-otter-a1b2c";
+      const { session, completion } = await uploadAll(slug, { "/index.html": "<h1>hi</h1>", "/x.txt": "x" });
+      await publish(slug, "rev0000001", session, completion);
+      expect(await h.fetchSite(`${slug}.sites.test`, "/x.txt")).toEqual({ status: 200, body: "x" });
+      expect((await h.fetchSite(`${slug}.sites.test`, "/")).body).toBe("<h1>hi</h1>");
+    });
+
+    it("publishRevision: the same publish again succeeds and changes nothing (idempotent)", async () => {
+      const slug = "amber-otter-a1b2c";
+      const { session, completion } = await uploadAll(slug, { "/x.txt": "once" });
+      await publish(slug, "rev0000001", session, completion);
+      await publish(slug, "rev0000001", session, completion);
+      expect(await h.fetchSite(`${slug}.sites.test`, "/x.txt")).toEqual({ status: 200, body: "once" });
+    });
+
+    it("openUploadSession: content the platform holds is not asked for again, and its upload token completes", async () => {
+      const first = await uploadAll("amber-otter-a1b2c", { "/x.txt": "shared bytes" });
+      await publish("amber-otter-a1b2c", "rev0000001", first.session, first.completion);
+      const { entries } = await siteOf({ "/x.txt": "shared bytes" });
+      const second = await h.platform.openUploadSession({
+        projectSlug: "brisk-heron-d3e4f",
+        entries,
+        expiresAt: expiresIn(HOUR),
+      });
+      expect(second.buckets).toEqual([]);
+      await publish("brisk-heron-d3e4f", "rev0000002", second, second.uploadJwt);
+      expect(await h.fetchSite("brisk-heron-d3e4f.sites.test", "/x.txt")).toEqual({
+        status: 200,
+        body: "shared bytes",
+      });
+    });
+
+    it("publishRevision: refuses a forged token, another session's token and missing content with InvalidCompletionError", async () => {
+      const slug = "amber-otter-a1b2c";
+      const done = await uploadAll(slug, { "/a.txt": "a" });
+      const { entries } = await siteOf({ "/b.txt": "never uploaded" });
+      const pending = await h.platform.openUploadSession({
+        projectSlug: slug,
+        entries,
+        expiresAt: expiresIn(HOUR),
+      });
+      const attempts = [
+        publish(slug, "rev0000001", done.session, `${done.completion.slice(0, -4)}AAAA`),
+        publish(slug, "rev0000001", pending, done.completion),
+        // An upload token is not a completion token while content is missing.
+        publish(slug, "rev0000001", pending, pending.uploadJwt),
+      ];
+      for (const attempt of attempts) await expect(attempt).rejects.toBeInstanceOf(InvalidCompletionError);
+      expect((await h.fetchSite(`${slug}.sites.test`, "/a.txt")).status).toBe(404);
+    });
+
+    it("publishRevision: a completion token past its session's expiry is refused", async () => {
+      const slug = "amber-otter-a1b2c";
+      const { session, completion } = await uploadAll(slug, { "/a.txt": "a" });
+      h.clock.now += 2 * HOUR;
+      await expect(publish(slug, "rev0000001", session, completion)).rejects.toBeInstanceOf(
+        InvalidCompletionError,
+      );
+    });
+
+    it("updateSite: the site answers on the new hostnames only", async () => {
+      const slug = "amber-otter-a1b2c";
+      const { session, completion } = await uploadAll(slug, { "/a.txt": "a" });
+      await publish(slug, "rev0000001", session, completion);
+      await h.platform.updateSite(slug, { hostnames: ["www.example.com"], expiresAt: expiresIn(24 * HOUR) });
+      expect(await h.fetchSite("www.example.com", "/a.txt")).toEqual({ status: 200, body: "a" });
+      expect((await h.fetchSite(`${slug}.sites.test`, "/a.txt")).status).toBe(404);
+    });
+
+    it("unpublishProject: the site stops answering at once", async () => {
+      const slug = "amber-otter-a1b2c";
+      const { session, completion } = await uploadAll(slug, { "/a.txt": "a" });
+      await publish(slug, "rev0000001", session, completion);
+      await h.platform.unpublishProject(slug);
+      expect((await h.fetchSite(`${slug}.sites.test`, "/a.txt")).status).toBe(404);
+    });
+
+    it("sweep: content of an abandoned session is reclaimed, a published revision's is kept", async () => {
+      const kept = await uploadAll("amber-otter-a1b2c", { "/kept.txt": "kept" });
+      await publish("amber-otter-a1b2c", "rev0000001", kept.session, kept.completion);
+      const abandoned = await uploadAll("brisk-heron-d3e4f", { "/gone.txt": "abandoned" });
+      h.clock.now += 2 * HOUR;
+      const result = await h.platform.sweep(new Date(h.clock.now));
+      expect(result.blobsDeleted).toBe(1);
+      expect(result.bytesFreed).toBe("abandoned".length);
+      const again = await h.platform.openUploadSession({
+        projectSlug: "brisk-heron-d3e4f",
+        entries: abandoned.entries,
+        expiresAt: expiresIn(HOUR),
+      });
+      expect(again.buckets.flat()).toEqual([abandoned.entries[0]!.hash]);
+      expect(await h.fetchSite("amber-otter-a1b2c.sites.test", "/kept.txt")).toEqual({
+        status: 200,
+        body: "kept",
+      });
+    });
+
+    it("check: answers while open", async () => {
+      await expect(h.platform.check()).resolves.toBeUndefined();
+    });
+  });
+}
