@@ -1,5 +1,5 @@
 import { processIo } from "./io.js";
-import { runCli } from "./run.js";
+import { runCli } from "./cli/run.js";
 
 // The `deploy` executable's entry point: run, then leave the exit status to Node.
 process.on("SIGINT", () => {

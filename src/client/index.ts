@@ -1,5 +1,5 @@
-export { runCli, clientVersion } from "./run.js";
-export { parseArgs, type ParsedArgs, type CommandName } from "./args.js";
+export { runCli, clientVersion } from "./cli/run.js";
+export { parseArgs, type ParsedArgs, type CommandName } from "./cli/args.js";
 export type { CliIo, OutputStream } from "./io.js";
 export { CliError, UsageError, ApiError, NetworkError, EXIT_OK, EXIT_FAILURE, EXIT_USAGE } from "./errors.js";
 export { walkSite, type SiteFile } from "./scan/walk.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseArgs } from "./args.js";
-import { UsageError } from "./errors.js";
+import { UsageError } from "../errors.js";
 
 const common = { apiUrl: undefined, json: false };
 

@@ -1,4 +1,4 @@
-import { UsageError } from "./errors.js";
+import { UsageError } from "../errors.js";
 
 /** One option: its long name, an optional one-letter alias, and whether it takes a value. */
 export interface FlagSpec {

@@ -3,11 +3,11 @@ import { parseArgs } from "./args.js";
 import { deleteCommand } from "./commands/delete.js";
 import { deployCommand } from "./commands/deploy.js";
 import { domainCommand } from "./commands/domain.js";
-import { createContext } from "./context.js";
-import { CliError, EXIT_FAILURE, EXIT_OK } from "./errors.js";
+import { createContext } from "../context.js";
+import { CliError, EXIT_FAILURE, EXIT_OK } from "../errors.js";
 import { helpText } from "./help.js";
-import type { CliIo } from "./io.js";
-import { readSettings, resolveApiUrl } from "./settings.js";
+import type { CliIo } from "../io.js";
+import { readSettings, resolveApiUrl } from "../settings.js";
 
 /** Runs the CLI on `argv` (the arguments after `deploy`) and returns the exit status; never exits. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
@@ -51,6 +51,6 @@ export function reportError(io: CliIo, error: unknown): number {
 
 /** The client's version, from package.json. */
 export function clientVersion(): string {
-  const path = new URL("../../package.json", import.meta.url);
+  const path = new URL("../../../package.json", import.meta.url);
   return (JSON.parse(readFileSync(path, "utf8")) as { version: string }).version;
 }

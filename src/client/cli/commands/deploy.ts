@@ -1,5 +1,5 @@
-import type { CommandContext } from "../context.js";
-import { deployFolder } from "../deploy/deploy-folder.js";
+import type { CommandContext } from "../../context.js";
+import { deployFolder } from "../../deploy/deploy-folder.js";
 import { deployJson, deployText } from "../output.js";
 
 /** `deploy [dir]`: deploys the folder and prints the URLs and figures. */

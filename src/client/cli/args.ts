@@ -1,6 +1,6 @@
-import { UsageError } from "./errors.js";
+import { UsageError } from "../errors.js";
 import { helpHint, lookup, scan, wantsFlag, type FlagSpec } from "./flags.js";
-import { checkApiUrl } from "./settings.js";
+import { checkApiUrl } from "../settings.js";
 
 /** The subcommands; `deploy [dir]` is the default one. */
 export type CommandName = "deploy" | "domain" | "delete";
