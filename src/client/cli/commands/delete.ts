@@ -2,7 +2,7 @@ import { createInterface } from "node:readline";
 import { PROJECT_GONE_CODES } from "../../net/api-client.js";
 import { openFolder, requireRecord, type CommandContext } from "../../context.js";
 import { ApiError, CliError, UsageError } from "../../errors.js";
-import { deleteText, jsonLine } from "../output.js";
+import { deleteText, jsonLine } from "./output.js";
 
 /** `deploy delete`: deletes the folder's project after a confirmation (or --yes). */
 export async function deleteCommand(ctx: CommandContext, dir: string, yes: boolean): Promise<void> {

@@ -1,5 +1,5 @@
 import { openFolder, requireRecord, type CommandContext } from "../../context.js";
-import { domainText, jsonLine, resetText } from "../output.js";
+import { domainText, jsonLine, resetText } from "./output.js";
 
 /** `deploy domain <hostname>` and `deploy domain --reset`: assigns or resets the project's hostname. */
 export async function domainCommand(

@@ -1,6 +1,6 @@
-import type { DomainResult, ProjectInfo } from "../net/api-types.js";
-import type { DeploySummary } from "../deploy/deploy-folder.js";
-import { formatBytes, formatCount, formatDuration } from "../format.js";
+import type { DomainResult, ProjectInfo } from "../../net/api-types.js";
+import type { DeploySummary } from "../../deploy/deploy-folder.js";
+import { formatBytes, formatCount, formatDuration } from "../../format.js";
 
 /** One JSON object and a newline, for `--json`. */
 export function jsonLine(value: unknown): string {
