@@ -14,7 +14,7 @@ export const identitySchema = z.object({
 
 export const createProjectSchema = identitySchema;
 
-export const manifestSchema = z
+const manifestSchema = z
   .record(
     z.string(),
     z.object({

@@ -6,7 +6,7 @@ import { createBLAKE3, type IHasher } from "hash-wasm";
  * BLAKE3(base64(bytes) + extension without the dot). Using it keeps the client compatible with
  * Cloudflare's own upload service.
  */
-export const ASSET_HASH_LENGTH = 32;
+const ASSET_HASH_LENGTH = 32;
 
 /** The extension that takes part in the hash: `index.html` gives `html`, `README` gives ``. */
 export function hashExtension(path: string): string {

@@ -47,7 +47,7 @@ export function normalizeHostname(input: string): string {
 }
 
 /** True when the hostname is directly under SITES_DOMAIN with one label: a vanity name. */
-export function isGeneratedHostname(hostname: string, policy: HostnamePolicy): boolean {
+function isGeneratedHostname(hostname: string, policy: HostnamePolicy): boolean {
   const suffix = `.${policy.sitesDomain}`;
   return hostname.endsWith(suffix) && !hostname.slice(0, -suffix.length).includes(".");
 }

@@ -21,7 +21,7 @@ const NOUNS = [
 const ALPHANUMERIC = "abcdefghijklmnopqrstuvwxyz0123456789";
 
 /** A random string of `length` characters of `a-z0-9`. */
-export function randomAlphanumeric(length: number): string {
+function randomAlphanumeric(length: number): string {
   let out = "";
   for (let i = 0; i < length; i++) out += ALPHANUMERIC[randomInt(ALPHANUMERIC.length)];
   return out;
@@ -44,7 +44,7 @@ export function generateOpaqueId(): string {
   return randomBytes(16).toString("base64url");
 }
 
-export const API_TOKEN_PREFIX = "sdp_";
+const API_TOKEN_PREFIX = "sdp_";
 /** An API token: a recognisable prefix and 256 random bits. */
 export function generateApiToken(): string {
   return API_TOKEN_PREFIX + randomBytes(32).toString("base64url");

@@ -14,8 +14,8 @@ export interface BlobCacheOptions {
   maxEntryBytes?: number;
 }
 
-export const DEFAULT_CACHE_BYTES = 64 * MIB;
-export const DEFAULT_CACHE_ENTRY_BYTES = 1 * MIB;
+const DEFAULT_CACHE_BYTES = 64 * MIB;
+const DEFAULT_CACHE_ENTRY_BYTES = 1 * MIB;
 
 // Map and object bookkeeping per entry, so that many tiny blobs still count for something.
 const ENTRY_OVERHEAD = 256;

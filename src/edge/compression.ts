@@ -16,7 +16,7 @@ const STREAM_BROTLI_QUALITY = 4;
 const GZIP_LEVEL = 6;
 
 /** Below this many bytes no coding makes a body smaller (headers and trailers alone are larger). */
-export const MIN_COMPRESS_BYTES = 32;
+const MIN_COMPRESS_BYTES = 32;
 
 /** True when a blob of this type and size is worth sending compressed. */
 export function worthCompressing(contentType: string, size: number): boolean {

@@ -42,7 +42,7 @@ const TYPES: Record<string, string> = {
   wav: "audio/wav",
 };
 
-export const DEFAULT_MEDIA_TYPE = "application/octet-stream";
+const DEFAULT_MEDIA_TYPE = "application/octet-stream";
 
 /** The media type for a path, by its extension. */
 export function mediaTypeFor(path: string): string {

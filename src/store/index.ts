@@ -1,1 +1,1 @@
-export { openSqliteStore, SqliteStore } from "./sqlite/index.js";
+export { openSqliteStore } from "./sqlite/index.js";

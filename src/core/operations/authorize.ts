@@ -44,7 +44,7 @@ export async function authorize(
 }
 
 /** True once the project's expiry has passed. */
-export function isExpired(project: ProjectRecord, now: Date): boolean {
+function isExpired(project: ProjectRecord, now: Date): boolean {
   return hasPassed(project.expiresAt, now);
 }
 

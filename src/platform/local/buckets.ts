@@ -1,5 +1,5 @@
 /** Size of an asset once base64-encoded, which is what a bucket carries. */
-export function encodedSize(bytes: number): number {
+function encodedSize(bytes: number): number {
   return Math.ceil(bytes / 3) * 4;
 }
 

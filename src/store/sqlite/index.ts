@@ -1,1 +1,1 @@
-export { openSqliteStore, SqliteStore } from "./sqlite-store.js";
+export { openSqliteStore } from "./sqlite-store.js";
