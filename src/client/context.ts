@@ -5,7 +5,7 @@ import { CliError } from "./errors.js";
 import { anonFingerprint, projectHashOf, resolveSiteDir } from "./local/identity.js";
 import type { CliIo } from "./io.js";
 import { createProgress, type Progress } from "./progress.js";
-import { ProjectStore, type ProjectRecord } from "./local/project-store.js";
+import { SavedProjects, type SavedProject } from "./local/saved-projects.js";
 import { defaultRetryPolicy, type RetryNotice, type RetryPolicy } from "./net/retry.js";
 import { formatDuration } from "./format.js";
 import type { Settings } from "./settings.js";
@@ -20,14 +20,14 @@ export interface CommandContext {
   retry: RetryPolicy;
 }
 
-/** A folder resolved to its project identity, with the stored record of its project if any. */
+/** A folder resolved to its project identity, with its saved project if any. */
 export interface FolderProject {
   realDir: string;
   projectHash: string;
   identity: Identity;
   configDir: string;
-  store: ProjectStore;
-  record: ProjectRecord | undefined;
+  savedProjects: SavedProjects;
+  saved: SavedProject | undefined;
   api: ApiClient;
 }
 
@@ -47,7 +47,7 @@ export function retryNote(progress: Progress): (notice: RetryNotice) => void {
     );
 }
 
-/** Resolves a folder to its project: real path, projectHash, fingerprint, stored token, API client. */
+/** Resolves a folder to its project: real path, projectHash, fingerprint, saved project, API client. */
 export async function openFolder(ctx: CommandContext, dir: string): Promise<FolderProject> {
   const realDir = await resolveSiteDir(ctx.io.cwd, dir);
   const projectHash = projectHashOf(realDir);
@@ -60,15 +60,15 @@ export async function openFolder(ctx: CommandContext, dir: string): Promise<Fold
     );
   }
   const identity = { projectHash, anonFingerprint: await anonFingerprint(config) };
-  const store = new ProjectStore(config);
-  const record = await store.get(ctx.apiUrl, projectHash);
+  const savedProjects = new SavedProjects(config);
+  const saved = await savedProjects.get(ctx.apiUrl, projectHash);
   const api = new ApiClient(ctx.apiUrl, identity, ctx.retry, retryNote(ctx.progress));
-  return { realDir, projectHash, identity, configDir: config, store, record, api };
+  return { realDir, projectHash, identity, configDir: config, savedProjects, saved, api };
 }
 
-/** The stored project of a folder, or a CliError that says to deploy it first. */
-export function requireRecord(folder: FolderProject, apiUrl: string): ProjectRecord {
-  if (folder.record !== undefined) return folder.record;
+/** The saved project of a folder, or a CliError that says to deploy it first. */
+export function requireSavedProject(folder: FolderProject, apiUrl: string): SavedProject {
+  if (folder.saved !== undefined) return folder.saved;
   throw new CliError(
     "NO_PROJECT",
     `no project for ${folder.realDir} on ${apiUrl}`,

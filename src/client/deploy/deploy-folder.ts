@@ -2,7 +2,7 @@ import type { DeployResult, Manifest } from "../net/api-types.js";
 import { openFolder, type CommandContext, type FolderProject } from "../context.js";
 import { ApiError } from "../errors.js";
 import { prepareProject } from "./prepare-project.js";
-import type { ProjectRecord } from "../local/project-store.js";
+import type { SavedProject } from "../local/saved-projects.js";
 import { scanSite, type ScannedSite } from "./scan-site.js";
 import { uploadAll, type UploadOutcome } from "./upload-rounds.js";
 
@@ -17,7 +17,7 @@ export interface DeploySummary {
   reused: number;
   bytesUploaded: number;
   durationMs: number;
-  /** Set when the stored project was gone and a new one (with a new URL) was made. */
+  /** Set when the saved project was gone and a new one (with a new URL) was made. */
   previousProjectSlug?: string;
 }
 
@@ -29,16 +29,16 @@ export async function deployFolder(ctx: CommandContext, dir: string): Promise<De
   const startedAt = Date.now();
   const folder = await openFolder(ctx, dir);
   const site = await scanSite(ctx, folder);
-  const manifestFor = (record: ProjectRecord) => manifestOf(record.projectSlug, site);
-  const { record, prepared, previousProjectSlug } = await prepareProject(ctx, folder, manifestFor);
-  const prepareAgain = () => folder.api.prepare(record.projectSlug, record.apiToken, manifestFor(record));
+  const manifestFor = (project: SavedProject) => manifestOf(project.projectSlug, site);
+  const { project, prepared, previousProjectSlug } = await prepareProject(ctx, folder, manifestFor);
+  const prepareAgain = () => folder.api.prepare(project.projectSlug, project.apiToken, manifestFor(project));
 
   const outcome = await uploadAll(ctx, prepared, site.fileByHash, prepareAgain);
-  const result = await complete(ctx, folder, record, outcome, async () => {
+  const result = await complete(ctx, folder, project, outcome, async () => {
     ctx.progress.note("The prepared deploy expired or was incomplete; preparing it again.");
     return uploadAll(ctx, await prepareAgain(), site.fileByHash, prepareAgain);
   });
-  await folder.store.put(folder.projectHash, { ...record, productionUrl: result.productionUrl });
+  await folder.savedProjects.put(folder.projectHash, { ...project, productionUrl: result.productionUrl });
 
   const covered = site.files.filter((_, i) => outcome.uploadedHashes.has(site.hashes[i]!)).length;
   return {
@@ -71,11 +71,11 @@ export function manifestOf(slug: string, site: Pick<ScannedSite, "files" | "hash
 async function complete(
   ctx: CommandContext,
   folder: FolderProject,
-  record: ProjectRecord,
+  project: SavedProject,
   outcome: UploadOutcome,
   redo: () => Promise<UploadOutcome>,
 ): Promise<DeployResult> {
-  const { projectSlug, apiToken } = record;
+  const { projectSlug, apiToken } = project;
   try {
     return await folder.api.deploy(projectSlug, apiToken, outcome.deployId, outcome.completionJwt);
   } catch (error) {

@@ -2,50 +2,50 @@ import { PROJECT_GONE_CODES } from "../net/api-client.js";
 import type { Manifest, PrepareResult } from "../net/api-types.js";
 import type { CommandContext, FolderProject } from "../context.js";
 import { ApiError } from "../errors.js";
-import type { ProjectRecord } from "../local/project-store.js";
+import type { SavedProject } from "../local/saved-projects.js";
 
 /** The project a deploy goes to, its first prepare answer, and the project it replaced if any. */
 export interface PreparedProject {
-  record: ProjectRecord;
+  project: SavedProject;
   prepared: PrepareResult;
   previousProjectSlug: string | undefined;
 }
 
 /**
  * Prepares the deploy on the folder's project, creating the project on the first deploy. When the
- * stored project is gone (expired, deleted, purged), creates a new one and says the URL changed.
+ * saved project is gone (expired, deleted, purged), creates a new one and says the URL changed.
  */
 export async function prepareProject(
   ctx: CommandContext,
   folder: FolderProject,
-  manifestFor: (record: ProjectRecord) => Manifest,
+  manifestFor: (project: SavedProject) => Manifest,
 ): Promise<PreparedProject> {
-  const stored = folder.record;
-  if (stored === undefined) {
-    const record = await createProject(ctx, folder);
-    const prepared = await folder.api.prepare(record.projectSlug, record.apiToken, manifestFor(record));
-    return { record, prepared, previousProjectSlug: undefined };
+  const saved = folder.saved;
+  if (saved === undefined) {
+    const project = await createProject(ctx, folder);
+    const prepared = await folder.api.prepare(project.projectSlug, project.apiToken, manifestFor(project));
+    return { project, prepared, previousProjectSlug: undefined };
   }
   try {
-    const prepared = await folder.api.prepare(stored.projectSlug, stored.apiToken, manifestFor(stored));
-    return { record: stored, prepared, previousProjectSlug: undefined };
+    const prepared = await folder.api.prepare(saved.projectSlug, saved.apiToken, manifestFor(saved));
+    return { project: saved, prepared, previousProjectSlug: undefined };
   } catch (error) {
     if (!(error instanceof ApiError && PROJECT_GONE_CODES.has(error.code))) throw error;
     const why = error.code === "PROJECT_EXPIRED" ? "has expired" : "no longer exists";
-    const record = await createProject(ctx, folder);
+    const project = await createProject(ctx, folder);
     ctx.progress.note(
-      `The project ${stored.projectSlug} ${why}; created a new project, ${record.projectSlug}. ` +
-        `The site's URL changed: it is now ${record.productionUrl}`,
+      `The project ${saved.projectSlug} ${why}; created a new project, ${project.projectSlug}. ` +
+        `The site's URL changed: it is now ${project.productionUrl}`,
     );
-    const prepared = await folder.api.prepare(record.projectSlug, record.apiToken, manifestFor(record));
-    return { record, prepared, previousProjectSlug: stored.projectSlug };
+    const prepared = await folder.api.prepare(project.projectSlug, project.apiToken, manifestFor(project));
+    return { project, prepared, previousProjectSlug: saved.projectSlug };
   }
 }
 
 /** Creates a project for the folder and stores its token at once, so a later failure loses nothing. */
-export async function createProject(ctx: CommandContext, folder: FolderProject): Promise<ProjectRecord> {
+export async function createProject(ctx: CommandContext, folder: FolderProject): Promise<SavedProject> {
   const created = await folder.api.createProject();
-  const record: ProjectRecord = {
+  const project: SavedProject = {
     projectSlug: created.project.projectSlug,
     apiToken: created.apiToken,
     apiUrl: ctx.apiUrl,
@@ -53,7 +53,7 @@ export async function createProject(ctx: CommandContext, folder: FolderProject):
     productionUrl: created.project.productionUrl,
     createdAt: created.project.createdAt,
   };
-  await folder.store.put(folder.projectHash, record);
-  ctx.progress.note(`Created project ${record.projectSlug} for ${folder.realDir}`);
-  return record;
+  await folder.savedProjects.put(folder.projectHash, project);
+  ctx.progress.note(`Created project ${project.projectSlug} for ${folder.realDir}`);
+  return project;
 }

@@ -19,7 +19,7 @@ import {
   type RetryPolicy,
 } from "./retry.js";
 
-/** Codes after which the stored project is gone for good: the deploy command makes a new one. */
+/** Codes after which the saved project is gone for good: the deploy command makes a new one. */
 export const PROJECT_GONE_CODES = new Set(["UNAUTHORIZED", "PROJECT_NOT_FOUND", "PROJECT_EXPIRED"]);
 
 /**

@@ -1,17 +1,17 @@
 import { createInterface } from "node:readline";
 import { PROJECT_GONE_CODES } from "../../net/api-client.js";
-import { openFolder, requireRecord, type CommandContext } from "../../context.js";
+import { openFolder, requireSavedProject, type CommandContext } from "../../context.js";
 import { ApiError, CliError, UsageError } from "../../errors.js";
 import { deleteText, jsonLine } from "./output.js";
 
 /** `deploy delete`: deletes the folder's project after a confirmation (or --yes). */
 export async function deleteCommand(ctx: CommandContext, dir: string, yes: boolean): Promise<void> {
   const folder = await openFolder(ctx, dir);
-  const record = requireRecord(folder, ctx.apiUrl);
-  if (!yes) await confirm(ctx, `Delete project ${record.projectSlug} (${record.productionUrl})? [y/N] `);
+  const project = requireSavedProject(folder, ctx.apiUrl);
+  if (!yes) await confirm(ctx, `Delete project ${project.projectSlug} (${project.productionUrl})? [y/N] `);
   let result;
   try {
-    result = await folder.api.deleteProject(record.projectSlug, record.apiToken);
+    result = await folder.api.deleteProject(project.projectSlug, project.apiToken);
   } catch (error) {
     if (!(
       error instanceof ApiError &&
@@ -19,14 +19,14 @@ export async function deleteCommand(ctx: CommandContext, dir: string, yes: boole
       error.code !== "PROJECT_EXPIRED"
     ))
       throw error;
-    await folder.store.remove(ctx.apiUrl, folder.projectHash);
+    await folder.savedProjects.remove(ctx.apiUrl, folder.projectHash);
     throw new CliError(
       "PROJECT_GONE",
-      `project ${record.projectSlug} no longer exists on ${ctx.apiUrl} (${error.code}); forgot it locally`,
+      `project ${project.projectSlug} no longer exists on ${ctx.apiUrl} (${error.code}); forgot it locally`,
     );
   }
-  await folder.store.remove(ctx.apiUrl, folder.projectHash);
-  ctx.io.stdout.write(ctx.json ? jsonLine(result) : deleteText(result.projectSlug, record.productionUrl));
+  await folder.savedProjects.remove(ctx.apiUrl, folder.projectHash);
+  ctx.io.stdout.write(ctx.json ? jsonLine(result) : deleteText(result.projectSlug, project.productionUrl));
 }
 
 async function confirm(ctx: CommandContext, question: string): Promise<void> {

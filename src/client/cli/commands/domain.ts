@@ -1,4 +1,4 @@
-import { openFolder, requireRecord, type CommandContext } from "../../context.js";
+import { openFolder, requireSavedProject, type CommandContext } from "../../context.js";
 import { domainText, jsonLine, resetText } from "./output.js";
 
 /** `deploy domain <hostname>` and `deploy domain --reset`: assigns or resets the project's hostname. */
@@ -8,14 +8,20 @@ export async function domainCommand(
   hostname: string | undefined,
 ): Promise<void> {
   const folder = await openFolder(ctx, dir);
-  const record = requireRecord(folder, ctx.apiUrl);
+  const project = requireSavedProject(folder, ctx.apiUrl);
   if (hostname === undefined) {
-    const result = await folder.api.resetDomain(record.projectSlug, record.apiToken);
-    await folder.store.put(folder.projectHash, { ...record, productionUrl: result.project.productionUrl });
+    const result = await folder.api.resetDomain(project.projectSlug, project.apiToken);
+    await folder.savedProjects.put(folder.projectHash, {
+      ...project,
+      productionUrl: result.project.productionUrl,
+    });
     ctx.io.stdout.write(ctx.json ? jsonLine(result) : resetText(result.project));
     return;
   }
-  const result = await folder.api.assignDomain(record.projectSlug, record.apiToken, hostname);
-  await folder.store.put(folder.projectHash, { ...record, productionUrl: result.project.productionUrl });
+  const result = await folder.api.assignDomain(project.projectSlug, project.apiToken, hostname);
+  await folder.savedProjects.put(folder.projectHash, {
+    ...project,
+    productionUrl: result.project.productionUrl,
+  });
   ctx.io.stdout.write(ctx.json ? jsonLine(result) : domainText(result));
 }

@@ -5,7 +5,7 @@ import { createPrivateFile, invalidConfigFile, readJsonFile, writePrivateFile } 
 import { CliError } from "../errors.js";
 
 /** What the client keeps of a project it created: enough to act on it again. */
-export interface ProjectRecord {
+export interface SavedProject {
   projectSlug: string;
   apiToken: string;
   apiUrl: string;
@@ -14,11 +14,11 @@ export interface ProjectRecord {
   createdAt: string;
 }
 
-/** One record file: the record with the projectHash it belongs to. */
-interface RecordFile {
+/** One saved project's file: the projectHash, and the project under `record` (the key files on disk have). */
+interface SavedProjectFile {
   version: 1;
   projectHash: string;
-  record: ProjectRecord;
+  record: SavedProject;
 }
 
 /**
@@ -27,7 +27,7 @@ interface RecordFile {
  * folders never write the same file, so none loses another's token. The shared `projects.json`
  * of earlier versions is moved into such files on first use.
  */
-export class ProjectStore {
+export class SavedProjects {
   private readonly folder: string;
   private readonly legacyPath: string;
   private migration: Promise<void> | undefined;
@@ -37,28 +37,28 @@ export class ProjectStore {
     this.legacyPath = join(configDir, "projects.json");
   }
 
-  /** The record of a folder on an API, if the client holds one. */
-  async get(apiUrl: string, projectHash: string): Promise<ProjectRecord | undefined> {
+  /** The saved project of a folder on an API, if the client holds one. */
+  async get(apiUrl: string, projectHash: string): Promise<SavedProject | undefined> {
     await this.migrate();
     const path = this.pathOf(apiUrl, projectHash);
     const data = await readJsonFile(path);
     if (data === undefined) return undefined;
-    const file = data as Partial<RecordFile> | null;
-    if (file?.version !== 1 || !isRecord(file.record))
+    const file = data as Partial<SavedProjectFile> | null;
+    if (file?.version !== 1 || !isSavedProject(file.record))
       throw invalidConfigFile(path, "is not a project record");
     return file.record;
   }
 
-  /** Saves (or replaces) the record of a folder on an API. */
-  async put(projectHash: string, record: ProjectRecord): Promise<void> {
+  /** Saves (or replaces) the project of a folder on an API. */
+  async put(projectHash: string, project: SavedProject): Promise<void> {
     await this.migrate();
-    const path = this.pathOf(record.apiUrl, projectHash);
+    const path = this.pathOf(project.apiUrl, projectHash);
     // A file that does not parse is named, not replaced: it may be the only copy of a token.
     await readJsonFile(path);
-    await writePrivateFile(path, recordText(projectHash, record));
+    await writePrivateFile(path, fileText(projectHash, project));
   }
 
-  /** Forgets the record of a folder on an API. */
+  /** Forgets the saved project of a folder on an API. */
   async remove(apiUrl: string, projectHash: string): Promise<void> {
     await this.migrate();
     const path = this.pathOf(apiUrl, projectHash);
@@ -78,7 +78,7 @@ export class ProjectStore {
     return this.migration;
   }
 
-  /** Moves the records of `projects.json` to their own files, keeping any newer file, then drops it. */
+  /** Moves the projects of `projects.json` to their own files, keeping any newer file, then drops it. */
   private async migrateLegacy(): Promise<void> {
     const data = await readJsonFile(this.legacyPath);
     if (data === undefined) return;
@@ -86,24 +86,24 @@ export class ProjectStore {
     if (typeof projects !== "object" || projects === null) {
       throw invalidConfigFile(this.legacyPath, "is not a projects file");
     }
-    for (const [key, record] of Object.entries(projects)) {
+    for (const [key, project] of Object.entries(projects)) {
       const projectHash = key.slice(key.lastIndexOf(" ") + 1);
-      if (!isRecord(record) || key !== `${record.apiUrl} ${projectHash}`) {
+      if (!isSavedProject(project) || key !== `${project.apiUrl} ${projectHash}`) {
         throw invalidConfigFile(this.legacyPath, `holds a malformed record under "${key}"`);
       }
-      // Exclusive: a record another run already wrote is newer than this copy.
-      await createPrivateFile(this.pathOf(record.apiUrl, projectHash), recordText(projectHash, record));
+      // Exclusive: a file another run already wrote is newer than this copy.
+      await createPrivateFile(this.pathOf(project.apiUrl, projectHash), fileText(projectHash, project));
     }
     await rm(this.legacyPath, { force: true });
   }
 }
 
-function recordText(projectHash: string, record: ProjectRecord): string {
-  const file: RecordFile = { version: 1, projectHash, record };
+function fileText(projectHash: string, project: SavedProject): string {
+  const file: SavedProjectFile = { version: 1, projectHash, record: project };
   return `${JSON.stringify(file, null, 2)}\n`;
 }
 
-function isRecord(value: unknown): value is ProjectRecord {
+function isSavedProject(value: unknown): value is SavedProject {
   if (typeof value !== "object" || value === null) return false;
   const fields = value as Record<string, unknown>;
   return ["projectSlug", "apiToken", "apiUrl", "dir", "productionUrl", "createdAt"].every(

@@ -1,0 +1,98 @@
+import { mkdtemp, readdir, readFile, realpath, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SavedProjects, type SavedProject } from "./saved-projects.js";
+
+let config: string;
+beforeEach(async () => {
+  config = join(await realpath(await mkdtemp(join(tmpdir(), "saved-projects-"))), "config");
+});
+afterEach(async () => {
+  await rm(join(config, ".."), { recursive: true, force: true });
+});
+
+const projectOf = (n: number, apiUrl = "http://api"): SavedProject => ({
+  projectSlug: `site-number-${n}`,
+  apiToken: `sdp_token_${n}`,
+  apiUrl,
+  dir: `/sites/${n}`,
+  productionUrl: `http://site-number-${n}.localhost/`,
+  createdAt: "2030-01-01T00:00:00.000Z",
+});
+const hashOf = (n: number) => n.toString(16).padStart(64, "0");
+
+describe("SavedProjects", () => {
+  it("SavedProjects: saved projects are keyed by API URL and projectHash, and can be forgotten", async () => {
+    const projects = new SavedProjects(config);
+    await projects.put(hashOf(1), projectOf(1, "http://one"));
+    expect(await projects.get("http://one", hashOf(1))).toEqual(projectOf(1, "http://one"));
+    expect(await projects.get("http://two", hashOf(1))).toBeUndefined();
+    expect(await projects.get("http://one", hashOf(2))).toBeUndefined();
+    await projects.remove("http://one", hashOf(1));
+    expect(await projects.get("http://one", hashOf(1))).toBeUndefined();
+    await projects.remove("http://one", hashOf(1));
+  });
+
+  it("SavedProjects: many concurrent writes of different projects all survive", async () => {
+    // Each write through its own SavedProjects, as separate `deploy` runs would do.
+    const count = 40;
+    const numbers = Array.from({ length: count }, (_, n) => n);
+    await Promise.all(numbers.map((n) => new SavedProjects(config).put(hashOf(n), projectOf(n))));
+    const projects = new SavedProjects(config);
+    for (const n of numbers) expect(await projects.get("http://api", hashOf(n))).toEqual(projectOf(n));
+  });
+
+  it("SavedProjects: each saved project is its own 0600 file in a 0700 folder, no temporary file left", async () => {
+    await new SavedProjects(config).put(hashOf(1), projectOf(1));
+    await new SavedProjects(config).put(hashOf(2), projectOf(2));
+    const folder = join(config, "projects");
+    expect((await stat(folder)).mode & 0o777).toBe(0o700);
+    const names = await readdir(folder);
+    expect(names).toHaveLength(2);
+    for (const name of names) {
+      expect(name).toMatch(/^[0-9a-f]{64}\.json$/);
+      expect((await stat(join(folder, name))).mode & 0o777).toBe(0o600);
+    }
+  });
+
+  it("SavedProjects: an old projects.json is moved to one file per project, keeping newer files", async () => {
+    const newer = { ...projectOf(2), apiToken: "sdp_newer" };
+    await new SavedProjects(config).put(hashOf(2), newer);
+    const legacy = {
+      version: 1,
+      projects: {
+        [`http://api ${hashOf(1)}`]: projectOf(1),
+        [`http://api ${hashOf(2)}`]: projectOf(2),
+      },
+    };
+    await writeFile(join(config, "projects.json"), JSON.stringify(legacy), { mode: 0o600 });
+    const projects = new SavedProjects(config);
+    expect(await projects.get("http://api", hashOf(1))).toEqual(projectOf(1));
+    expect(await projects.get("http://api", hashOf(2))).toEqual(newer);
+    await expect(stat(join(config, "projects.json"))).rejects.toThrow(/ENOENT/);
+    expect(await new SavedProjects(config).get("http://api", hashOf(1))).toEqual(projectOf(1));
+  });
+
+  it("SavedProjects: a projects.json that does not parse is named and left as it is", async () => {
+    await new SavedProjects(config).put(hashOf(1), projectOf(1));
+    const path = join(config, "projects.json");
+    await writeFile(path, '{"version":1,"projects":{', { mode: 0o600 });
+    const projects = new SavedProjects(config);
+    await expect(projects.get("http://api", hashOf(1))).rejects.toThrow(`${path} is not valid JSON`);
+    await expect(projects.put(hashOf(2), projectOf(2))).rejects.toThrow(path);
+    expect(await readFile(path, "utf8")).toBe('{"version":1,"projects":{');
+  });
+
+  it("SavedProjects: a saved project file that does not parse is named and left as it is", async () => {
+    await new SavedProjects(config).put(hashOf(1), projectOf(1));
+    const [name] = await readdir(join(config, "projects"));
+    const path = join(config, "projects", name!);
+    await writeFile(path, "garbage");
+    await expect(new SavedProjects(config).get("http://api", hashOf(1))).rejects.toThrow(
+      `${path} is not valid JSON`,
+    );
+    await expect(new SavedProjects(config).put(hashOf(1), projectOf(1))).rejects.toThrow(path);
+    expect(await readFile(path, "utf8")).toBe("garbage");
+  });
+});
