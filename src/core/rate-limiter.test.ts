@@ -5,7 +5,7 @@ import { RateLimiter } from "./rate-limiter.js";
 describe("RateLimiter", () => {
   it("hit: refuses past the limit with the seconds left, per key", () => {
     let now = 0;
-    const limiter = new RateLimiter({ limit: 2, windowSeconds: 60 }, () => now);
+    const limiter = new RateLimiter({ limit: 2, windowSeconds: 60 }, { now: () => now });
     limiter.hit("a");
     limiter.hit("a");
     limiter.hit("b");
@@ -22,7 +22,7 @@ describe("RateLimiter", () => {
 
   it("hit: a new window starts afresh", () => {
     let now = 0;
-    const limiter = new RateLimiter({ limit: 1, windowSeconds: 1 }, () => now);
+    const limiter = new RateLimiter({ limit: 1, windowSeconds: 1 }, { now: () => now });
     limiter.hit("a");
     now = 1000;
     expect(() => limiter.hit("a")).not.toThrow();

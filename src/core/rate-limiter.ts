@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from "./clock.js";
 import { RateLimitedError } from "./errors.js";
 
 /** At most `limit` hits per key in each window of `windowSeconds`. */
@@ -15,13 +16,13 @@ export class RateLimiter {
 
   constructor(
     private readonly rule: RateLimit,
-    private readonly now: () => number = Date.now,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** Counts a hit for `key`; throws RATE_LIMITED with the seconds until the window resets. */
   hit(key: string): void {
     if (this.rule.limit <= 0) return;
-    const now = this.now();
+    const now = this.clock.now();
     const windowMs = this.rule.windowSeconds * 1000;
     let window = this.windows.get(key);
     if (!window || now - window.start >= windowMs) {

@@ -1,6 +1,7 @@
 import type { Platform } from "./ports/platform.js";
 import type { ProjectRecord, Store } from "./ports/store.js";
 import { KeyedLock } from "../shared/keyed-lock.js";
+import { type Clock, systemClock } from "./clock.js";
 import type { ManifestLimits } from "./manifest.js";
 import { type SitePolicy, siteUrl } from "./site-urls.js";
 
@@ -23,9 +24,10 @@ export interface Services {
   locks: KeyedLock;
 }
 
-/** Builds the services bundle; `now` is injectable so tests can move time. */
-export function createServices(deps: Omit<Services, "locks" | "now"> & { now?: () => Date }): Services {
-  return { ...deps, now: deps.now ?? (() => new Date()), locks: new KeyedLock() };
+/** Builds the services bundle on `clock` (the system's by default). */
+export function createServices(deps: Omit<Services, "locks" | "now"> & { clock?: Clock }): Services {
+  const { clock = systemClock, ...rest } = deps;
+  return { ...rest, now: () => new Date(clock.now()), locks: new KeyedLock() };
 }
 
 /** Public project metadata (contract §3), the `project` member of responses. */

@@ -51,7 +51,7 @@ export function openLocalPlatform(dir: string, options: LocalPlatformOptions): L
     options.uploadJwtSecret ??
     settingOrCreate(db, "upload_jwt_secret", () => randomBytes(32).toString("hex"));
   const sessions = new UploadSessions(db);
-  const tokens = new UploadTokens(secret);
+  const tokens = new UploadTokens(secret, now);
 
   const platform = new LocalPlatform({
     db,

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { getRequestListener } from "@hono/node-server";
 import { type Logger, pino } from "pino";
 import { createApiApp } from "../api/app.js";
+import { type Clock, systemClock } from "../core/clock.js";
 import { RateLimiter } from "../core/rate-limiter.js";
 import { createServices, type ServiceConfig, type Services } from "../core/services.js";
 import type { LocalPlatform } from "../platform/local/local-platform.js";
@@ -26,12 +27,12 @@ export interface RunningServer {
  * environment's settings; tests call it with overrides (ports 0, a temporary DATA_DIR).
  */
 export async function startServer(
-  overrides: Partial<ServerConfig> & { logger?: Logger } = {},
+  overrides: Partial<ServerConfig> & { logger?: Logger; clock?: Clock } = {},
 ): Promise<RunningServer> {
-  const { logger: givenLogger, ...settings } = overrides;
+  const { logger: givenLogger, clock = systemClock, ...settings } = overrides;
   const config: ServerConfig = { ...loadConfig({}), ...settings };
   const logger = givenLogger ?? pino({ level: config.logLevel });
-  const now = () => Date.now();
+  const now = () => clock.now();
 
   const listeners = await Promise.all([
     listen(config.host, config.port, { timeouts: config.timeouts }),
@@ -63,6 +64,7 @@ export async function startServer(
     const services = createServices({
       store,
       platform: local.platform,
+      clock,
       config: serviceConfig(config, Number(new URL(edge.url).port)),
     });
     const window = config.createLimitWindowSeconds;
@@ -72,8 +74,11 @@ export async function startServer(
       corsOrigin: config.corsOrigin,
       maxBodyBytes: config.maxBodyBytes,
       createLimits: {
-        perAddress: new RateLimiter({ limit: config.createLimitPerAddress, windowSeconds: window }),
-        perFingerprint: new RateLimiter({ limit: config.createLimitPerFingerprint, windowSeconds: window }),
+        perAddress: new RateLimiter({ limit: config.createLimitPerAddress, windowSeconds: window }, clock),
+        perFingerprint: new RateLimiter(
+          { limit: config.createLimitPerFingerprint, windowSeconds: window },
+          clock,
+        ),
       },
       clientAddress: (c) => clientAddress(c, config.trustProxy),
       publicUrl: () => (config.apiPublicUrl ?? api.url).replace(/\/$/, ""),

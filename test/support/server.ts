@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
 import { type RunningServer, type ServerConfig, startServer } from "../../src/server/index.js";
+import { TestClock } from "./clock.js";
 
 /** A temporary data directory, removed by `cleanup`. */
 export function tempDir(prefix = "deploy-test-"): { path: string; cleanup: () => void } {
@@ -13,10 +14,12 @@ export function tempDir(prefix = "deploy-test-"): { path: string; cleanup: () =>
 /** Starts the real server on 127.0.0.1 with free ports, a temporary DATA_DIR and silent logs. */
 export async function startTestServer(
   overrides: Partial<ServerConfig> = {},
-): Promise<RunningServer & { dataDir: string; stop: () => Promise<void> }> {
+): Promise<RunningServer & { dataDir: string; clock: TestClock; stop: () => Promise<void> }> {
   const dir = overrides.dataDir ? undefined : tempDir();
   const dataDir = overrides.dataDir ?? dir!.path;
+  const clock = new TestClock();
   const server = await startServer({
+    clock,
     host: "127.0.0.1",
     port: 0,
     uploadPort: 0,
@@ -29,6 +32,7 @@ export async function startTestServer(
   return {
     ...server,
     dataDir,
+    clock,
     stop: async () => {
       await server.close();
       dir?.cleanup();

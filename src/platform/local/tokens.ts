@@ -12,7 +12,11 @@ const ISSUER = "static-deploy-upload";
 export class UploadTokens {
   private readonly key: Uint8Array;
 
-  constructor(secret: string) {
+  /** `now`: milliseconds since the epoch, for the tokens' issue time. */
+  constructor(
+    secret: string,
+    private readonly now: () => number = Date.now,
+  ) {
     this.key = new TextEncoder().encode(secret);
   }
 
@@ -30,7 +34,7 @@ export class UploadTokens {
       .setIssuer(ISSUER)
       .setAudience(purposes)
       .setSubject(sessionId)
-      .setIssuedAt()
+      .setIssuedAt(Math.floor(this.now() / 1000))
       .setExpirationTime(Math.ceil(expiresAt.getTime() / 1000))
       .sign(this.key);
   }
