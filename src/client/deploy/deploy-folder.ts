@@ -1,4 +1,4 @@
-import type { DeployResult, Manifest } from "../net/api-types.js";
+import type { CompletedDeploy, Manifest } from "../net/api-types.js";
 import { openFolder, type CommandContext, type FolderProject } from "../context.js";
 import { ApiError } from "../errors.js";
 import { prepareProject } from "./prepare-project.js";
@@ -74,7 +74,7 @@ async function complete(
   project: SavedProject,
   outcome: UploadOutcome,
   redo: () => Promise<UploadOutcome>,
-): Promise<DeployResult> {
+): Promise<CompletedDeploy> {
   const { projectSlug, apiToken } = project;
   try {
     return await folder.api.deploy(projectSlug, apiToken, outcome.deployId, outcome.completionJwt);

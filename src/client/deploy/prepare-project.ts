@@ -1,5 +1,5 @@
 import { PROJECT_GONE_CODES } from "../net/api-client.js";
-import type { Manifest, PrepareResult } from "../net/api-types.js";
+import type { Manifest, PreparedDeploy } from "../net/api-types.js";
 import type { CommandContext, FolderProject } from "../context.js";
 import { ApiError } from "../errors.js";
 import type { SavedProject } from "../local/saved-projects.js";
@@ -7,7 +7,7 @@ import type { SavedProject } from "../local/saved-projects.js";
 /** The project a deploy goes to, its first prepare answer, and the project it replaced if any. */
 export interface PreparedProject {
   project: SavedProject;
-  prepared: PrepareResult;
+  prepared: PreparedDeploy;
   previousProjectSlug: string | undefined;
 }
 

@@ -1,4 +1,4 @@
-import type { PrepareResult } from "../net/api-types.js";
+import type { PreparedDeploy } from "../net/api-types.js";
 import { retryNote, type CommandContext } from "../context.js";
 import { CliError } from "../errors.js";
 import { formatBytes, formatDuration, plural } from "../format.js";
@@ -21,9 +21,9 @@ const MAX_ROUNDS = 4;
  */
 export async function uploadAll(
   ctx: CommandContext,
-  first: PrepareResult,
+  first: PreparedDeploy,
   fileByHash: ReadonlyMap<string, SiteFile>,
-  prepareAgain: () => Promise<PrepareResult>,
+  prepareAgain: () => Promise<PreparedDeploy>,
 ): Promise<UploadOutcome> {
   const uploadedHashes = new Set<string>();
   let prepared = first;
@@ -46,7 +46,7 @@ export async function uploadAll(
 
 async function uploadRound(
   ctx: CommandContext,
-  prepared: PrepareResult,
+  prepared: PreparedDeploy,
   fileByHash: ReadonlyMap<string, SiteFile>,
   onAsset: (hash: string) => void,
 ): Promise<string | undefined> {

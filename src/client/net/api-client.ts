@@ -1,12 +1,12 @@
 import type {
+  CompletedDeploy,
   CreateProjectResult,
   DeleteResult,
-  DeployResult,
   DomainResult,
   Identity,
   Manifest,
-  PrepareResult,
-  ProjectInfo,
+  PreparedDeploy,
+  PublicProject,
 } from "./api-types.js";
 import { ApiError, CliError } from "../errors.js";
 import { headerValue, sendRequest, type HttpResponse } from "./http.js";
@@ -43,12 +43,12 @@ export class ApiClient {
   }
 
   /** POST /projects/:slug/prepare: hands the manifest in, gets buckets and an upload token. */
-  prepare(slug: string, token: string, manifest: Manifest): Promise<PrepareResult> {
+  prepare(slug: string, token: string, manifest: Manifest): Promise<PreparedDeploy> {
     return this.call("prepare the deploy", "POST", `/projects/${slug}/prepare`, token, { manifest });
   }
 
   /** POST /projects/:slug/deploy: completes a prepared deploy. */
-  deploy(slug: string, token: string, deployId: string, completionJwt: string): Promise<DeployResult> {
+  deploy(slug: string, token: string, deployId: string, completionJwt: string): Promise<CompletedDeploy> {
     const body = { deployId, completionJwt };
     return this.call("complete the deploy", "POST", `/projects/${slug}/deploy`, token, body);
   }
@@ -59,7 +59,7 @@ export class ApiClient {
   }
 
   /** DELETE /projects/:slug/domains: back to the generated hostname. */
-  resetDomain(slug: string, token: string): Promise<{ project: ProjectInfo }> {
+  resetDomain(slug: string, token: string): Promise<{ project: PublicProject }> {
     return this.call("reset the domain", "DELETE", `/projects/${slug}/domains`, token, {});
   }
 

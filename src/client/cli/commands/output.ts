@@ -1,4 +1,4 @@
-import type { DomainResult, ProjectInfo } from "../../net/api-types.js";
+import type { DomainResult, PublicProject } from "../../net/api-types.js";
 import type { DeploySummary } from "../../deploy/deploy-folder.js";
 import { formatBytes, formatCount, formatDuration } from "../../format.js";
 
@@ -61,7 +61,7 @@ export function domainText(result: DomainResult): string {
 }
 
 /** The human report of a domain reset. */
-export function resetText(project: ProjectInfo): string {
+export function resetText(project: PublicProject): string {
   return `${project.projectSlug} is back on its generated hostname ${project.generatedHostname}\n  Production: ${project.productionUrl}\n`;
 }
 
