@@ -1,5 +1,4 @@
 import { ApiClient } from "./net/api-client.js";
-import type { Identity } from "./net/api-types.js";
 import { configDir } from "./local/config-dir.js";
 import { CliError } from "./errors.js";
 import { anonFingerprint, projectHashOf, resolveSiteDir } from "./local/identity.js";
@@ -24,7 +23,6 @@ export interface CommandContext {
 export interface FolderProject {
   realDir: string;
   projectHash: string;
-  identity: Identity;
   configDir: string;
   savedProjects: SavedProjects;
   saved: SavedProject | undefined;
@@ -63,7 +61,7 @@ export async function openFolder(ctx: CommandContext, dir: string): Promise<Fold
   const savedProjects = new SavedProjects(config);
   const saved = await savedProjects.get(ctx.apiUrl, projectHash);
   const api = new ApiClient(ctx.apiUrl, identity, ctx.retry, retryNote(ctx.progress));
-  return { realDir, projectHash, identity, configDir: config, savedProjects, saved, api };
+  return { realDir, projectHash, configDir: config, savedProjects, saved, api };
 }
 
 /** The saved project of a folder, or a CliError that says to deploy it first. */

@@ -3,7 +3,7 @@ export const EXIT_OK = 0;
 /** Exit status of a failure. */
 export const EXIT_FAILURE = 1;
 /** Exit status of a usage error. */
-export const EXIT_USAGE = 2;
+const EXIT_USAGE = 2;
 
 /**
  * An error meant for the person at the terminal: a message that says what went wrong, an

@@ -1,10 +1,3 @@
-export { runCli, clientVersion } from "./cli/run.js";
-export { parseArgs, type ParsedArgs, type CommandName } from "./cli/args.js";
+// The client as a library: the `deploy` command run in-process, on the streams and environment given.
+export { runCli } from "./cli/run.js";
 export type { CliIo, OutputStream } from "./io.js";
-export { CliError, UsageError, ApiError, NetworkError, EXIT_OK, EXIT_FAILURE, EXIT_USAGE } from "./errors.js";
-export { walkSite, type SiteFile } from "./scan/walk.js";
-export { hashSite } from "./scan/hash.js";
-export { hashFile } from "./scan/hash-file.js";
-export { HashCache } from "./scan/hash-cache.js";
-export { ApiClient } from "./net/api-client.js";
-export type { DeploySummary } from "./deploy/deploy-folder.js";

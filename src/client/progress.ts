@@ -88,8 +88,3 @@ export function renderBar(fraction: number, width: number): string {
   const filled = Math.round(Math.min(1, Math.max(0, fraction)) * width);
   return `[${"#".repeat(filled)}${"-".repeat(width - filled)}]`;
 }
-
-/** A reporter that says nothing. */
-export function silentProgress(): Progress {
-  return { start() {}, advance() {}, finish() {}, note() {} };
-}

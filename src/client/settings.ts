@@ -3,7 +3,7 @@ import { UsageError } from "./errors.js";
 import { THREAD_MIN_FILES } from "./scan/hash.js";
 
 /** Default API base URL when neither --api-url nor DEPLOY_API_URL is given. */
-export const DEFAULT_API_URL = "http://127.0.0.1:8787";
+const DEFAULT_API_URL = "http://127.0.0.1:8787";
 const MIB = 1024 * 1024;
 
 /** Tunables of the client, from the environment (tests shorten them). */
@@ -16,7 +16,6 @@ export interface Settings {
   hashThreadMinFiles: number;
   retryBaseMs: number;
   maxAttempts: number;
-  debug: boolean;
 }
 
 /** The API base URL: the flag, else DEPLOY_API_URL, else the default. */
@@ -51,7 +50,6 @@ export function readSettings(env: Readonly<Record<string, string | undefined>>):
     hashThreadMinFiles: integer(env, "DEPLOY_HASH_THREAD_MIN_FILES", THREAD_MIN_FILES, 0),
     retryBaseMs: integer(env, "DEPLOY_RETRY_BASE_MS", 500, 0),
     maxAttempts: integer(env, "DEPLOY_MAX_ATTEMPTS", 6, 1),
-    debug: env.DEBUG === "1" || env.DEBUG === "true",
   };
 }
 

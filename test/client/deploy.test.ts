@@ -2,7 +2,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { sha256Hex } from "../../src/core/ids.js";
-import { runCli } from "../../src/client/cli/run.js";
+import { runCli } from "../../src/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   edgeGet,

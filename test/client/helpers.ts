@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pino } from "pino";
 import { startServer, type RunningServer } from "../../src/server/start.js";
-import { runCli } from "../../src/client/cli/run.js";
+import { runCli } from "../../src/client/index.js";
 import { type EdgeResponse, edgeGet as edgeRequest } from "../support/http.js";
 
 type ServerOverrides = Parameters<typeof startServer>[0];

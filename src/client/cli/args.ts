@@ -6,14 +6,14 @@ import { checkApiUrl } from "../settings.js";
 export type CommandName = "deploy" | "domain" | "delete";
 
 /** Options every command accepts. */
-export interface CommonOptions {
+interface CommonOptions {
   /** From `--api-url`; the environment and the default are applied later. */
   apiUrl: string | undefined;
   json: boolean;
 }
 
 /** The command line, parsed: what to run and with which options. */
-export type ParsedArgs =
+type ParsedArgs =
   | { kind: "help"; topic: CommandName | undefined }
   | { kind: "version" }
   | { kind: "deploy"; dir: string; common: CommonOptions }

@@ -8,7 +8,7 @@ export interface FlagSpec {
 }
 
 /** Options and positional arguments, as given. */
-export interface Scan {
+interface Scan {
   flags: Map<string, string | true>;
   positionals: string[];
 }

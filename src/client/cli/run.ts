@@ -33,7 +33,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 }
 
 /** Prints an error for a person on stderr and returns its exit status (stack trace only with DEBUG=1). */
-export function reportError(io: CliIo, error: unknown): number {
+function reportError(io: CliIo, error: unknown): number {
   const debug = io.env.DEBUG === "1" || io.env.DEBUG === "true";
   if (error instanceof CliError) {
     io.stderr.write(`Error: ${error.message}\n`);
@@ -50,7 +50,7 @@ export function reportError(io: CliIo, error: unknown): number {
 }
 
 /** The client's version, from package.json. */
-export function clientVersion(): string {
+function clientVersion(): string {
   const path = new URL("../../../package.json", import.meta.url);
   return (JSON.parse(readFileSync(path, "utf8")) as { version: string }).version;
 }

@@ -59,7 +59,7 @@ export async function deployFolder(ctx: CommandContext, dir: string): Promise<De
 }
 
 /** The prepare manifest: `/<slug>/<path>` → hash and size. */
-export function manifestOf(slug: string, site: Pick<ScannedSite, "files" | "hashes">): Manifest {
+function manifestOf(slug: string, site: Pick<ScannedSite, "files" | "hashes">): Manifest {
   const manifest: Manifest = {};
   site.files.forEach((file, i) => {
     manifest[`/${slug}/${file.path}`] = { hash: site.hashes[i]!, size: file.size };

@@ -10,7 +10,7 @@ export interface BucketAsset {
 }
 
 /** A multipart/form-data body that is streamed from the files, with its exact length. */
-export interface MultipartBody {
+interface MultipartBody {
   contentType: string;
   length: number;
   /** A fresh stream of the body; `onBytes` is told the raw file bytes as they go. */

@@ -5,7 +5,7 @@ import { ApiError } from "../errors.js";
 import type { SavedProject } from "../local/saved-projects.js";
 
 /** The project a deploy goes to, its first prepare answer, and the project it replaced if any. */
-export interface PreparedProject {
+interface PreparedProject {
   project: SavedProject;
   prepared: PreparedDeploy;
   previousProjectSlug: string | undefined;
@@ -43,7 +43,7 @@ export async function prepareProject(
 }
 
 /** Creates a project for the folder and stores its token at once, so a later failure loses nothing. */
-export async function createProject(ctx: CommandContext, folder: FolderProject): Promise<SavedProject> {
+async function createProject(ctx: CommandContext, folder: FolderProject): Promise<SavedProject> {
   const created = await folder.api.createProject();
   const project: SavedProject = {
     projectSlug: created.project.projectSlug,

@@ -14,7 +14,7 @@ export class UploadTokenExpiredError extends CliError {
 }
 
 /** What to upload where: the prepare answer's buckets, with the file that holds each hash. */
-export interface UploadPlan {
+interface UploadPlan {
   uploadUrl: string;
   uploadJwt: string;
   buckets: string[][];
@@ -22,7 +22,7 @@ export interface UploadPlan {
 }
 
 /** How to upload. */
-export interface UploadOptions {
+interface UploadOptions {
   concurrency: number;
   retry: RetryPolicy;
   onRetry?: (notice: RetryNotice) => void;

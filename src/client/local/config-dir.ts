@@ -12,7 +12,7 @@ export function configDir(env: Readonly<Record<string, string | undefined>>): st
 }
 
 /** Creates a folder (and its parents) readable by the user only. */
-export async function ensurePrivateDir(path: string): Promise<void> {
+async function ensurePrivateDir(path: string): Promise<void> {
   try {
     await mkdir(path, { recursive: true, mode: 0o700 });
   } catch (error) {

@@ -109,7 +109,7 @@ function checkStatus(step: string, url: string, response: HttpResponse): HttpRes
 }
 
 /** The code and message of an error answer, whichever form it takes (contract §5). */
-export function readError(response: HttpResponse): { code: string; message: string } {
+function readError(response: HttpResponse): { code: string; message: string } {
   try {
     const parsed = JSON.parse(response.text) as { error?: unknown };
     const error = parsed.error;

@@ -5,13 +5,11 @@ import { pipeline } from "node:stream/promises";
 import { CliError, NetworkError, systemErrorCode } from "../errors.js";
 
 /** A request: the body is a string, bytes, or a function that streams it anew for each attempt. */
-export interface HttpRequest {
+interface HttpRequest {
   method: "GET" | "POST" | "DELETE";
   url: string;
   headers: Record<string, string | number>;
   body?: string | Uint8Array | (() => AsyncIterable<Uint8Array>);
-  /** Gives up when the socket is idle this long. */
-  idleTimeoutMs?: number;
 }
 
 /** A response with its body read as text. */
@@ -27,6 +25,8 @@ export function headerValue(value: string | string[] | undefined): string | unde
 }
 
 const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+/** A request gives up when its socket is idle this long. */
+const IDLE_TIMEOUT_MS = 120_000;
 
 /**
  * Sends one HTTP request with node:http (fetch cannot stream a body of known length). A failure to
@@ -64,7 +64,7 @@ export function sendRequest(step: string, request: HttpRequest): Promise<HttpRes
       });
       res.on("aborted", () => fail(Object.assign(new Error("response aborted"), { code: "ECONNRESET" })));
     });
-    req.setTimeout(request.idleTimeoutMs ?? 120_000, () => {
+    req.setTimeout(IDLE_TIMEOUT_MS, () => {
       req.destroy(Object.assign(new Error("timed out"), { code: "ETIMEDOUT" }));
     });
     req.on("error", (error) => {

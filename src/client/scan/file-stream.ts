@@ -2,7 +2,7 @@ import { createReadStream } from "node:fs";
 import { CliError } from "../errors.js";
 
 /** Read size: a multiple of 3, so each chunk's base64 joins the next without padding. */
-export const READ_CHUNK_BYTES = 3 * 64 * 1024;
+const READ_CHUNK_BYTES = 3 * 64 * 1024;
 
 /** The base64 length of `size` bytes. */
 export function base64Length(size: number): number {

@@ -50,11 +50,6 @@ export class FileHasher {
   }
 }
 
-/** Hashes one file with the asset scheme (contract §2): base64 of its bytes, then the extension. */
-export async function hashFile(job: Omit<HashJob, "id">): Promise<string> {
-  return (await FileHasher.create()).hash(job);
-}
-
 /** Reads a small file into `into` with synchronous calls; returns its length, checked against job.size. */
 function readWhole(job: Omit<HashJob, "id">, into: Buffer): number {
   let fd: number;

@@ -5,7 +5,7 @@ import type { FileHasher } from "./hash-file.js";
 import type { HashBatch, HashReply } from "./hash-batch.js";
 
 /** How to hash batches on worker threads. */
-export interface PoolOptions {
+interface PoolOptions {
   threads: number;
   workerUrl: URL;
   /** Called with each file's id and hash, in no particular order. */

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashAsset } from "../../core/asset-hash.js";
 import { base64Chunks, base64Length } from "./file-stream.js";
-import { FileHasher, hashFile, SMALL_FILE_BYTES } from "./hash-file.js";
+import { FileHasher, SMALL_FILE_BYTES } from "./hash-file.js";
 import { HashCache } from "./hash-cache.js";
 import { hashBatches } from "./hash-pool.js";
 import { hashBatch } from "./hash-batch.js";
@@ -48,26 +48,28 @@ describe("hashing", () => {
     expect(base64Length(1000)).toBe(whole.toString("base64").length);
   });
 
-  it("hashFile: streaming hash equals hashAsset of the whole buffer, across chunk borders", async () => {
+  it("FileHasher: streaming hash equals hashAsset of the whole buffer, across chunk borders", async () => {
+    const hasher = await FileHasher.create();
     for (const size of sizes) {
       const path = `f${size}.bin`;
       const expected = await hashAsset(bytesOf(size), `/site/${path}`);
-      expect(await hashFile({ absPath: join(dir, path), path, size })).toBe(expected);
+      expect(await hasher.hash({ absPath: join(dir, path), path, size })).toBe(expected);
     }
   });
 
-  it("hashFile: a file whose size changed since the walk is named in the error", async () => {
-    await expect(hashFile({ absPath: join(dir, "f4.bin"), path: "f4.bin", size: 5 })).rejects.toThrow(
+  it("FileHasher: a file whose size changed since the walk is named in the error", async () => {
+    const hasher = await FileHasher.create();
+    await expect(hasher.hash({ absPath: join(dir, "f4.bin"), path: "f4.bin", size: 5 })).rejects.toThrow(
       /f4.bin changed while deploying/,
     );
-    await expect(hashFile({ absPath: join(dir, "f4.bin"), path: "f4.bin", size: 3 })).rejects.toThrow(
+    await expect(hasher.hash({ absPath: join(dir, "f4.bin"), path: "f4.bin", size: 3 })).rejects.toThrow(
       /f4.bin changed while deploying/,
     );
     const big = `f${SMALL_FILE_BYTES + 1}.bin`;
     await expect(
-      hashFile({ absPath: join(dir, big), path: big, size: SMALL_FILE_BYTES + 2 }),
+      hasher.hash({ absPath: join(dir, big), path: big, size: SMALL_FILE_BYTES + 2 }),
     ).rejects.toThrow(/changed while deploying/);
-    await expect(hashFile({ absPath: join(dir, "gone"), path: "gone", size: 1 })).rejects.toMatchObject({
+    await expect(hasher.hash({ absPath: join(dir, "gone"), path: "gone", size: 1 })).rejects.toMatchObject({
       code: "READ_FAILED",
     });
   });

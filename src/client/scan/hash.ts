@@ -7,7 +7,7 @@ import type { HashCache } from "./hash-cache.js";
 import type { SiteFile } from "./walk.js";
 
 /** How to hash a site. */
-export interface HashOptions {
+interface HashOptions {
   cache: HashCache;
   /** Worker threads to use; 0 hashes on the main thread. */
   threads: number;

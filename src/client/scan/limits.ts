@@ -4,7 +4,7 @@ import { formatBytes } from "../format.js";
 import type { SiteFile } from "./walk.js";
 
 /** The limits checked before anything is uploaded. */
-export interface SiteLimits {
+interface SiteLimits {
   maxFiles: number;
   maxFileBytes: number;
 }

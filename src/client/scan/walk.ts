@@ -14,9 +14,9 @@ export interface SiteFile {
 }
 
 /** Always skipped, wherever they are; `.deployignore` itself is skipped at the top. */
-export const DEFAULT_IGNORES = [".git", "node_modules", ".DS_Store", "/.deployignore"];
+const DEFAULT_IGNORES = [".git", "node_modules", ".DS_Store", "/.deployignore"];
 /** The ignore file read at the top of the folder. */
-export const IGNORE_FILE = ".deployignore";
+const IGNORE_FILE = ".deployignore";
 
 interface WalkState {
   root: string;
