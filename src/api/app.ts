@@ -3,7 +3,7 @@ import { bodyLimit } from "hono/body-limit";
 import type { Logger } from "pino";
 import { PayloadTooLargeError } from "../core/errors.js";
 import type { RateLimiter } from "../core/rate-limiter.js";
-import type { Services } from "../core/services.js";
+import type { Services } from "../core/operations/services.js";
 import { errorResponse } from "./error-response.js";
 import { cors } from "./middleware/cors.js";
 import { requestLogger } from "../shared/request-logger.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import * as schemas from "./schemas.js";
+import * as schemas from "./request/schemas.js";
 
 type Schema = z.ZodType;
 

@@ -4,7 +4,7 @@ import { type Logger, pino } from "pino";
 import { createApiApp } from "../api/app.js";
 import { type Clock, systemClock } from "../core/clock.js";
 import { RateLimiter } from "../core/rate-limiter.js";
-import { createServices, type ServiceConfig, type Services } from "../core/services.js";
+import { createServices, type ServiceConfig, type Services } from "../core/operations/services.js";
 import type { LocalPlatform } from "../platform/local/local-platform.js";
 import { openSqliteStore } from "../store/index.js";
 import { clientAddress } from "./client-address.js";

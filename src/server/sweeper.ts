@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import { sweepExpired } from "../core/operations/index.js";
-import type { Services } from "../core/services.js";
+import type { Services } from "../core/operations/services.js";
 
 /** Runs the sweep every `intervalSeconds`; a sweep that outlasts the interval is not joined by another. */
 export function startSweeper(services: Services, intervalSeconds: number, logger: Logger): { stop(): void } {

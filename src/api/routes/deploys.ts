@@ -1,9 +1,9 @@
 import { Hono } from "hono";
 import { completeDeploy, prepareDeploy } from "../../core/operations/index.js";
-import type { Services } from "../../core/services.js";
-import { credentials } from "../credentials.js";
-import { parseBody } from "../parse-body.js";
-import { deploySchema, prepareSchema } from "../schemas.js";
+import type { Services } from "../../core/operations/services.js";
+import { credentials } from "../request/credentials.js";
+import { parseBody } from "../request/parse-body.js";
+import { deploySchema, prepareSchema } from "../request/schemas.js";
 
 /** `POST /projects/:projectSlug/prepare` and `POST /projects/:projectSlug/deploy`. */
 export function deployRoutes(services: Services): Hono {

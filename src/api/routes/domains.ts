@@ -1,9 +1,9 @@
 import { Hono } from "hono";
 import { assignDomain, resetDomain } from "../../core/operations/index.js";
-import type { Services } from "../../core/services.js";
-import { credentials } from "../credentials.js";
-import { parseBody } from "../parse-body.js";
-import { assignDomainSchema, identitySchema } from "../schemas.js";
+import type { Services } from "../../core/operations/services.js";
+import { credentials } from "../request/credentials.js";
+import { parseBody } from "../request/parse-body.js";
+import { assignDomainSchema, identitySchema } from "../request/schemas.js";
 
 /** `POST` and `DELETE /projects/:projectSlug/domains`. */
 export function domainRoutes(services: Services): Hono {

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import type { Services } from "../../core/services.js";
+import type { Services } from "../../core/operations/services.js";
 
 /** `GET /health` (the process answers) and `GET /healthz` (its dependencies answer too). */
 export function healthRoutes(services: Services): Hono {

@@ -1,10 +1,10 @@
 import { Hono } from "hono";
 import { createProject, deleteProject } from "../../core/operations/index.js";
 import type { RateLimiter } from "../../core/rate-limiter.js";
-import type { Services } from "../../core/services.js";
-import { credentials } from "../credentials.js";
-import { parseBody } from "../parse-body.js";
-import { createProjectSchema, identitySchema } from "../schemas.js";
+import type { Services } from "../../core/operations/services.js";
+import { credentials } from "../request/credentials.js";
+import { parseBody } from "../request/parse-body.js";
+import { createProjectSchema, identitySchema } from "../request/schemas.js";
 
 /** `POST /projects` and `DELETE /projects/:projectSlug`. */
 export function projectRoutes(deps: {

@@ -3,10 +3,10 @@
  * under its names, imported for their shape only (no runtime code), so client and server cannot
  * disagree on a field.
  */
-import type { PublicProject } from "../../core/services.js";
+import type { PublicProject } from "../../core/operations/services.js";
 
 // Public project metadata (contract §3); the answers of prepare and deploy.
-export type { PublicProject } from "../../core/services.js";
+export type { PublicProject } from "../../core/operations/services.js";
 export type { PreparedDeploy } from "../../core/operations/prepare-deploy.js";
 export type { CompletedDeploy } from "../../core/operations/complete-deploy.js";
 

@@ -6,7 +6,7 @@ import {
   UnauthorizedError,
 } from "../errors.js";
 import { digestsEqual, sha256Hex } from "../ids.js";
-import type { Services } from "../services.js";
+import type { Services } from "./services.js";
 
 /** The credentials every project route carries: bearer token and the two identity hashes. */
 export interface ProjectCredentials {

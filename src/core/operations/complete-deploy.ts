@@ -7,7 +7,7 @@ import {
   type PublicProject,
   type Services,
   toPublicProject,
-} from "../services.js";
+} from "./services.js";
 import { revisionUrl } from "../site-urls.js";
 import { authorize, hasPassed, type ProjectCredentials } from "./authorize.js";
 import { callPlatform } from "./platform-call.js";

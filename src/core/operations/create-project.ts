@@ -1,7 +1,7 @@
 import { InternalError } from "../errors.js";
 import { generatedHostname } from "../hostnames.js";
 import { generateApiToken, generateProjectSlug, sha256Hex } from "../ids.js";
-import { addSeconds, type PublicProject, type Services, toPublicProject } from "../services.js";
+import { addSeconds, type PublicProject, type Services, toPublicProject } from "./services.js";
 
 const SLUG_ATTEMPTS = 8;
 

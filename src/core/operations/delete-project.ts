@@ -1,4 +1,4 @@
-import type { Services } from "../services.js";
+import type { Services } from "./services.js";
 import { authorize, type ProjectCredentials } from "./authorize.js";
 import { removeProject, withProjectLock } from "./project-lock.js";
 

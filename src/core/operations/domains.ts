@@ -2,7 +2,7 @@ import type { ProjectRecord } from "../ports/store.js";
 import { HostnameConflictError } from "../ports/store.js";
 import { DomainTakenError, InvalidDomainError } from "../errors.js";
 import { assertClaimable, normalizeHostname } from "../hostnames.js";
-import { type PublicProject, type Services, toPublicProject } from "../services.js";
+import { type PublicProject, type Services, toPublicProject } from "./services.js";
 import { authorize, type ProjectCredentials } from "./authorize.js";
 import { callPlatform } from "./platform-call.js";
 import { withProjectLock } from "./project-lock.js";

@@ -1,6 +1,6 @@
 import { generateOpaqueId, generateRevisionId } from "../ids.js";
 import { parseManifest } from "../manifest.js";
-import { addSeconds, type PublicProject, type Services, toPublicProject } from "../services.js";
+import { addSeconds, type PublicProject, type Services, toPublicProject } from "./services.js";
 import { revisionUrl } from "../site-urls.js";
 import { authorize, type ProjectCredentials } from "./authorize.js";
 import { callPlatform } from "./platform-call.js";

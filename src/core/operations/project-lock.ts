@@ -1,6 +1,6 @@
 import type { ProjectRecord } from "../ports/store.js";
 import { ProjectNotFoundError } from "../errors.js";
-import type { Services } from "../services.js";
+import type { Services } from "./services.js";
 import { callPlatform } from "./platform-call.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { Services } from "../services.js";
+import type { Services } from "./services.js";
 import { removeProject } from "./project-lock.js";
 
 /** What one sweep did. */

@@ -7,7 +7,7 @@ import {
   InvalidProjectHashError,
   InvalidRequestError,
   UnsupportedMediaTypeError,
-} from "../core/errors.js";
+} from "../../core/errors.js";
 
 /**
  * Reads a JSON object body and validates it with `schema`. The contract's codes decide which error

@@ -1,9 +1,9 @@
-import type { Platform } from "./ports/platform.js";
-import type { ProjectRecord, Store } from "./ports/store.js";
-import { KeyedLock } from "../shared/keyed-lock.js";
-import { type Clock, systemClock } from "./clock.js";
-import type { ManifestLimits } from "./manifest.js";
-import { type SitePolicy, siteUrl } from "./site-urls.js";
+import type { Platform } from "../ports/platform.js";
+import type { ProjectRecord, Store } from "../ports/store.js";
+import { KeyedLock } from "../../shared/keyed-lock.js";
+import { type Clock, systemClock } from "../clock.js";
+import type { ManifestLimits } from "../manifest.js";
+import { type SitePolicy, siteUrl } from "../site-urls.js";
 
 /** Settings the operations need, read from the environment by the server. */
 export interface ServiceConfig {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { HEX64 } from "../core/formats.js";
+import { HEX64 } from "../../core/formats.js";
 
 /**
  * Request bodies of the API. These schemas validate requests and generate the OpenAPI document,

@@ -1,8 +1,8 @@
 import type { Context } from "hono";
-import type { ProjectCredentials } from "../core/operations/authorize.js";
-import { InvalidRequestError } from "../core/errors.js";
-import { isProjectSlug } from "../core/formats.js";
-import { bearerToken } from "../shared/bearer.js";
+import type { ProjectCredentials } from "../../core/operations/authorize.js";
+import { InvalidRequestError } from "../../core/errors.js";
+import { isProjectSlug } from "../../core/formats.js";
+import { bearerToken } from "../../shared/bearer.js";
 
 /** The slug from the path; a malformed one is a 400 like any other malformed field. */
 function projectSlugParam(c: Context): string {
