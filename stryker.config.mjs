@@ -1,0 +1,28 @@
+// Mutation testing of the service (`npm run mutate`; `npm run mutate -- --mutate <glob>` for part of
+// it). Not part of `npm test`: a whole run takes hours on two cores. docs/testing.md has the scores.
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: "vitest",
+  vitest: { configFile: "vitest.config.ts" },
+  // Each mutant runs only the tests that reach it.
+  coverageAnalysis: "perTest",
+  // Module-level mutants (constants, tables) would each rerun the whole suite; pure rules have
+  // fast unit tests of their own instead.
+  ignoreStatic: true,
+  incremental: true,
+  incrementalFile: "reports/stryker-incremental.json",
+  mutate: [
+    "src/{shared,core,store,platform,api,upload,edge,server}/**/*.ts",
+    "!src/**/*.test.ts",
+    "!src/**/index.ts",
+    // Process entry point: run only as a child process, which per-test coverage cannot see.
+    "!src/server/main.ts",
+  ],
+  concurrency: 2,
+  timeoutMS: 20_000,
+  reporters: ["clear-text", "progress", "html", "json"],
+  htmlReporter: { fileName: "reports/mutation/index.html" },
+  jsonReporter: { fileName: "reports/mutation/mutation.json" },
+  tempDirName: ".stryker-tmp",
+  cleanTempDir: "always",
+};
