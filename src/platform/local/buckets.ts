@@ -11,20 +11,59 @@ export interface BucketLimits {
 
 /**
  * Groups missing assets into buckets that each stay under the limits. Largest first, each into the
- * first bucket with room (first-fit decreasing), so buckets come out few and even.
+ * first bucket with room (first-fit decreasing), so buckets come out few and even. The first bucket
+ * with room is found in a tree of the buckets' room, in O(log n): the whole packing is O(n log n),
+ * where scanning the buckets for each asset was quadratic (100,000 assets of 25 MiB, one bucket
+ * each, took seconds of the only thread that also serves uploads and sites).
  */
 export function groupIntoBuckets(assets: { hash: string; size: number }[], limits: BucketLimits): string[][] {
   const sorted = [...assets].sort((a, b) => b.size - a.size);
   const buckets: { hashes: string[]; bytes: number }[] = [];
+  const room = new RoomTree(sorted.length);
   for (const asset of sorted) {
     const size = encodedSize(asset.size);
-    let bucket = buckets.find((b) => b.hashes.length < limits.maxFiles && b.bytes + size <= limits.maxBytes);
-    if (!bucket) {
-      bucket = { hashes: [], bytes: 0 };
-      buckets.push(bucket);
+    let index = room.firstWithRoom(size);
+    if (index === -1) {
+      index = buckets.length;
+      buckets.push({ hashes: [], bytes: 0 });
     }
+    const bucket = buckets[index]!;
     bucket.hashes.push(asset.hash);
     bucket.bytes += size;
+    room.set(index, bucket.hashes.length < limits.maxFiles ? limits.maxBytes - bucket.bytes : -Infinity);
   }
   return buckets.map((b) => b.hashes);
+}
+
+/**
+ * The room left in each bucket, in a max segment tree: a leaf per bucket (those not opened yet
+ * have none), each inner node the largest room below it, so the leftmost bucket with at least a
+ * given room is one walk from the root.
+ */
+class RoomTree {
+  private readonly leaves: number;
+  private readonly tree: Float64Array;
+
+  constructor(capacity: number) {
+    let leaves = 1;
+    while (leaves < capacity) leaves *= 2;
+    this.leaves = leaves;
+    this.tree = new Float64Array(2 * leaves).fill(-Infinity);
+  }
+
+  /** The leftmost bucket with at least `size` of room, or -1. */
+  firstWithRoom(size: number): number {
+    const tree = this.tree;
+    if (tree[1]! < size) return -1;
+    let node = 1;
+    while (node < this.leaves) node = tree[2 * node]! >= size ? 2 * node : 2 * node + 1;
+    return node - this.leaves;
+  }
+
+  set(index: number, room: number): void {
+    const tree = this.tree;
+    let node = index + this.leaves;
+    tree[node] = room;
+    for (node >>= 1; node >= 1; node >>= 1) tree[node] = Math.max(tree[2 * node]!, tree[2 * node + 1]!);
+  }
 }

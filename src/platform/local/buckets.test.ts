@@ -1,0 +1,51 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { groupIntoBuckets } from "./buckets.js";
+
+/** First-fit decreasing written the plain way (scan every bucket for each asset): the reference. */
+function firstFitDecreasing(
+  assets: { hash: string; size: number }[],
+  limits: { maxBytes: number; maxFiles: number },
+): string[][] {
+  const sorted = [...assets].sort((a, b) => b.size - a.size);
+  const buckets: { hashes: string[]; bytes: number }[] = [];
+  for (const asset of sorted) {
+    const size = Math.ceil(asset.size / 3) * 4;
+    let bucket = buckets.find((b) => b.hashes.length < limits.maxFiles && b.bytes + size <= limits.maxBytes);
+    if (!bucket) buckets.push((bucket = { hashes: [], bytes: 0 }));
+    bucket.hashes.push(asset.hash);
+    bucket.bytes += size;
+  }
+  return buckets.map((b) => b.hashes);
+}
+
+describe("groupIntoBuckets", () => {
+  it("groupIntoBuckets: the same buckets as first-fit decreasing, whatever the sizes and limits", () => {
+    const asset = fc.record({
+      hash: fc.string({ minLength: 1, maxLength: 8 }),
+      // Sizes from empty to larger than a bucket, often repeated so that ties are exercised.
+      size: fc.oneof(fc.integer({ min: 0, max: 4000 }), fc.constantFrom(0, 3, 300, 750, 1500)),
+    });
+    const limits = fc.record({
+      maxBytes: fc.integer({ min: 1, max: 3000 }),
+      maxFiles: fc.integer({ min: 1, max: 12 }),
+    });
+    fc.assert(
+      fc.property(fc.array(asset, { maxLength: 200 }), limits, (assets, limit) => {
+        expect(groupIntoBuckets(assets, limit)).toEqual(firstFitDecreasing(assets, limit));
+      }),
+      { seed: 20_260_505, numRuns: 500 },
+    );
+  });
+
+  it("groupIntoBuckets: every bucket stays within maxBytes and maxFiles, every asset once", () => {
+    const assets = Array.from({ length: 5000 }, (_, i) => ({ hash: `h${i}`, size: (i * 7919) % 40_000 }));
+    const buckets = groupIntoBuckets(assets, { maxBytes: 100_000, maxFiles: 50 });
+    const sizes = new Map(assets.map((a) => [a.hash, Math.ceil(a.size / 3) * 4]));
+    for (const bucket of buckets) {
+      expect(bucket.length).toBeLessThanOrEqual(50);
+      expect(bucket.reduce((sum, hash) => sum + sizes.get(hash)!, 0)).toBeLessThanOrEqual(100_000);
+    }
+    expect(buckets.flat().sort()).toEqual(assets.map((a) => a.hash).sort());
+  });
+});
