@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { Logger } from "pino";
-import { DeployError, type ErrorCode, RateLimitedError } from "../core/errors.js";
+import { DeployError, type ErrorCode, RateLimitedError, ServerBusyError } from "../core/errors.js";
 
 /** The HTTP status of each domain error code (contract §5); a code without one does not compile. */
 const STATUS_BY_CODE: Record<ErrorCode, ContentfulStatusCode> = {
@@ -25,6 +25,7 @@ const STATUS_BY_CODE: Record<ErrorCode, ContentfulStatusCode> = {
   RATE_LIMITED: 429,
   INTERNAL: 500,
   UPLOAD_PLATFORM_ERROR: 502,
+  SERVER_BUSY: 503,
 };
 
 /**
@@ -35,8 +36,13 @@ const STATUS_BY_CODE: Record<ErrorCode, ContentfulStatusCode> = {
 export function errorResponse(error: unknown, c: Context, logger: Logger): Response {
   if (error instanceof DeployError) {
     const status = STATUS_BY_CODE[error.code];
-    if (status >= 500) logger.error({ err: error, method: c.req.method, path: c.req.path }, error.code);
-    if (error instanceof RateLimitedError) c.header("Retry-After", String(error.retryAfterSeconds));
+    const where = { method: c.req.method, path: c.req.path };
+    // A full body budget is a refusal by design, worth a warning; any other 5xx is a failure.
+    if (error instanceof ServerBusyError) logger.warn(where, error.code);
+    else if (status >= 500) logger.error({ err: error, ...where }, error.code);
+    if (error instanceof RateLimitedError || error instanceof ServerBusyError) {
+      c.header("Retry-After", String(error.retryAfterSeconds));
+    }
     return c.json({ error: { code: error.code, message: error.message } }, status);
   }
   logger.error({ err: error, method: c.req.method, path: c.req.path }, "unexpected error");

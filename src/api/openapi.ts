@@ -21,7 +21,8 @@ const projectRoute = (summary: string, body: Schema, response: Schema, errors: n
   requestBody: { required: true, ...json(body) },
   responses: {
     "200": { description: "success", ...json(response) },
-    ...errorResponses([400, 401, 403, 404, 410, 415, ...errors]),
+    // 429 and 503: too many request bodies in flight from this address, or on the API.
+    ...errorResponses([400, 401, 403, 404, 410, 415, 429, 503, ...errors]),
   },
 });
 
@@ -58,7 +59,7 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
           requestBody: { required: true, ...json(schemas.createProjectSchema) },
           responses: {
             "201": { description: "created", ...json(schemas.responses.createProject) },
-            ...errorResponses([400, 415, 429]),
+            ...errorResponses([400, 413, 415, 429, 503]),
           },
         },
       },

@@ -19,6 +19,7 @@ export type ErrorCode =
   | "PAYLOAD_TOO_LARGE"
   | "RATE_LIMITED"
   | "UPLOAD_PLATFORM_ERROR"
+  | "SERVER_BUSY"
   | "INTERNAL";
 
 /**
@@ -78,6 +79,12 @@ export class PayloadTooLargeError extends define("PAYLOAD_TOO_LARGE", "request b
 export class RateLimitedError extends DeployError {
   constructor(readonly retryAfterSeconds: number) {
     super("RATE_LIMITED", "too many requests, retry later");
+  }
+}
+/** The API holds as many request bodies in flight as it may; the client should retry later. */
+export class ServerBusyError extends DeployError {
+  constructor(readonly retryAfterSeconds: number) {
+    super("SERVER_BUSY", "the server is reading too many request bodies, retry later");
   }
 }
 export class UploadPlatformError extends define("UPLOAD_PLATFORM_ERROR", "the upload platform failed") {}

@@ -26,6 +26,7 @@ export const API_ERROR_STATUS: Record<string, number> = {
   PAYLOAD_TOO_LARGE: 413,
   RATE_LIMITED: 429,
   UPLOAD_PLATFORM_ERROR: 502,
+  SERVER_BUSY: 503,
   INTERNAL: 500,
 };
 
