@@ -191,7 +191,7 @@ export function renderResults(results: BenchResults): string {
   }
   if (results.api) {
     parts.push(
-      `### 3. API\n\nPrepare latency: one project, manifests of random hashes (all missing, so every entry is bucketed), ${results.api.rounds} rounds alternating the sizes, timed to the last byte of the answer. Load: ${results.api.loadRounds} rounds of ${results.api.loadSeconds} s each, create limits off (\`CREATE_LIMIT_PER_ADDRESS=0\`, \`CREATE_LIMIT_PER_FINGERPRINT=0\`), request logging on as shipped.\n\n${apiTables(results.api)}`,
+      `### 3. API\n\nPrepare latency: one project, manifests of random hashes (all missing, so every entry is bucketed), ${results.api.rounds} rounds alternating the sizes, timed to the last byte of the answer. Load: ${results.api.loadRounds} rounds of ${results.api.loadSeconds} s each, create and prepare limits off (\`CREATE_LIMIT_PER_ADDRESS=0\`, \`CREATE_LIMIT_PER_FINGERPRINT=0\`, \`PREPARE_LIMIT_PER_PROJECT=0\`, \`PREPARE_LIMIT_PER_ADDRESS=0\`), request logging on as shipped.\n\n${apiTables(results.api)}`,
     );
   }
   if (results.profiles && results.profiles.length > 0) {

@@ -29,14 +29,19 @@ export function manifestEntries(count: number): { path: string; hash: string; si
 /**
  * Benchmark 3: prepare latency for large manifests (alternating sizes, several rounds), then
  * `POST /projects` and a 50-file prepare under load with wrk (2 threads, 50 connections). The
- * server's create limits are switched off (0) so the load measures work, not refusals.
+ * server's create and prepare limits are switched off (0) so the load measures work, not refusals.
  */
 export async function runApi(options: ApiOptions): Promise<ApiResult> {
   const { log } = options;
   mkdirSync(options.workDir, { recursive: true });
   const server = await startServerProcess({
     dataDir: join(options.workDir, "server-data"),
-    env: { CREATE_LIMIT_PER_ADDRESS: "0", CREATE_LIMIT_PER_FINGERPRINT: "0" },
+    env: {
+      CREATE_LIMIT_PER_ADDRESS: "0",
+      CREATE_LIMIT_PER_FINGERPRINT: "0",
+      PREPARE_LIMIT_PER_PROJECT: "0",
+      PREPARE_LIMIT_PER_ADDRESS: "0",
+    },
   });
   try {
     const project = await createProject(server.urls.api);

@@ -121,7 +121,10 @@ export async function runProfiles(options: ProfileOptions): Promise<ProfileSumma
     collect(dir, `server, prepare of ${options.prepareEntries} entries`);
   }
   {
-    const [server, dir] = await profiledServer("api-load-server");
+    const [server, dir] = await profiledServer("api-load-server", {
+      PREPARE_LIMIT_PER_PROJECT: "0",
+      PREPARE_LIMIT_PER_ADDRESS: "0",
+    });
     try {
       const project = await createProject(server.urls.api);
       const bodyFile = join(options.workDir, "prepare-load.json");

@@ -1,7 +1,5 @@
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import type { Logger } from "pino";
-import { PayloadTooLargeError } from "../core/errors.js";
 import type { RateLimiter } from "../core/rate-limiter.js";
 import type { Services } from "../core/operations/services.js";
 import { errorResponse } from "./error-response.js";
@@ -12,6 +10,8 @@ import { deployRoutes } from "./routes/deploys.js";
 import { domainRoutes } from "./routes/domains.js";
 import { healthRoutes } from "./routes/health.js";
 import { projectRoutes } from "./routes/projects.js";
+import { BodyBudget, type BodyBudgetLimits, boundedBody } from "./request/body-budget.js";
+import type { RouteLimits } from "./request/project-headers.js";
 
 /** What the API is built from; the binary and the tests pass the same. */
 export interface ApiDependencies {
@@ -19,7 +19,10 @@ export interface ApiDependencies {
   logger: Logger;
   corsOrigin: string;
   maxBodyBytes: number;
+  /** Request body bytes the API may hold in flight, in all and per client address. */
+  bodyBudget: BodyBudgetLimits;
   createLimits: { perAddress: RateLimiter; perFingerprint: RateLimiter };
+  prepareLimits: RouteLimits;
   /** The client's address for rate limiting (the socket's, or a trusted proxy's header). */
   clientAddress: (c: import("hono").Context) => string;
   /** The API's public URL, for the OpenAPI document. */
@@ -31,24 +34,22 @@ export function createApiApp(deps: ApiDependencies): Hono {
   const app = new Hono();
   app.use(requestLogger(deps.logger));
   app.use(cors(deps.corsOrigin));
-  app.use(
-    "/projects/*",
-    bodyLimit({
-      maxSize: deps.maxBodyBytes,
-      onError: () => {
-        throw new PayloadTooLargeError(`request body exceeds ${deps.maxBodyBytes} bytes`);
-      },
+  // Every route with a body reads it through this, after what its headers decide (contract §5).
+  const routeDeps = {
+    services: deps.services,
+    clientAddress: deps.clientAddress,
+    body: boundedBody({
+      maxBodyBytes: deps.maxBodyBytes,
+      budget: new BodyBudget(deps.bodyBudget),
+      clientAddress: deps.clientAddress,
     }),
-  );
+  };
 
   app.route("/", healthRoutes(deps.services));
   app.get("/openapi.json", (c) => c.json(openApiDocument(deps.publicUrl())));
-  app.route(
-    "/projects",
-    projectRoutes({ services: deps.services, limits: deps.createLimits, clientAddress: deps.clientAddress }),
-  );
-  app.route("/projects", deployRoutes(deps.services));
-  app.route("/projects", domainRoutes(deps.services));
+  app.route("/projects", projectRoutes({ ...routeDeps, createLimits: deps.createLimits }));
+  app.route("/projects", deployRoutes({ ...routeDeps, prepareLimits: deps.prepareLimits }));
+  app.route("/projects", domainRoutes(routeDeps));
 
   // Routing rules of the seed: unknown routes under /projects are 405, any other 404.
   app.notFound((c) => {

@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { Logger } from "pino";
 import { DeployError, type ErrorCode, RateLimitedError, ServerBusyError } from "../core/errors.js";
+import { isClientAbort } from "../shared/client-abort.js";
 
 /** The HTTP status of each domain error code (contract §5); a code without one does not compile. */
 const STATUS_BY_CODE: Record<ErrorCode, ContentfulStatusCode> = {
@@ -30,7 +31,8 @@ const STATUS_BY_CODE: Record<ErrorCode, ContentfulStatusCode> = {
 
 /**
  * The one place that turns errors into responses: a domain error becomes its status with
- * `{ error: { code, message } }`; anything else is logged and answered 500 INTERNAL. A server-side
+ * `{ error: { code, message } }`; a client that went away is logged at info (499); anything else is
+ * logged as an error and answered 500 INTERNAL. A server-side
  * failure's cause goes to the log only, never into the body, and no body carries a stack trace.
  */
 export function errorResponse(error: unknown, c: Context, logger: Logger): Response {
@@ -44,6 +46,11 @@ export function errorResponse(error: unknown, c: Context, logger: Logger): Respo
       c.header("Retry-After", String(error.retryAfterSeconds));
     }
     return c.json({ error: { code: error.code, message: error.message } }, status);
+  }
+  if (isClientAbort(error)) {
+    // Nobody is left to answer; nginx's 499 says so in the request log.
+    logger.info({ method: c.req.method, path: c.req.path }, "client aborted the request");
+    return new Response(null, { status: 499 });
   }
   logger.error({ err: error, method: c.req.method, path: c.req.path }, "unexpected error");
   const code: ErrorCode = "INTERNAL";

@@ -67,18 +67,24 @@ export async function startServer(
       clock,
       config: serviceConfig(config, Number(new URL(edge.url).port)),
     });
-    const window = config.createLimitWindowSeconds;
+    const limiter = (limit: number, windowSeconds: number) =>
+      new RateLimiter({ limit, windowSeconds }, clock);
     const apiApp = createApiApp({
       services,
       logger,
       corsOrigin: config.corsOrigin,
       maxBodyBytes: config.maxBodyBytes,
+      bodyBudget: {
+        maxBytes: config.bodyBytesInFlight,
+        maxBytesPerAddress: config.bodyBytesPerAddress,
+      },
       createLimits: {
-        perAddress: new RateLimiter({ limit: config.createLimitPerAddress, windowSeconds: window }, clock),
-        perFingerprint: new RateLimiter(
-          { limit: config.createLimitPerFingerprint, windowSeconds: window },
-          clock,
-        ),
+        perAddress: limiter(config.createLimitPerAddress, config.createLimitWindowSeconds),
+        perFingerprint: limiter(config.createLimitPerFingerprint, config.createLimitWindowSeconds),
+      },
+      prepareLimits: {
+        perAddress: limiter(config.prepareLimitPerAddress, config.prepareLimitWindowSeconds),
+        perProject: limiter(config.prepareLimitPerProject, config.prepareLimitWindowSeconds),
       },
       clientAddress: (c) => clientAddress(c, config.trustProxy),
       publicUrl: () => (config.apiPublicUrl ?? api.url).replace(/\/$/, ""),

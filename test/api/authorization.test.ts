@@ -93,24 +93,40 @@ describe("authorization of project routes", () => {
     expect(res.status).toBe(200);
   });
 
-  it("project routes: formats are checked before the token (400 before 401)", async () => {
+  it("project routes: a missing or unknown token is answered 401 from the headers, whatever the body", async () => {
+    // Contract §5: the body is read only for a known token, so a malformed one cannot come first.
     for (const [method, path] of ROUTES(mine)) {
-      const res = await call(method, path, undefined, { projectHash: "nope", anonFingerprint: hex64("x") });
+      for (const token of [undefined, "sdp_unknown"]) {
+        const res = await call(method, path, token, { projectHash: "nope", anonFingerprint: "nope" });
+        expect(res.status, `${method} ${path}`).toBe(401);
+        expect(res.body.error.code).toBe("UNAUTHORIZED");
+      }
+    }
+  });
+
+  it("project routes: body formats are checked before the project and ownership (400 before 404 and 403)", async () => {
+    const ghost = { ...mine, slug: "no-such-project-xyz" };
+    for (const [method, path] of [...ROUTES(mine), ...ROUTES(ghost)]) {
+      // Another project's token: known, so the body is read, and judged before the 403 or 404.
+      const res = await call(method, path, theirs.token, {
+        projectHash: "nope",
+        anonFingerprint: hex64("x"),
+      });
       expect(res.status, `${method} ${path}`).toBe(400);
       expect(res.body.error.code).toBe("INVALID_PROJECT_HASH");
-      const fp = await call(method, path, undefined, { projectHash: hex64("x"), anonFingerprint: "nope" });
+      const fp = await call(method, path, theirs.token, { projectHash: hex64("x"), anonFingerprint: "nope" });
       expect(fp.body.error.code).toBe("INVALID_FINGERPRINT");
     }
   });
 
-  it("project routes: a malformed manifest or hostname is judged before the token (400 before 401)", async () => {
-    const manifest = await call("POST", `/projects/${mine.slug}/prepare`, "sdp_unknown", {
+  it("project routes: a malformed manifest or hostname is judged before ownership (400 before 403)", async () => {
+    const manifest = await call("POST", `/projects/${mine.slug}/prepare`, theirs.token, {
       ...identity(mine),
       manifest: { "/elsewhere/a.txt": { hash: "0".repeat(32), size: 1 } },
     });
     expect(manifest.status).toBe(400);
     expect(manifest.body.error.code).toBe("INVALID_MANIFEST");
-    const domain = await call("POST", `/projects/${mine.slug}/domains`, "sdp_unknown", {
+    const domain = await call("POST", `/projects/${mine.slug}/domains`, theirs.token, {
       ...identity(mine),
       domain: "not a hostname",
     });

@@ -80,6 +80,8 @@ describe("API fuzzing", () => {
       maxBodyBytes: MAX_BODY_BYTES,
       createLimitPerAddress: 0,
       createLimitPerFingerprint: 0,
+      prepareLimitPerProject: 0,
+      prepareLimitPerAddress: 0,
       uploadJwtSecret: SECRET,
     });
     a = await createTestProject(server.urls.api, "fuzz-a");

@@ -98,6 +98,8 @@ describe("upload service fuzzing", () => {
       bucketMaxFiles: BUCKET_MAX_FILES,
       createLimitPerAddress: 0,
       createLimitPerFingerprint: 0,
+      prepareLimitPerProject: 0,
+      prepareLimitPerAddress: 0,
       uploadJwtSecret: SECRET,
     });
     a = await createTestProject(server.urls.api, "upload-fuzz-a");

@@ -5,7 +5,7 @@ import { isProjectSlug } from "../../core/formats.js";
 import { bearerToken } from "../../shared/bearer.js";
 
 /** The slug from the path; a malformed one is a 400 like any other malformed field. */
-function projectSlugParam(c: Context): string {
+export function projectSlugParam(c: Context): string {
   const slug = c.req.param("projectSlug") ?? "";
   if (!isProjectSlug(slug)) throw new InvalidRequestError("projectSlug: not a valid project slug");
   return slug;

@@ -1,6 +1,8 @@
 import type { Context } from "hono";
 import type { z } from "zod";
+import { ClientAbortedError } from "../../shared/client-abort.js";
 import {
+  DeployError,
   InvalidFingerprintError,
   InvalidJsonError,
   InvalidManifestError,
@@ -18,13 +20,18 @@ export async function parseBody<S extends z.ZodType>(
   c: Context,
   schema: S,
 ): Promise<{ body: z.infer<S>; raw: Record<string, unknown> }> {
-  const contentType = c.req.header("content-type") ?? "";
-  if (!/^application\/json\s*(;|$)/i.test(contentType)) {
-    throw new UnsupportedMediaTypeError("Content-Type must be application/json");
+  requireJsonContentType(c);
+  let text: string;
+  try {
+    text = await c.req.text();
+  } catch (error) {
+    // Refused while it arrived (413, 429, 503: see body-budget.ts), or its client went away.
+    if (error instanceof DeployError) throw error;
+    throw new ClientAbortedError({ cause: error });
   }
   let body: unknown;
   try {
-    body = JSON.parse(await c.req.text());
+    body = JSON.parse(text);
   } catch {
     throw new InvalidJsonError("request body is not valid JSON");
   }
@@ -35,6 +42,14 @@ export async function parseBody<S extends z.ZodType>(
   // `raw` keeps keys such as "__proto__" that a parsed copy could drop, for checks that must see them.
   if (result.success) return { body: result.data, raw: body as Record<string, unknown> };
   throw fieldError(result.error.issues, body as Record<string, unknown>);
+}
+
+/** 415 unless the request says its body is JSON. */
+export function requireJsonContentType(c: Context): void {
+  const contentType = c.req.header("content-type") ?? "";
+  if (!/^application\/json\s*(;|$)/i.test(contentType)) {
+    throw new UnsupportedMediaTypeError("Content-Type must be application/json");
+  }
 }
 
 function fieldError(issues: z.core.$ZodIssue[], body: Record<string, unknown>): Error {

@@ -1,20 +1,27 @@
 import { Hono } from "hono";
 import { completeDeploy, prepareDeploy } from "../../core/operations/index.js";
-import type { Services } from "../../core/operations/services.js";
 import { credentials } from "../request/credentials.js";
 import { parseBody } from "../request/parse-body.js";
+import { projectHeaders, type RouteLimits } from "../request/project-headers.js";
 import { deploySchema, prepareSchema } from "../request/schemas.js";
+import type { RouteDeps } from "./route-deps.js";
 
 /** `POST /projects/:projectSlug/prepare` and `POST /projects/:projectSlug/deploy`. */
-export function deployRoutes(services: Services): Hono {
+export function deployRoutes(deps: RouteDeps & { prepareLimits: RouteLimits }): Hono {
+  const { services } = deps;
   const app = new Hono();
 
-  app.post("/:projectSlug/prepare", async (c) => {
-    const { body, raw } = await parseBody(c, prepareSchema);
-    return c.json(await prepareDeploy(services, { ...credentials(c, body), manifest: raw.manifest }), 200);
-  });
+  app.post(
+    "/:projectSlug/prepare",
+    projectHeaders({ ...deps, limits: deps.prepareLimits }),
+    deps.body,
+    async (c) => {
+      const { body, raw } = await parseBody(c, prepareSchema);
+      return c.json(await prepareDeploy(services, { ...credentials(c, body), manifest: raw.manifest }), 200);
+    },
+  );
 
-  app.post("/:projectSlug/deploy", async (c) => {
+  app.post("/:projectSlug/deploy", projectHeaders(deps), deps.body, async (c) => {
     const { body } = await parseBody(c, deploySchema);
     const result = await completeDeploy(services, {
       ...credentials(c, body),

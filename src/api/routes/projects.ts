@@ -1,29 +1,42 @@
 import { Hono } from "hono";
 import { createProject, deleteProject } from "../../core/operations/index.js";
 import type { RateLimiter } from "../../core/rate-limiter.js";
-import type { Services } from "../../core/operations/services.js";
 import { credentials } from "../request/credentials.js";
 import { parseBody } from "../request/parse-body.js";
+import { projectHeaders } from "../request/project-headers.js";
 import { createProjectSchema, identitySchema } from "../request/schemas.js";
+import type { RouteDeps } from "./route-deps.js";
 
 /** `POST /projects` and `DELETE /projects/:projectSlug`. */
-export function projectRoutes(deps: {
-  services: Services;
-  limits: { perAddress: RateLimiter; perFingerprint: RateLimiter };
-  clientAddress: (c: import("hono").Context) => string;
-}): Hono {
+export function projectRoutes(
+  deps: RouteDeps & { createLimits: { perAddress: RateLimiter; perFingerprint: RateLimiter } },
+): Hono {
+  const { services, createLimits } = deps;
   const app = new Hono();
 
-  app.post("/", async (c) => {
-    deps.limits.perAddress.hit(deps.clientAddress(c));
-    const { body } = await parseBody(c, createProjectSchema);
-    deps.limits.perFingerprint.hit(body.anonFingerprint.toLowerCase());
-    return c.json(await createProject(deps.services, body), 201);
-  });
+  app.post(
+    "/",
+    async (c, next) => {
+      // Counted before the body is read, so a flood of malformed requests is limited too.
+      try {
+        createLimits.perAddress.hit(deps.clientAddress(c));
+      } catch (error) {
+        c.header("Connection", "close");
+        throw error;
+      }
+      await next();
+    },
+    deps.body,
+    async (c) => {
+      const { body } = await parseBody(c, createProjectSchema);
+      createLimits.perFingerprint.hit(body.anonFingerprint.toLowerCase());
+      return c.json(await createProject(services, body), 201);
+    },
+  );
 
-  app.delete("/:projectSlug", async (c) => {
+  app.delete("/:projectSlug", projectHeaders(deps), deps.body, async (c) => {
     const { body } = await parseBody(c, identitySchema);
-    return c.json(await deleteProject(deps.services, credentials(c, body)), 200);
+    return c.json(await deleteProject(services, credentials(c, body)), 200);
   });
 
   return app;

@@ -18,6 +18,19 @@ export interface ProjectCredentials {
 }
 
 /**
+ * The project a bearer token belongs to; 401 when the token is missing, malformed or unknown. The
+ * API calls it from the headers alone, before it reads a body (contract §5), and `authorize` again.
+ */
+export async function authenticate(services: Services, apiToken: string | undefined): Promise<ProjectRecord> {
+  if (!apiToken) throw new UnauthorizedError("missing bearer token");
+  const tokenHash = sha256Hex(apiToken);
+  const owner = await services.store.getProjectByTokenHash(tokenHash);
+  if (!owner || !digestsEqual(owner.tokenHash, tokenHash))
+    throw new UnauthorizedError("unknown bearer token");
+  return owner;
+}
+
+/**
  * Checks a project route's credentials in the contract's order: a known token (401), the project
  * exists (404), token and identity are this project's (403), not expired (410, unless allowed).
  */
@@ -27,11 +40,7 @@ export async function authorize(
   options: { allowExpired?: boolean } = {},
 ): Promise<ProjectRecord> {
   const { store } = services;
-  if (!credentials.apiToken) throw new UnauthorizedError("missing bearer token");
-  const tokenHash = sha256Hex(credentials.apiToken);
-  const owner = await store.getProjectByTokenHash(tokenHash);
-  if (!owner || !digestsEqual(owner.tokenHash, tokenHash))
-    throw new UnauthorizedError("unknown bearer token");
+  const owner = await authenticate(services, credentials.apiToken);
   const project = await store.getProject(credentials.projectSlug);
   if (!project) throw new ProjectNotFoundError(`project ${credentials.projectSlug} not found`);
   const matches =

@@ -1,0 +1,43 @@
+import type { Context, MiddlewareHandler } from "hono";
+import { authenticate } from "../../core/operations/authorize.js";
+import type { Services } from "../../core/operations/services.js";
+import type { RateLimiter } from "../../core/rate-limiter.js";
+import { bearerToken } from "../../shared/bearer.js";
+import { projectSlugParam } from "./credentials.js";
+import { requireJsonContentType } from "./parse-body.js";
+
+/** Per-window limits a route counts before its body is read. */
+export interface RouteLimits {
+  /** Counted for every request of the route from one client address, first of all. */
+  perAddress: RateLimiter;
+  /** Counted per project of the bearer token, once the token is known. */
+  perProject: RateLimiter;
+}
+
+/**
+ * What a project route decides from its request line and headers alone, before any byte of its
+ * body is read (contract §5): the route's rate limit per address (429), the slug in the path (400),
+ * `Content-Type` (415), then a known bearer token (401) and the route's limit per project (429). A
+ * request without a valid token is answered from its headers, and its connection closed rather
+ * than its body read: no body could make it succeed. Everything the body holds is judged after,
+ * in the contract's order.
+ */
+export function projectHeaders(deps: {
+  services: Services;
+  clientAddress: (c: Context) => string;
+  limits?: RouteLimits;
+}): MiddlewareHandler {
+  return async (c, next) => {
+    try {
+      deps.limits?.perAddress.hit(deps.clientAddress(c));
+      projectSlugParam(c);
+      requireJsonContentType(c);
+      const owner = await authenticate(deps.services, bearerToken(c.req.header("authorization")));
+      deps.limits?.perProject.hit(owner.slug);
+    } catch (error) {
+      c.header("Connection", "close");
+      throw error;
+    }
+    await next();
+  };
+}
