@@ -3,7 +3,7 @@
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: "vitest",
-  vitest: { configFile: "vitest.config.ts" },
+  vitest: { configFile: "vitest.mutate.config.ts" },
   // Each mutant runs only the tests that reach it.
   coverageAnalysis: "perTest",
   // Module-level mutants (constants, tables) would each rerun the whole suite; pure rules have
