@@ -141,4 +141,21 @@ describe("hostnames", () => {
     expect(() => assertClaimable("a.bsites.test", policy)).not.toThrow();
     expect(() => assertClaimable("www.example.com", policy)).not.toThrow();
   });
+
+  it("assertClaimable: the service's own vanity names and the CNAME target's label are reserved", () => {
+    const elsewhere = { sitesDomain: "sites.test", cnameTarget: "cname.example.net" };
+    for (const label of ["api", "upload", "www", "admin", "edge", "mail", "status"]) {
+      expect(
+        refusal(() => assertClaimable(`${label}.sites.test`, elsewhere)),
+        label,
+      ).toBe(`domain "${label}.sites.test" is reserved for the service itself`);
+    }
+    expect(refusal(() => assertClaimable("cname.sites.test", elsewhere))).toBe(
+      'domain "cname.sites.test" is reserved for the service itself',
+    );
+    // Reserved only as vanity names: the same labels elsewhere are anyone's.
+    expect(() => assertClaimable("www.example.com", elsewhere)).not.toThrow();
+    expect(() => assertClaimable("api.shop.example", elsewhere)).not.toThrow();
+    expect(() => assertClaimable("apis.sites.test", elsewhere)).not.toThrow();
+  });
 });

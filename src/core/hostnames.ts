@@ -46,6 +46,60 @@ export function normalizeHostname(input: string): string {
   return ascii;
 }
 
+/**
+ * Vanity names no project may claim under SITES_DOMAIN: names a visitor or a mail server would
+ * take for the service's own (besides the CNAME target's first label, also reserved).
+ */
+export const RESERVED_LABELS: ReadonlySet<string> = new Set([
+  "abuse",
+  "account",
+  "accounts",
+  "admin",
+  "administrator",
+  "api",
+  "app",
+  "assets",
+  "auth",
+  "autoconfig",
+  "autodiscover",
+  "billing",
+  "cdn",
+  "console",
+  "dashboard",
+  "deploy",
+  "dns",
+  "docs",
+  "edge",
+  "ftp",
+  "help",
+  "hostmaster",
+  "imap",
+  "login",
+  "mail",
+  "metrics",
+  "mx",
+  "ns1",
+  "ns2",
+  "pop",
+  "postmaster",
+  "root",
+  "security",
+  "smtp",
+  "static",
+  "status",
+  "support",
+  "upload",
+  "uploads",
+  "webmail",
+  "webmaster",
+  "www",
+]);
+
+/** True when the hostname is under SITES_DOMAIN, at any depth: a name of this service's own. */
+export function isUnderSitesDomain(hostname: string, policy: HostnamePolicy): boolean {
+  return hostname.endsWith(`.${policy.sitesDomain}`);
+}
+
 /** True when the hostname is directly under SITES_DOMAIN with one label: a vanity name. */
 function isGeneratedHostname(hostname: string, policy: HostnamePolicy): boolean {
   const suffix = `.${policy.sitesDomain}`;
@@ -54,7 +108,8 @@ function isGeneratedHostname(hostname: string, policy: HostnamePolicy): boolean 
 
 /**
  * Rejects the hostnames no project may claim: SITES_DOMAIN itself, the CNAME target, any label
- * with `--` (revision hosts), and names deeper than one label under SITES_DOMAIN.
+ * with `--` (revision hosts), names deeper than one label under SITES_DOMAIN, and the reserved
+ * vanity names (`RESERVED_LABELS` and the CNAME target's first label).
  */
 export function assertClaimable(hostname: string, policy: HostnamePolicy): void {
   if (hostname === policy.sitesDomain || hostname === policy.cnameTarget) {
@@ -68,5 +123,11 @@ export function assertClaimable(hostname: string, policy: HostnamePolicy): void 
     throw new InvalidDomainError(
       `domain "${hostname}" is reserved: names under ${policy.sitesDomain} take one label`,
     );
+  }
+  if (isGeneratedHostname(hostname, policy)) {
+    const label = hostname.slice(0, -(policy.sitesDomain.length + 1));
+    if (RESERVED_LABELS.has(label) || label === policy.cnameTarget.split(".")[0]) {
+      throw new InvalidDomainError(`domain "${hostname}" is reserved for the service itself`);
+    }
   }
 }

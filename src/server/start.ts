@@ -122,6 +122,7 @@ function serviceConfig(config: ServerConfig, edgePort: number): ServiceConfig {
     deployTtlSeconds: config.deployTtlSeconds,
     projectTtlSeconds: config.projectTtlSeconds,
     projectPurgeGraceSeconds: config.projectPurgeGraceSeconds,
+    domainQuarantineSeconds: config.domainQuarantineDays * 86_400,
     limits: { maxAssets: config.maxAssets, maxAssetBytes: config.maxAssetBytes },
   };
 }

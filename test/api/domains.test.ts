@@ -8,7 +8,8 @@ describe("domains", () => {
   let p: TestProject;
   let q: TestProject;
   beforeAll(async () => {
-    server = await startTestServer();
+    // A quarantine shorter than the projects' lifetime, so a test can see it end.
+    server = await startTestServer({ domainQuarantineDays: 1 });
     p = await createTestProject(server.urls.api, "domains-p");
     q = await createTestProject(server.urls.api, "domains-q");
     await deployFiles(server.urls.api, p, { "/index.html": "p site" });
@@ -94,11 +95,13 @@ describe("domains", () => {
     expect(res.body.project.hostname).toBe(`${p.slug}.localhost`);
     expect((await edgeGet(server.urls.edge, `${p.slug}.localhost`, "/")).body.toString()).toBe("p site");
     expect((await edgeGet(server.urls.edge, "back.example.net", "/")).status).toBe(404);
-    // The released name can be claimed by someone else now.
-    expect((await assign("back.example.net", q)).status).toBe(200);
+    // The released name is quarantined against other projects (test/api/hostname-reuse.test.ts).
+    expect((await assign("back.example.net", q)).status).toBe(409);
+    expect((await assign("back.example.net")).status).toBe(200);
+    expect((await reset()).status).toBe(200);
   });
 
-  it("DELETE /projects/:slug: frees its hostnames and takes it off the edge at once", async () => {
+  it("DELETE /projects/:slug: takes its hostnames off the edge at once; others may claim them after the quarantine", async () => {
     const r = await createTestProject(server.urls.api, "domains-r");
     await deployFiles(server.urls.api, r, { "/index.html": "r site" });
     await assign("freed.example.com", r);
@@ -110,6 +113,8 @@ describe("domains", () => {
     expect(res.status).toBe(200);
     expect((await edgeGet(server.urls.edge, "freed.example.com", "/")).status).toBe(404);
     expect((await edgeGet(server.urls.edge, `${r.slug}.localhost`, "/")).status).toBe(404);
+    expect((await assign("freed.example.com", q)).status).toBe(409);
+    server.clock.advance(86_400 + 1);
     expect((await assign("freed.example.com", q)).status).toBe(200);
   });
 });

@@ -3,6 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   type DeployRecord,
   HostnameConflictError,
+  type HostnameRelease,
+  HostnameWithheldError,
   type ProjectRecord,
   type Store,
 } from "../../src/core/ports/index.js";
@@ -302,6 +304,85 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       expect(await store.listProjectsExpiredBefore(at("2030-01-15T00:00:00Z"), 1)).toEqual([middle.slug]);
       expect(await store.listProjectsExpiredBefore(at("2030-01-01T00:00:00Z"), 10)).toEqual([]);
       expect(await store.listProjectsExpiredBefore(at("2030-12-31T00:00:00Z"), 10)).toHaveLength(3);
+    });
+
+    const release = (
+      hostname: string,
+      projectSlug: string,
+      withheldUntil: string | null,
+    ): HostnameRelease => ({
+      hostname,
+      projectSlug,
+      releasedAt: at("2030-01-05T00:00:00Z"),
+      withheldUntil,
+    });
+
+    it("deleteProject: records the released hostnames with the deletion; getHostnameRelease finds them", async () => {
+      const a = projectRecord("amber");
+      await store.createProject(a);
+      await store.setCustomHostname(a.slug, "shop.example.com");
+      const releases = [
+        release(a.generatedHostname, a.slug, null),
+        release("shop.example.com", a.slug, at("2030-02-04T00:00:00Z")),
+      ];
+      expect(await store.getHostnameRelease("shop.example.com")).toBeUndefined();
+      expect(await store.deleteProject(a.slug, releases)).toBe(true);
+      expect(await store.getHostnameRelease(a.generatedHostname)).toEqual(releases[0]);
+      expect(await store.getHostnameRelease("shop.example.com")).toEqual(releases[1]);
+      // Deleting nothing records nothing.
+      expect(await store.deleteProject("nobody-here-00000", [release("x.example.com", "nobody", null)])).toBe(
+        false,
+      );
+      expect(await store.getHostnameRelease("x.example.com")).toBeUndefined();
+    });
+
+    it("createProject: false for a generated hostname that was released, even under the same slug", async () => {
+      const a = projectRecord("amber");
+      await store.createProject(a);
+      await store.deleteProject(a.slug, [release(a.generatedHostname, a.slug, null)]);
+      const again = projectRecord("amber", { tokenHash: sha("amber-token-2") });
+      expect(await store.createProject(again)).toBe(false);
+      expect(await store.getProject(a.slug)).toBeUndefined();
+      expect(await store.getProjectByTokenHash(again.tokenHash)).toBeUndefined();
+    });
+
+    it("setCustomHostname: HostnameWithheldError for a name another project released, until its quarantine ends", async () => {
+      const a = projectRecord("amber");
+      const b = projectRecord("birch");
+      await store.createProject(a);
+      await store.createProject(b);
+      await store.setCustomHostname(a.slug, "shop.example.com");
+      const quarantine = release("shop.example.com", a.slug, at("2030-02-04T00:00:00Z"));
+      // Giving the name up records its release in the same change.
+      await store.setCustomHostname(a.slug, null, { now: at("2030-01-05T00:00:00Z"), release: quarantine });
+      expect(await store.getHostnameRelease("shop.example.com")).toEqual(quarantine);
+
+      const refused = store.setCustomHostname(b.slug, "shop.example.com", {
+        now: at("2030-02-03T23:59:00Z"),
+      });
+      await expect(refused).rejects.toBeInstanceOf(HostnameWithheldError);
+      await expect(refused).rejects.toMatchObject({ release: quarantine });
+      expect((await store.getProject(b.slug))?.customHostname).toBeNull();
+      // A tombstone is withheld for ever.
+      await store.setCustomHostname(a.slug, "a-vanity.localhost");
+      await store.setCustomHostname(a.slug, null, { release: release("a-vanity.localhost", a.slug, null) });
+      await expect(
+        store.setCustomHostname(b.slug, "a-vanity.localhost", { now: at("2099-01-01T00:00:00Z") }),
+      ).rejects.toBeInstanceOf(HostnameWithheldError);
+
+      // Once the quarantine is over another project may take it.
+      await store.setCustomHostname(b.slug, "shop.example.com", { now: at("2030-02-04T00:00:01Z") });
+      expect((await store.getProjectByHostname("shop.example.com"))?.slug).toBe(b.slug);
+    });
+
+    it("setCustomHostname: the releasing project takes its name back, which forgets the release", async () => {
+      const a = projectRecord("amber");
+      await store.createProject(a);
+      await store.setCustomHostname(a.slug, "a-vanity.localhost");
+      await store.setCustomHostname(a.slug, null, { release: release("a-vanity.localhost", a.slug, null) });
+      await store.setCustomHostname(a.slug, "a-vanity.localhost");
+      expect((await store.getProject(a.slug))?.customHostname).toBe("a-vanity.localhost");
+      expect(await store.getHostnameRelease("a-vanity.localhost")).toBeUndefined();
     });
 
     it("ping: answers when the store is up", async () => {

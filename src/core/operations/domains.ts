@@ -1,9 +1,10 @@
-import type { ProjectRecord } from "../ports/store.js";
-import { HostnameConflictError } from "../ports/store.js";
+import type { HostnameRelease, ProjectRecord } from "../ports/store.js";
+import { HostnameConflictError, HostnameWithheldError, isWithheld } from "../ports/store.js";
 import { DomainTakenError, InvalidDomainError } from "../errors.js";
 import { assertClaimable, normalizeHostname } from "../hostnames.js";
 import { type PublicProject, type Services, toPublicProject } from "./services.js";
 import { authorize, type ProjectCredentials } from "./authorize.js";
+import { releaseOf, withheldError } from "./hostname-releases.js";
 import { callPlatform } from "./platform-call.js";
 import { withProjectLock } from "./project-lock.js";
 
@@ -27,6 +28,11 @@ export async function assignDomain(
         );
       }
       throw new DomainTakenError(`domain "${custom}" is held by another project`);
+    }
+    // A name another project gave up: never reissued (under SITES_DOMAIN) or quarantined.
+    const release = await store.getHostnameRelease(custom);
+    if (release && isWithheld(release, project.slug, services.now().toISOString())) {
+      throw withheldError(release);
     }
   }
   const updated = await setHostname(services, project, custom);
@@ -53,11 +59,18 @@ async function setHostname(
 ): Promise<PublicProject> {
   const { store, platform, config } = services;
   return withProjectLock(services, project, async (before) => {
+    const now = services.now();
+    // The custom hostname this change gives up, if any, is withheld from other projects.
+    const released: HostnameRelease | undefined =
+      before.customHostname !== null && before.customHostname !== custom
+        ? releaseOf(before.customHostname, before.slug, now, config)
+        : undefined;
     try {
-      await store.setCustomHostname(before.slug, custom);
+      await store.setCustomHostname(before.slug, custom, { now: now.toISOString(), release: released });
     } catch (error) {
       if (error instanceof HostnameConflictError)
         throw new DomainTakenError(`domain "${custom}" is held by another project`);
+      if (error instanceof HostnameWithheldError) throw withheldError(error.release);
       throw error;
     }
     try {
@@ -68,7 +81,8 @@ async function setHostname(
         }),
       );
     } catch (error) {
-      await store.setCustomHostname(before.slug, before.customHostname);
+      // Taking the old name back also forgets the release just recorded for it.
+      await store.setCustomHostname(before.slug, before.customHostname, { now: now.toISOString() });
       throw error;
     }
     return toPublicProject({ ...before, customHostname: custom }, config.sites);

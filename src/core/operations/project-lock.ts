@@ -1,6 +1,7 @@
 import type { ProjectRecord } from "../ports/store.js";
 import { ProjectNotFoundError } from "../errors.js";
 import type { Services } from "./services.js";
+import { releasesOf } from "./hostname-releases.js";
 import { callPlatform } from "./platform-call.js";
 
 /**
@@ -24,10 +25,13 @@ export async function withProjectLock<T>(
 
 /**
  * Takes a project off the platform first (its hostnames answer 404 at once, its unshared content
- * is reclaimed), then deletes its metadata, which frees its hostnames. If the platform fails,
- * nothing was deleted and the request can be repeated.
+ * is reclaimed), then deletes its metadata and, in the same transaction, releases its hostnames:
+ * its generated and vanity names are never reissued, an external name is quarantined. If the
+ * platform fails, nothing was deleted and the request can be repeated. Call under the lock.
  */
 export async function removeProject(services: Services, slug: string): Promise<void> {
+  const project = await services.store.getProject(slug);
   await callPlatform(() => services.platform.unpublishProject(slug));
-  await services.store.deleteProject(slug);
+  if (!project) return;
+  await services.store.deleteProject(slug, releasesOf(project, services.now(), services.config));
 }

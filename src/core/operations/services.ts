@@ -12,6 +12,8 @@ export interface ServiceConfig {
   projectTtlSeconds: number;
   /** How long an expired project is kept (not served, still deletable) before it is purged. */
   projectPurgeGraceSeconds: number;
+  /** How long an external hostname a project released is withheld from other projects. */
+  domainQuarantineSeconds: number;
   limits: ManifestLimits;
 }
 

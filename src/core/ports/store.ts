@@ -35,6 +35,33 @@ export interface CompleteDeployInput {
   projectExpiresAt: string;
 }
 
+/**
+ * A hostname a project gave up (a domain change, its deletion or its purge), withheld from every
+ * other project: for ever (a tombstone, for names under SITES_DOMAIN) or until `withheldUntil` (a
+ * quarantine, for external names). The project that released it may take it back.
+ */
+export interface HostnameRelease {
+  hostname: string;
+  /** The project that held it. */
+  projectSlug: string;
+  releasedAt: string;
+  /** Null: never another project's; else the end of its quarantine. */
+  withheldUntil: string | null;
+}
+
+/** True while `release` keeps its hostname from the project `slug` at `now` (ISO 8601). */
+export function isWithheld(release: HostnameRelease, slug: string, now: string): boolean {
+  if (release.projectSlug === slug) return false;
+  return release.withheldUntil === null || Date.parse(release.withheldUntil) > Date.parse(now);
+}
+
+/** Thrown by a store when a hostname another project released is still withheld from this one. */
+export class HostnameWithheldError extends Error {
+  constructor(readonly release: HostnameRelease) {
+    super(`hostname ${release.hostname} was released by another project and is withheld`);
+  }
+}
+
 /** Thrown by a store when a hostname is already held by another project. */
 export class HostnameConflictError extends Error {
   constructor(readonly hostname: string) {
@@ -47,16 +74,33 @@ export class HostnameConflictError extends Error {
  * changes more than one row does so in one transaction.
  */
 export interface Store {
-  /** Inserts a project; false when the slug is already taken. */
+  /**
+   * Inserts a project; false when the slug is already taken, or when its generated hostname was
+   * released and is still withheld (a name once used is never given to another project).
+   */
   createProject(project: ProjectRecord): Promise<boolean>;
   getProject(slug: string): Promise<ProjectRecord | undefined>;
   getProjectByTokenHash(tokenHash: string): Promise<ProjectRecord | undefined>;
   /** The project that holds `hostname`, as its generated or its custom hostname. */
   getProjectByHostname(hostname: string): Promise<ProjectRecord | undefined>;
-  /** Sets or clears the custom hostname; throws HostnameConflictError if another project holds it. */
-  setCustomHostname(slug: string, hostname: string | null): Promise<void>;
-  /** Removes the project, its deploys and revisions; false when there was none. */
-  deleteProject(slug: string): Promise<boolean>;
+  /**
+   * Sets or clears the custom hostname and, in the same transaction, records `release` (the
+   * hostname it gives up). Throws HostnameConflictError if another project holds the new one, and
+   * HostnameWithheldError if another project released it and it is withheld at `now` (default:
+   * the current time). Taking back a name this project released forgets that release.
+   */
+  setCustomHostname(
+    slug: string,
+    hostname: string | null,
+    change?: { now?: string; release?: HostnameRelease },
+  ): Promise<void>;
+  /** The last release of `hostname`, withheld or not any more; undefined when it was never released. */
+  getHostnameRelease(hostname: string): Promise<HostnameRelease | undefined>;
+  /**
+   * Removes the project, its deploys and revisions, and records `releases` (the hostnames it
+   * held), in one transaction; false when there was none.
+   */
+  deleteProject(slug: string, releases?: HostnameRelease[]): Promise<boolean>;
 
   createDeploy(deploy: DeployRecord): Promise<void>;
   getDeploy(projectSlug: string, deployId: string): Promise<DeployRecord | undefined>;

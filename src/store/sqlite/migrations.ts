@@ -41,6 +41,19 @@ const MIGRATIONS: Record<string, Migration> = {
         .execute();
     },
   },
+  "0002_hostname_releases": {
+    async up(db: Kysely<unknown>) {
+      // Hostnames given up by a project: withheld from others for ever (withheld_until NULL) or
+      // until a time. No foreign key: the record outlives the project that released the name.
+      await db.schema
+        .createTable("hostname_releases")
+        .addColumn("hostname", "text", (c) => c.primaryKey())
+        .addColumn("project_slug", "text", (c) => c.notNull())
+        .addColumn("released_at", "text", (c) => c.notNull())
+        .addColumn("withheld_until", "text")
+        .execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

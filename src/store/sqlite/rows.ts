@@ -1,9 +1,10 @@
 import type { Selectable } from "kysely";
-import type { DeployRecord, ProjectRecord } from "../../core/ports/index.js";
+import type { DeployRecord, HostnameRelease, ProjectRecord } from "../../core/ports/index.js";
 import type { MetadataTables } from "./schema.js";
 
 type ProjectRow = Selectable<MetadataTables["projects"]>;
 type DeployRow = Selectable<MetadataTables["deploys"]>;
+type ReleaseRow = Selectable<MetadataTables["hostname_releases"]>;
 
 /** Column names are snake_case in SQL and camelCase in records; these map one to the other. */
 export function toProjectRow(p: ProjectRecord): ProjectRow {
@@ -57,5 +58,23 @@ export function toDeployRow(deploy: DeployRecord): DeployRow {
     expires_at: deploy.expiresAt,
     completed_at: deploy.completedAt,
     completion_hash: deploy.completionHash,
+  };
+}
+
+export function toRelease(row: ReleaseRow): HostnameRelease {
+  return {
+    hostname: row.hostname,
+    projectSlug: row.project_slug,
+    releasedAt: row.released_at,
+    withheldUntil: row.withheld_until,
+  };
+}
+
+export function toReleaseRow(release: HostnameRelease): ReleaseRow {
+  return {
+    hostname: release.hostname,
+    project_slug: release.projectSlug,
+    released_at: release.releasedAt,
+    withheld_until: release.withheldUntil,
   };
 }

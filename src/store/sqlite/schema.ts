@@ -30,4 +30,10 @@ export interface MetadataTables {
     deploy_id: string;
     created_at: string;
   };
+  hostname_releases: {
+    hostname: string;
+    project_slug: string;
+    released_at: string;
+    withheld_until: string | null;
+  };
 }

@@ -1,14 +1,17 @@
-import { Kysely, SqliteDialect, sql } from "kysely";
+import { Kysely, SqliteDialect, sql, type Transaction } from "kysely";
 import {
   type CompleteDeployInput,
   type DeployRecord,
   HostnameConflictError,
+  type HostnameRelease,
+  HostnameWithheldError,
+  isWithheld,
   type ProjectRecord,
   type Store,
 } from "../../core/ports/index.js";
 import { openSqlite } from "../../shared/sqlite.js";
 import { migrateToLatest } from "./migrations.js";
-import { toDeploy, toDeployRow, toProject, toProjectRow } from "./rows.js";
+import { toDeploy, toDeployRow, toProject, toProjectRow, toRelease, toReleaseRow } from "./rows.js";
 import type { MetadataTables } from "./schema.js";
 
 /** Opens the SQLite metadata store at `file` (WAL, full sync, foreign keys) and migrates it. */
@@ -23,12 +26,18 @@ export class SqliteStore implements Store {
   constructor(private readonly db: Kysely<MetadataTables>) {}
 
   async createProject(project: ProjectRecord): Promise<boolean> {
-    const result = await this.db
-      .insertInto("projects")
-      .values(toProjectRow(project))
-      .onConflict((oc) => oc.doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+    return this.db.transaction().execute(async (trx) => {
+      // A generated hostname once released is never given again, not even to the same slug: a
+      // new project under a deleted project's slug is another project.
+      const release = await releaseOf(trx, project.generatedHostname);
+      if (release && isWithheld(release, "", project.createdAt)) return false;
+      const result = await trx
+        .insertInto("projects")
+        .values(toProjectRow(project))
+        .onConflict((oc) => oc.doNothing())
+        .executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+    });
   }
 
   async getProject(slug: string): Promise<ProjectRecord | undefined> {
@@ -54,7 +63,12 @@ export class SqliteStore implements Store {
     return row && toProject(row);
   }
 
-  async setCustomHostname(slug: string, hostname: string | null): Promise<void> {
+  async setCustomHostname(
+    slug: string,
+    hostname: string | null,
+    change: { now?: string; release?: HostnameRelease } = {},
+  ): Promise<void> {
+    const now = change.now ?? new Date().toISOString();
     try {
       await this.db.transaction().execute(async (trx) => {
         // A name is held as a custom hostname (the unique index says so) or as a generated one.
@@ -66,12 +80,23 @@ export class SqliteStore implements Store {
             .where("slug", "!=", slug)
             .executeTakeFirst();
           if (holder) throw new HostnameConflictError(hostname);
+          // Judged here, in the transaction that takes the name: a release that happened since
+          // the caller looked is seen.
+          const release = await releaseOf(trx, hostname);
+          if (release && isWithheld(release, slug, now)) throw new HostnameWithheldError(release);
+          // This project holds it again: its own release of the name no longer means anything.
+          await trx
+            .deleteFrom("hostname_releases")
+            .where("hostname", "=", hostname)
+            .where("project_slug", "=", slug)
+            .execute();
         }
         await trx
           .updateTable("projects")
           .set({ custom_hostname: hostname })
           .where("slug", "=", slug)
           .execute();
+        if (change.release) await recordReleases(trx, [change.release]);
       });
     } catch (error) {
       if (hostname !== null && isUniqueViolation(error)) throw new HostnameConflictError(hostname);
@@ -79,10 +104,18 @@ export class SqliteStore implements Store {
     }
   }
 
-  async deleteProject(slug: string): Promise<boolean> {
-    // Deploys and revisions go with it through ON DELETE CASCADE, in the same statement.
-    const result = await this.db.deleteFrom("projects").where("slug", "=", slug).executeTakeFirst();
-    return Number(result.numDeletedRows) > 0;
+  async getHostnameRelease(hostname: string): Promise<HostnameRelease | undefined> {
+    return releaseOf(this.db, hostname);
+  }
+
+  async deleteProject(slug: string, releases: HostnameRelease[] = []): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      // Deploys and revisions go with it through ON DELETE CASCADE, in the same statement.
+      const result = await trx.deleteFrom("projects").where("slug", "=", slug).executeTakeFirst();
+      const deleted = Number(result.numDeletedRows) > 0;
+      if (deleted) await recordReleases(trx, releases);
+      return deleted;
+    });
   }
 
   async createDeploy(deploy: DeployRecord): Promise<void> {
@@ -154,6 +187,33 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     await this.db.destroy();
+  }
+}
+
+async function releaseOf(db: Kysely<MetadataTables>, hostname: string): Promise<HostnameRelease | undefined> {
+  const row = await db
+    .selectFrom("hostname_releases")
+    .selectAll()
+    .where("hostname", "=", hostname)
+    .executeTakeFirst();
+  return row && toRelease(row);
+}
+
+/** Records releases, each replacing an earlier release of the same hostname. */
+async function recordReleases(trx: Transaction<MetadataTables>, releases: HostnameRelease[]): Promise<void> {
+  for (const release of releases) {
+    const row = toReleaseRow(release);
+    await trx
+      .insertInto("hostname_releases")
+      .values(row)
+      .onConflict((oc) =>
+        oc.column("hostname").doUpdateSet({
+          project_slug: row.project_slug,
+          released_at: row.released_at,
+          withheld_until: row.withheld_until,
+        }),
+      )
+      .execute();
   }
 }
 
