@@ -68,7 +68,7 @@ describe("request bodies: credentials before bodies", () => {
       ["DELETE", `/projects/${p.slug}`],
     ] as const;
 
-  it("project routes: a missing or unknown token is answered 401 before the body arrives, the connection closed, nothing changed", async () => {
+  it("project routes: a missing or unknown token is answered 401 before the body arrives, nothing changed", async () => {
     const before = snapshotStore(server.dataDir);
     for (const [method, path] of routes()) {
       for (const auth of [[], [["Authorization", "Bearer sdp_unknown"]]] as [string, string][][]) {
@@ -83,7 +83,6 @@ describe("request bodies: credentials before bodies", () => {
         const response = await held.answer;
         expect(response.status, `${method} ${path}`).toBe(401);
         expect(errorCode(response)).toBe("UNAUTHORIZED");
-        expect(response.headers.connection).toBe("close");
       }
     }
     expect(snapshotStore(server.dataDir)).toEqual(before);

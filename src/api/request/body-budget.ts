@@ -73,26 +73,15 @@ export function boundedBody(deps: {
       deps.budget.take(address, bytes);
       held += bytes;
     };
-    try {
-      const declared = declaredLength(c);
-      if (declared !== undefined) {
-        if (declared > deps.maxBodyBytes) throw tooLarge();
-        take(declared);
-      } else if (c.req.raw.body) {
-        c.req.raw = countedRequest(c.req.raw, (bytes, total) => {
-          try {
-            if (total > deps.maxBodyBytes) throw tooLarge();
-            take(bytes);
-          } catch (error) {
-            c.header("Connection", "close");
-            throw error;
-          }
-        });
-      }
-    } catch (error) {
-      // Refused before its body was read: close the connection rather than read the body to reuse it.
-      c.header("Connection", "close");
-      throw error;
+    const declared = declaredLength(c);
+    if (declared !== undefined) {
+      if (declared > deps.maxBodyBytes) throw tooLarge();
+      take(declared);
+    } else if (c.req.raw.body) {
+      c.req.raw = countedRequest(c.req.raw, (bytes, total) => {
+        if (total > deps.maxBodyBytes) throw tooLarge();
+        take(bytes);
+      });
     }
     try {
       await next();

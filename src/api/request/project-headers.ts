@@ -18,9 +18,11 @@ export interface RouteLimits {
  * What a project route decides from its request line and headers alone, before any byte of its
  * body is read (contract §5): the route's rate limit per address (429), the slug in the path (400),
  * `Content-Type` (415), then a known bearer token (401) and the route's limit per project (429). A
- * request without a valid token is answered from its headers, and its connection closed rather
- * than its body read: no body could make it succeed. Everything the body holds is judged after,
- * in the contract's order.
+ * request without a valid token is answered from its headers: no body could make it succeed. Its
+ * body is never read into memory; what of it is already on its way is discarded for at most
+ * 500 ms (64 MiB) so that the client reads the answer, then the connection is closed
+ * (@hono/node-server's clean-up of an unread body). Everything the body holds is judged after, in
+ * the contract's order.
  */
 export function projectHeaders(deps: {
   services: Services;
@@ -28,16 +30,11 @@ export function projectHeaders(deps: {
   limits?: RouteLimits;
 }): MiddlewareHandler {
   return async (c, next) => {
-    try {
-      deps.limits?.perAddress.hit(deps.clientAddress(c));
-      projectSlugParam(c);
-      requireJsonContentType(c);
-      const owner = await authenticate(deps.services, bearerToken(c.req.header("authorization")));
-      deps.limits?.perProject.hit(owner.slug);
-    } catch (error) {
-      c.header("Connection", "close");
-      throw error;
-    }
+    deps.limits?.perAddress.hit(deps.clientAddress(c));
+    projectSlugParam(c);
+    requireJsonContentType(c);
+    const owner = await authenticate(deps.services, bearerToken(c.req.header("authorization")));
+    deps.limits?.perProject.hit(owner.slug);
     await next();
   };
 }

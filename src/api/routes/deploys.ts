@@ -3,7 +3,7 @@ import { completeDeploy, prepareDeploy } from "../../core/operations/index.js";
 import { credentials } from "../request/credentials.js";
 import { parseBody } from "../request/parse-body.js";
 import { projectHeaders, type RouteLimits } from "../request/project-headers.js";
-import { deploySchema, prepareSchema } from "../request/schemas.js";
+import { deploySchema, prepareRequestSchema } from "../request/schemas.js";
 import type { RouteDeps } from "./route-deps.js";
 
 /** `POST /projects/:projectSlug/prepare` and `POST /projects/:projectSlug/deploy`. */
@@ -16,7 +16,7 @@ export function deployRoutes(deps: RouteDeps & { prepareLimits: RouteLimits }): 
     projectHeaders({ ...deps, limits: deps.prepareLimits }),
     deps.body,
     async (c) => {
-      const { body, raw } = await parseBody(c, prepareSchema);
+      const { body, raw } = await parseBody(c, prepareRequestSchema);
       return c.json(await prepareDeploy(services, { ...credentials(c, body), manifest: raw.manifest }), 200);
     },
   );

@@ -18,12 +18,7 @@ export function projectRoutes(
     "/",
     async (c, next) => {
       // Counted before the body is read, so a flood of malformed requests is limited too.
-      try {
-        createLimits.perAddress.hit(deps.clientAddress(c));
-      } catch (error) {
-        c.header("Connection", "close");
-        throw error;
-      }
+      createLimits.perAddress.hit(deps.clientAddress(c));
       await next();
     },
     deps.body,

@@ -1,5 +1,6 @@
 import { generateOpaqueId, generateRevisionId } from "../ids.js";
-import { parseManifest } from "../manifest.js";
+import { Pacer } from "../../shared/event-loop.js";
+import { parseManifestSliced } from "../manifest.js";
 import { addSeconds, type PublicProject, type Services, toPublicProject } from "./services.js";
 import { revisionUrl } from "../site-urls.js";
 import { authorize, type ProjectCredentials } from "./authorize.js";
@@ -27,8 +28,9 @@ export async function prepareDeploy(
   input: ProjectCredentials & { manifest: unknown },
 ): Promise<PreparedDeploy> {
   const { store, platform, config } = services;
-  // Formats first (contract §5): the manifest is judged before the credentials.
-  const entries = parseManifest(input.manifest, input.projectSlug, config.limits);
+  // Formats first (contract §5): the manifest is judged before the project and ownership, in
+  // slices, so that 100,000 entries do not hold the thread the edge and uploads share.
+  const entries = await parseManifestSliced(input.manifest, input.projectSlug, config.limits, new Pacer());
   const project = await authorize(services, input);
   const now = services.now();
   const expiresAt = addSeconds(now, config.deployTtlSeconds);

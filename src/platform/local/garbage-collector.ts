@@ -15,7 +15,8 @@ const UNREFERENCED = `NOT EXISTS (SELECT 1 FROM revision_files f WHERE f.hash = 
  * Reclaims what nothing needs any more: expired upload sessions, then every blob that no revision
  * and no open session names. Rows are chosen and deleted in one transaction (no upload or publish
  * can interleave: the platform database is used synchronously by one process), and files are
- * removed only after their rows are gone, so a row never names a missing blob.
+ * removed only after their rows are gone, so a row never names a missing blob. All at once: for
+ * tests and small databases; the sweeper goes through `collectGarbageStep`.
  */
 export function collectGarbage(
   db: PlatformDatabase,
@@ -24,16 +25,63 @@ export function collectGarbage(
   batch = Number.MAX_SAFE_INTEGER,
 ): CollectionResult {
   const { sessionsExpired, removed } = db.transaction(() => {
-    db.prepare(
-      "DELETE FROM session_assets WHERE session_id IN (SELECT id FROM upload_sessions WHERE expires_at <= ?)",
-    ).run(now);
-    const sessions = db.prepare("DELETE FROM upload_sessions WHERE expires_at <= ?").run(now).changes;
+    const expired = expireSessions(db, now, batch);
     const rows = db
       .prepare(`SELECT hash, size FROM blobs b WHERE ${UNREFERENCED} LIMIT ?`)
       .all(batch) as BlobRow[];
-    return { sessionsExpired: sessions, removed: deleteRows(db, rows) };
+    return { sessionsExpired: expired.sessions, removed: deleteRows(db, rows) };
   })();
   return { sessionsExpired, ...deleteFiles(blobs, removed) };
+}
+
+/**
+ * One bounded step of a collection, one transaction of at most `batch` rows: first the manifest
+ * rows of expired sessions, then (once none is left) the expired sessions, then unreferenced blobs.
+ * `done` once a step found nothing left to do. A million expired rows are so deleted in steps the
+ * caller separates with pauses, where one transaction held the thread for seconds.
+ */
+export function collectGarbageStep(
+  db: PlatformDatabase,
+  blobs: BlobStore,
+  now: number,
+  batch: number,
+): CollectionResult & { done: boolean } {
+  const { sessionsExpired, rows, removed } = db.transaction(() => {
+    const expired = expireSessions(db, now, batch);
+    if (expired.rows + expired.sessions > 0) {
+      return { sessionsExpired: expired.sessions, rows: expired.rows + expired.sessions, removed: [] };
+    }
+    const unreferenced = db
+      .prepare(`SELECT hash, size FROM blobs b WHERE ${UNREFERENCED} LIMIT ?`)
+      .all(batch) as BlobRow[];
+    return { sessionsExpired: 0, rows: unreferenced.length, removed: deleteRows(db, unreferenced) };
+  })();
+  return { sessionsExpired, ...deleteFiles(blobs, removed), done: rows === 0 };
+}
+
+/**
+ * Deletes up to `batch` manifest rows of expired sessions; once that was the last of them, up to
+ * `batch` expired sessions (which then name nothing). Call inside a transaction.
+ */
+function expireSessions(
+  db: PlatformDatabase,
+  now: number,
+  batch: number,
+): { rows: number; sessions: number } {
+  const rows = db
+    .prepare(
+      `DELETE FROM session_assets WHERE (session_id, path) IN (
+         SELECT s.session_id, s.path FROM upload_sessions u JOIN session_assets s ON s.session_id = u.id
+         WHERE u.expires_at <= ? LIMIT ?)`,
+    )
+    .run(now, batch).changes;
+  if (rows >= batch) return { rows, sessions: 0 };
+  const sessions = db
+    .prepare(
+      "DELETE FROM upload_sessions WHERE id IN (SELECT id FROM upload_sessions WHERE expires_at <= ? LIMIT ?)",
+    )
+    .run(now, batch).changes;
+  return { rows: 0, sessions };
 }
 
 /** Reclaims those of `hashes` that nothing references any more (after a project is removed). */

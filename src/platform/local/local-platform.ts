@@ -1,5 +1,6 @@
 import { InvalidCompletionError } from "../../core/errors.js";
 import { generateOpaqueId } from "../../core/ids.js";
+import { Pacer, yieldToEventLoop } from "../../shared/event-loop.js";
 import type { ManifestEntry } from "../../core/manifest.js";
 import { type BucketLimits, groupIntoBuckets } from "./buckets.js";
 import type { UploadTokens } from "./tokens.js";
@@ -7,9 +8,20 @@ import type { UploadSessions } from "./upload-sessions.js";
 import type { Platform, PublishInput, SiteSettings, UploadSession } from "../../core/ports/index.js";
 import type { BlobStore } from "./blob-store.js";
 import type { PlatformDatabase } from "./database.js";
-import { type CollectionResult, collectGarbage, reclaimBlobs } from "./garbage-collector.js";
+import {
+  type CollectionResult,
+  collectGarbage,
+  collectGarbageStep,
+  reclaimBlobs,
+} from "./garbage-collector.js";
 import { SiteTables } from "./site-tables.js";
 
+/**
+ * How long one transaction of a large session's rows may take before the event loop gets a turn;
+ * short, because its commit (the WAL's fsync) costs about as much again as writing the rows.
+ */
+const WRITE_SLICE_MS = 5;
+/** Rows one step of the sweep deletes at most: a few milliseconds of the thread. */
 const SWEEP_BATCH = 500;
 
 export interface LocalPlatformOptions {
@@ -43,11 +55,13 @@ export class LocalPlatform implements Platform {
     const { sessions, tokens, accountId, now } = this.options;
     const sessionId = generateOpaqueId();
     const expiresAt = input.expiresAt.getTime();
-    const missing = sessions.open(
+    const missing = await sessions.open(
       { id: sessionId, projectSlug: input.projectSlug, expiresAt },
       input.entries,
       now(),
+      new Pacer(WRITE_SLICE_MS),
     );
+    await yieldToEventLoop();
     const buckets = groupIntoBuckets(missing, this.options.bucketLimits);
     // With nothing to upload, the upload token is itself the completion token (Cloudflare's rule).
     const purposes = buckets.length === 0 ? (["upload", "completion"] as const) : (["upload"] as const);
@@ -103,18 +117,19 @@ export class LocalPlatform implements Platform {
   }
 
   /**
-   * Reclaims in batches, yielding to the event loop between them, so a large collection never
-   * stalls the API, uploads and the edge that share this process.
+   * Reclaims in steps of at most SWEEP_BATCH rows (expired sessions' manifests, the sessions, then
+   * unreferenced blobs), yielding to the event loop between them, so a large collection (a million
+   * expired rows) never stalls the API, uploads and the edge that share this process.
    */
   async sweep(now: Date): Promise<CollectionResult> {
     const total: CollectionResult = { sessionsExpired: 0, blobsDeleted: 0, bytesFreed: 0 };
     for (;;) {
-      const step = collectGarbage(this.options.db, this.options.blobs, now.getTime(), SWEEP_BATCH);
+      const step = collectGarbageStep(this.options.db, this.options.blobs, now.getTime(), SWEEP_BATCH);
       total.sessionsExpired += step.sessionsExpired;
       total.blobsDeleted += step.blobsDeleted;
       total.bytesFreed += step.bytesFreed;
-      if (step.blobsDeleted < SWEEP_BATCH) return total;
-      await new Promise((resolve) => setImmediate(resolve));
+      if (step.done) return total;
+      await yieldToEventLoop();
     }
   }
 

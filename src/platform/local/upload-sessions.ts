@@ -1,4 +1,5 @@
 import type { ManifestEntry } from "../../core/manifest.js";
+import type { Pacer } from "../../shared/event-loop.js";
 import { mediaTypeFor } from "../../shared/media-types.js";
 import type { PlatformDatabase } from "./database.js";
 
@@ -39,7 +40,8 @@ export class UploadSessions {
       selectPathOfHash: db.prepare(
         "SELECT path FROM session_assets WHERE session_id = ? AND hash = ? LIMIT 1",
       ),
-      selectMissing: db.prepare(`SELECT s.hash AS hash, MAX(s.size) AS size ${missing} GROUP BY s.hash`),
+      deleteAssets: db.prepare("DELETE FROM session_assets WHERE session_id = ?"),
+      deleteSession: db.prepare("DELETE FROM upload_sessions WHERE id = ?"),
       countMissing: db.prepare(`SELECT COUNT(DISTINCT s.hash) AS n ${missing}`),
       setMediaType: db.prepare(
         "UPDATE session_assets SET content_type = ? WHERE session_id = ? AND hash = ?",
@@ -51,17 +53,50 @@ export class UploadSessions {
 
   /**
    * Records a session and its manifest, each path with the media type of its extension until an
-   * upload says otherwise; returns the assets the platform does not hold yet.
+   * upload says otherwise; returns the assets the platform does not hold yet (each hash once, at
+   * its largest size).
+   *
+   * A manifest of 100,000 entries is written in transactions of about one `pacer` slice each, with
+   * the event loop free between them (in one transaction it held the thread the edge and the
+   * upload service share for half a second). Nobody can use the session before this returns (its
+   * upload token does not exist yet) and each blob is looked up in the transaction that writes the
+   * row naming it, so a half-written session only ever keeps content alive. If a slice fails, what
+   * was written is removed.
    */
-  open(session: SessionRow, entries: ManifestEntry[], now: number): { hash: string; size: number }[] {
+  async open(
+    session: SessionRow,
+    entries: ManifestEntry[],
+    now: number,
+    pacer: Pacer,
+  ): Promise<{ hash: string; size: number }[]> {
     const s = this.statements;
-    return this.db.transaction(() => {
-      s.insertSession.run(session.id, session.projectSlug, now, session.expiresAt);
-      for (const entry of entries) {
+    const held = new Map<string, boolean>();
+    const missing = new Map<string, number>();
+    let next = 0;
+    const slice = this.db.transaction(() => {
+      do {
+        const entry = entries[next++]!;
         s.insertAsset.run(session.id, entry.path, entry.hash, entry.size, mediaTypeFor(entry.path));
+        let isHeld = held.get(entry.hash);
+        if (isHeld === undefined) held.set(entry.hash, (isHeld = s.selectBlob.get(entry.hash) !== undefined));
+        if (!isHeld) missing.set(entry.hash, Math.max(missing.get(entry.hash) ?? 0, entry.size));
+        // The time is read every 256 rows: reading it costs more than writing one.
+      } while (next < entries.length && ((next & 255) !== 0 || !pacer.due()));
+    });
+    s.insertSession.run(session.id, session.projectSlug, now, session.expiresAt);
+    try {
+      while (next < entries.length) {
+        slice();
+        if (next < entries.length) await pacer.next();
       }
-      return s.selectMissing.all(session.id) as { hash: string; size: number }[];
-    })();
+    } catch (error) {
+      this.db.transaction(() => {
+        s.deleteAssets.run(session.id);
+        s.deleteSession.run(session.id);
+      })();
+      throw error;
+    }
+    return [...missing].map(([hash, size]) => ({ hash, size }));
   }
 
   /** The session, or undefined. */

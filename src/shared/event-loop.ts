@@ -1,0 +1,32 @@
+/**
+ * Lets every callback that is ready run (I/O first: requests of the edge, the upload service and
+ * the API), then resumes. Long work on the one thread the service runs on pauses so between slices.
+ */
+export function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** How long one slice of long synchronous work may hold the thread, by default. */
+export const SLICE_MS = 20;
+
+/**
+ * Paces long synchronous work into slices: the work asks `due()` now and then (cheap), and once a
+ * slice has lasted `sliceMs` awaits `next()`, which yields to the event loop and starts the next.
+ */
+export class Pacer {
+  private started = performance.now();
+  /** How many times the work yielded (for tests and logs). */
+  pauses = 0;
+
+  constructor(private readonly sliceMs = SLICE_MS) {}
+
+  due(): boolean {
+    return performance.now() - this.started >= this.sliceMs;
+  }
+
+  async next(): Promise<void> {
+    this.pauses++;
+    await yieldToEventLoop();
+    this.started = performance.now();
+  }
+}
