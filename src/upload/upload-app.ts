@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import type { Logger } from "pino";
 import { requestLogger } from "../shared/request-logger.js";
 import { bearerToken } from "../shared/bearer.js";
+import { isClientAbort } from "../shared/client-abort.js";
 import { UploadError, UploadErrorCode } from "./upload-errors.js";
 import type { UploadService } from "./upload-service.js";
 
@@ -38,6 +39,11 @@ export function createUploadApp(deps: { service: UploadService; logger: Logger }
   });
 
   app.onError((error, c) => {
+    if (isClientAbort(error)) {
+      // The client went away mid-bucket (what it sent in full is kept); nobody is left to answer.
+      deps.logger.info({ method: c.req.method, path: c.req.path }, "client aborted the request");
+      return new Response(null, { status: 499 });
+    }
     if (!(error instanceof UploadError)) deps.logger.error({ err: error, path: c.req.path }, "upload failed");
     const known =
       error instanceof UploadError ? error : new UploadError(500, UploadErrorCode.internal, "internal error");
