@@ -14,12 +14,17 @@ describe("BlobCache", () => {
   it("load: concurrent misses on one hash share one load", async () => {
     const cache = new BlobCache({ maxBytes: 10_000 });
     let loads = 0;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    // The load stays pending until all three callers have asked.
     const load = async () => {
       loads++;
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      await released;
       return blob(10);
     };
-    const results = await Promise.all([cache.load("a", load), cache.load("a", load), cache.load("a", load)]);
+    const pending = [cache.load("a", load), cache.load("a", load), cache.load("a", load)];
+    release();
+    const results = await Promise.all(pending);
     expect(loads).toBe(1);
     expect(new Set(results).size).toBe(1);
   });
@@ -62,6 +67,24 @@ describe("BlobCache", () => {
     expect(cache.size).toBe(400 + 200 + 300 + 256);
     await cache.load("b", async () => blob(100));
     expect(cache.get("a")).toBeUndefined();
+  });
+
+  it("grow: a variant made later counts against the bound, evicting others, or the blob itself once it no longer fits", async () => {
+    const cache = new BlobCache({ maxBytes: 2000 });
+    const a = blob(500);
+    const b = blob(500);
+    await cache.load("a", async () => a);
+    await cache.load("b", async () => b);
+    cache.grow("a", a, 400);
+    expect(cache.size).toBe(500 + 400 + 256 + 500 + 256);
+    cache.grow("b", b, 300);
+    expect(cache.get("a")).toBeUndefined();
+    expect(cache.size).toBe(500 + 300 + 256);
+    cache.grow("b", blob(500), 100); // not the blob held: nothing counted
+    expect(cache.size).toBe(500 + 300 + 256);
+    cache.grow("b", b, 1000);
+    expect(cache.get("b")).toBeUndefined();
+    expect(cache.size).toBe(0);
   });
 
   it("admits: only blobs up to the entry limit, and none when the cache has no bytes", () => {

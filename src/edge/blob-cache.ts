@@ -1,8 +1,9 @@
 import { MIB } from "../core/formats.js";
 
-/** A blob held in memory: its bytes and, for compressible types, the variants worth sending. */
+/** A blob held in memory: its bytes and, for compressible types, the variants made so far. */
 export interface CachedBlob {
   body: Buffer;
+  /** Made on the first request that asks for it (`VariantMaker`); undefined until then. */
   br: Buffer | undefined;
   gzip: Buffer | undefined;
 }
@@ -79,16 +80,37 @@ export class BlobCache {
     return pending;
   }
 
+  /**
+   * Counts `bytes` more against the bound for a blob that gained a variant, evicting others as
+   * needed; a blob that no longer fits alone leaves. Nothing when `blob` is not the one held.
+   */
+  grow(hash: string, blob: CachedBlob, bytes: number): void {
+    const entry = this.entries.get(hash);
+    if (!entry || entry.blob !== blob) return;
+    entry.weight += bytes;
+    this.totalBytes += bytes;
+    if (entry.weight > this.maxBytes) {
+      this.entries.delete(hash);
+      this.totalBytes -= entry.weight;
+      return;
+    }
+    this.evictFor(hash);
+  }
+
   private insert(hash: string, blob: CachedBlob): void {
     const weight = blob.body.length + (blob.br?.length ?? 0) + (blob.gzip?.length ?? 0) + ENTRY_OVERHEAD;
     if (weight > this.maxBytes || this.entries.has(hash)) return;
     this.entries.set(hash, { blob, weight, used: false });
     this.totalBytes += weight;
-    // Ends: each step clears a flag or evicts, and a moved entry comes round again unflagged. The
-    // new entry is never the one to go (it fits alone: its weight is within the bound).
+    this.evictFor(hash);
+  }
+
+  /** Evicts until the bound holds again, never `kept` (which fits alone: its weight is within it). */
+  private evictFor(kept: string): void {
+    // Ends: each step clears a flag or evicts, and a moved entry comes round again unflagged.
     for (const [oldest, entry] of this.entries) {
       if (this.totalBytes <= this.maxBytes) break;
-      if (oldest === hash) continue;
+      if (oldest === kept) continue;
       this.entries.delete(oldest);
       if (entry.used) {
         entry.used = false;

@@ -8,44 +8,52 @@ import type { CachedBlob } from "./blob-cache.js";
 const brotliAsync = promisify(brotliCompress);
 const gzipAsync = promisify(gzip);
 
+/** The content codings the edge makes. */
+export type Coding = "br" | "gzip";
+
 // Quality 11 is the smallest but costs about a second per MiB; below 64 KiB it stays a few
 // milliseconds, above it quality 9 keeps the first request quick. Either way it is paid once per blob.
 const BEST_BROTLI_BELOW = 64 * 1024;
-// Streaming large files compresses on every request, so it uses fast settings.
-const STREAM_BROTLI_QUALITY = 4;
+// A large blob's variant is made once too, but the request that asks first waits for it.
+const LARGE_BROTLI_QUALITY = 5;
 const GZIP_LEVEL = 6;
 
-/** Below this many bytes no coding makes a body smaller (headers and trailers alone are larger). */
-const MIN_COMPRESS_BYTES = 32;
+/**
+ * Below this many bytes a coded body is seldom smaller (gzip alone adds 18 bytes of header and
+ * trailer), so such files are always sent as they are. At or above it a compressible type is sent
+ * in the coding the request prefers, whatever the result's size: the choice never depends on a
+ * compression having run, so a HEAD can answer without one.
+ */
+const MIN_COMPRESS_BYTES = 256;
 
-/** True when a blob of this type and size is worth sending compressed. */
+/** True when a blob of this type and size is sent compressed to clients that accept it. */
 export function worthCompressing(contentType: string, size: number): boolean {
   return size >= MIN_COMPRESS_BYTES && isCompressible(contentType);
 }
 
-/** Reads a whole blob into memory with its compressed variants; a size mismatch means a damaged blob. */
-export async function loadBlobBody(path: string, size: number, contentType: string): Promise<CachedBlob> {
+/**
+ * Reads a whole blob into memory; a size mismatch means a damaged blob. Its compressed variants
+ * are made later, each on the first request that asks for it.
+ */
+export async function loadBlobBody(path: string, size: number): Promise<CachedBlob> {
   const body = await readFile(path);
   if (body.length !== size) {
     throw new Error(`blob ${path} holds ${body.length} bytes, its row says ${size}`);
   }
-  if (!worthCompressing(contentType, size)) return { body, br: undefined, gzip: undefined };
-  const [br, gz] = await Promise.all([
-    brotliAsync(body, { params: brotliParams(size, size < BEST_BROTLI_BELOW ? 11 : 9) }),
-    gzipAsync(body, { level: GZIP_LEVEL }),
-  ]);
-  // A variant that saves nothing is dropped: the identity body is then sent to everyone.
-  return {
-    body,
-    br: br.length < size ? br : undefined,
-    gzip: gz.length < size ? gz : undefined,
-  };
+  return { body, br: undefined, gzip: undefined };
 }
 
-/** A compressor for streaming a large blob in the given coding. */
-export function compressorFor(encoding: "br" | "gzip", size: number): Transform {
-  return encoding === "br"
-    ? createBrotliCompress({ params: brotliParams(size, STREAM_BROTLI_QUALITY) })
+/** Compresses a body held in memory in one coding. */
+export function compressBody(body: Buffer, coding: Coding): Promise<Buffer> {
+  return coding === "br"
+    ? brotliAsync(body, { params: brotliParams(body.length, body.length < BEST_BROTLI_BELOW ? 11 : 9) })
+    : gzipAsync(body, { level: GZIP_LEVEL });
+}
+
+/** A compressor for making a large blob's variant file in the given coding. */
+export function compressorFor(coding: Coding, size: number): Transform {
+  return coding === "br"
+    ? createBrotliCompress({ params: brotliParams(size, LARGE_BROTLI_QUALITY) })
     : createGzip({ level: GZIP_LEVEL });
 }
 

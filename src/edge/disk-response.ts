@@ -1,54 +1,62 @@
 import { open } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { pipeline } from "node:stream/promises";
-import { compressorFor } from "./compression.js";
+import type { BlobStore } from "../platform/local/blob-store.js";
 import { entityTag, noneMatchHits, type Encoding } from "./negotiation.js";
 import { writeHead, type ResponsePlan } from "./response-head.js";
+import type { VariantMaker } from "./variants.js";
 
 /**
- * Streams a blob too large for the memory cache from its file, a byte range of it, or the whole of
- * it compressed on the fly (no Content-Length then). When a body is due, the file is opened and its
- * size checked before any header goes out, so a missing or damaged blob still gets a clean 500.
+ * Streams a blob too large for the memory cache from its file, a byte range of it, or its
+ * compressed variant's file, made once on the first request that asks for that coding (or, while
+ * as many compressions run as may, the blob as it is). When a body is due, the file is opened and
+ * its size checked before any header goes out, so a missing or damaged blob still gets a clean 500.
+ * A HEAD or a 304 makes nothing: a coding not made yet is announced without Content-Length.
  */
 export async function streamBlob(
   req: IncomingMessage,
   res: ServerResponse,
-  path: string,
-  encoding: Encoding,
+  source: { blobs: BlobStore; variants: VariantMaker },
+  wanted: Encoding,
   plan: ResponsePlan,
 ): Promise<void> {
   const { file } = plan;
-  const length = encoding === "identity" ? file.size : undefined;
   const bodiless =
     req.method === "HEAD" ||
     plan.range.kind === "unsatisfiable" ||
-    (plan.status === 200 && noneMatchHits(req.headers["if-none-match"], entityTag(file.hash, encoding)));
+    (plan.status === 200 && noneMatchHits(req.headers["if-none-match"], entityTag(file.hash, wanted)));
   if (bodiless) {
-    writeHead(req, res, plan, encoding, length);
+    const length = wanted === "identity" ? file.size : await source.variants.existingSize(file.hash, wanted);
+    writeHead(req, res, plan, wanted, length);
     return;
   }
 
+  let encoding = wanted;
+  let path = source.blobs.pathOf(file.hash);
+  if (wanted !== "identity") {
+    const variant = await source.variants.onDisk(file.hash, wanted, file.size);
+    if (variant) path = variant;
+    else encoding = "identity";
+  }
   const handle = await open(path, "r");
+  let size: number;
   try {
-    const { size } = await handle.stat();
-    if (size !== file.size) throw new Error(`blob ${path} holds ${size} bytes, its row says ${file.size}`);
+    size = (await handle.stat()).size;
+    if (encoding === "identity" && size !== file.size)
+      throw new Error(`blob ${path} holds ${size} bytes, its row says ${file.size}`);
   } catch (error) {
     await handle.close();
     throw error;
   }
-  const span = writeHead(req, res, plan, encoding, length);
+  const span = writeHead(req, res, plan, encoding, size);
   if (!span) {
     await handle.close();
     return;
   }
   // The stream owns the handle from here and closes it on end, error or destroy.
-  const source =
-    encoding === "identity"
-      ? handle.createReadStream({ start: span.start, end: span.end })
-      : handle.createReadStream();
+  const body = handle.createReadStream({ start: span.start, end: span.end });
   try {
-    if (encoding === "identity") await pipeline(source, res);
-    else await pipeline(source, compressorFor(encoding, file.size), res);
+    await pipeline(body, res);
   } catch (error) {
     // A client that goes away mid-body is ordinary; anything else is a read failure worth reporting.
     if ((error as NodeJS.ErrnoException).code !== "ERR_STREAM_PREMATURE_CLOSE") throw error;

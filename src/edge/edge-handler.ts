@@ -6,6 +6,7 @@ import { fileAnswer, sendFile, type BlobSource } from "./file-response.js";
 import { NO_STORE, sendPlain, sendServerError } from "./plain-response.js";
 import { candidatePaths, decodePath, requestTarget } from "./request-path.js";
 import { RouteMemo, type Route } from "./route-memo.js";
+import { VariantMaker } from "./variants.js";
 import { PublishedSites, type SiteTarget } from "../platform/local/published-sites.js";
 
 export interface EdgeOptions {
@@ -23,6 +24,8 @@ export interface EdgeOptions {
   onError?: (error: unknown) => void;
   /** Most request targets whose route is remembered (all sites together); 0 remembers none. */
   maxRoutes?: number;
+  /** Compressions running at once (default: half the cores, at least one); beyond, files go as they are. */
+  maxCompressions?: number;
 }
 
 /** A Node request listener: `http.createServer(createEdgeHandler(...))`. */
@@ -42,9 +45,11 @@ export function createEdgeHandler(options: EdgeOptions): EdgeHandler {
     lookup: new PublishedSites(options.db, { sitesDomain: options.sitesDomain, now: options.now }),
     routes: new RouteMemo(options.maxRoutes),
   };
+  const cache = new BlobCache({ maxBytes: options.cacheBytes, maxEntryBytes: options.cacheFileBytes });
   const source: BlobSource = {
-    cache: new BlobCache({ maxBytes: options.cacheBytes, maxEntryBytes: options.cacheFileBytes }),
+    cache,
     blobs: options.blobs,
+    variants: new VariantMaker(cache, options.blobs, options.maxCompressions),
   };
   const report = options.onError ?? ((error: unknown) => console.error("edge: request failed:", error));
   const fail = (res: ServerResponse, error: unknown): void => {

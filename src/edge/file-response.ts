@@ -4,15 +4,20 @@ import type { BlobCache, CachedBlob } from "./blob-cache.js";
 import { parseRange, type RangeRequest } from "./byte-range.js";
 import { loadBlobBody, worthCompressing } from "./compression.js";
 import { streamBlob } from "./disk-response.js";
-import { chooseEncoding, entityTag, ifRangeHolds, type Encoding } from "./negotiation.js";
+import { chooseEncoding, entityTag, ifRangeHolds, noneMatchHits, type Encoding } from "./negotiation.js";
 import { ALWAYS } from "./plain-response.js";
 import { writeHead, type ResponsePlan } from "./response-head.js";
 import type { StoredFile } from "../platform/local/published-sites.js";
+import type { VariantMaker } from "./variants.js";
 
-/** Where blob bytes come from: memory for small blobs, the blob store's files for the rest. */
+/**
+ * Where blob bytes come from: memory for small blobs, the blob store's files for the rest, and
+ * their compressed variants, each made once on demand.
+ */
 export interface BlobSource {
   cache: BlobCache;
   blobs: BlobStore;
+  variants: VariantMaker;
 }
 
 /** How to answer with a file: a 200 with validators and ranges, or a site's 404 page. */
@@ -61,12 +66,14 @@ export function sendFile(
   answer: FileAnswer,
 ): void | Promise<void> {
   const { file, status, heads } = answer;
-  // The common request (no range, no validator) of a blob in memory: ready heads, one write.
+  // The common request (no range, no validator) of a blob in memory whose wanted coding is made:
+  // ready heads, one write.
   if (heads && req.headers.range === undefined && req.headers["if-none-match"] === undefined) {
     const cached = source.cache.get(file.hash);
     if (cached) {
       const wanted = heads.compressible ? chooseEncoding(req.headers["accept-encoding"]) : "identity";
-      return sendWhole(req, res, cached, wanted, answer, heads);
+      const body = wanted === "identity" ? cached.body : cached[wanted];
+      if (body) return sendWhole(req, res, body, wanted, answer, heads);
     }
   }
   const compressible = worthCompressing(file.contentType, file.size);
@@ -82,22 +89,49 @@ export function sendFile(
   const plan: ResponsePlan = { file, status, range, headers: representationHeaders(answer, compressible) };
 
   const cached = source.cache.get(file.hash);
-  if (cached) return sendFromMemory(req, res, cached, wanted, plan);
+  if (cached) return sendFromMemory(req, res, source, cached, wanted, plan);
+  if (!source.cache.admits(file.size)) return streamBlob(req, res, source, wanted, plan);
   const path = source.blobs.pathOf(file.hash);
-  if (!source.cache.admits(file.size)) return streamBlob(req, res, path, wanted, plan);
   return source.cache
-    .load(file.hash, () => loadBlobBody(path, file.size, file.contentType))
-    .then((blob) => sendFromMemory(req, res, blob, wanted, plan));
+    .load(file.hash, () => loadBlobBody(path, file.size))
+    .then((blob) => sendFromMemory(req, res, source, blob, wanted, plan));
 }
 
+/**
+ * Answers from a blob in memory. A coding not made yet is made now, once, unless the request
+ * needs no body (HEAD, 304: then Content-Length is left out, as RFC 9110 §9.3.2 allows) or as
+ * many compressions run as may (then the blob is sent as it is).
+ */
 function sendFromMemory(
   req: IncomingMessage,
   res: ServerResponse,
+  source: BlobSource,
   blob: CachedBlob,
   wanted: Encoding,
   plan: ResponsePlan,
+): void | Promise<void> {
+  if (wanted === "identity") return sendBody(req, res, plan, "identity", blob.body);
+  const made = blob[wanted];
+  if (made) return sendBody(req, res, plan, wanted, made);
+  if (
+    req.method === "HEAD" ||
+    noneMatchHits(req.headers["if-none-match"], entityTag(plan.file.hash, wanted))
+  ) {
+    writeHead(req, res, plan, wanted, undefined);
+    return;
+  }
+  const making = source.variants.inMemory(plan.file.hash, blob, wanted);
+  if (!making) return sendBody(req, res, plan, "identity", blob.body);
+  return making.then((variant) => sendBody(req, res, plan, wanted, variant));
+}
+
+function sendBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  plan: ResponsePlan,
+  encoding: Encoding,
+  body: Buffer,
 ): void {
-  const { encoding, body } = variantOf(blob, wanted);
   const span = writeHead(req, res, plan, encoding, body.length);
   if (!span) return;
   res.end(span.start === 0 && span.end === body.length - 1 ? body : body.subarray(span.start, span.end + 1));
@@ -106,12 +140,11 @@ function sendFromMemory(
 function sendWhole(
   req: IncomingMessage,
   res: ServerResponse,
-  blob: CachedBlob,
-  wanted: Encoding,
+  body: Buffer,
+  encoding: Encoding,
   answer: FileAnswer,
   heads: WholeHeads,
 ): void {
-  const { encoding, body } = variantOf(blob, wanted);
   let head = heads[encoding];
   // Blobs never change, so neither do their variants' lengths; the check is only a safeguard.
   if (head === undefined || head["content-length"] !== body.length) {
@@ -120,13 +153,6 @@ function sendWhole(
   res.writeHead(answer.status, head);
   if (req.method === "HEAD" || body.length === 0) res.end();
   else res.end(body);
-}
-
-/** The variant a blob in memory answers with: a coding's body is missing when it was not smaller. */
-function variantOf(blob: CachedBlob, wanted: Encoding): { encoding: Encoding; body: Buffer } {
-  if (wanted === "br" && blob.br) return { encoding: "br", body: blob.br };
-  if (wanted === "gzip" && blob.gzip) return { encoding: "gzip", body: blob.gzip };
-  return { encoding: "identity", body: blob.body };
 }
 
 /** The representation's fields, common to every answer with a file, on both paths. */

@@ -12,13 +12,17 @@ import { ASSET_HASH } from "../../core/formats.js";
 export class BlobStore {
   private readonly blobsDir: string;
   private readonly tmpDir: string;
+  private readonly variantsDir: string;
 
   constructor(dir: string) {
     this.blobsDir = join(dir, "blobs");
     this.tmpDir = join(dir, "tmp");
+    this.variantsDir = join(dir, "variants");
     mkdirSync(this.blobsDir, { recursive: true });
-    // Temporary files from a crashed run are never named by a row: clear them at start.
+    // Temporary files from a crashed run are never named by a row: clear them at start. So are
+    // compressed variants (a cache, made again on demand): none can outlive its blob this way.
     rmSync(this.tmpDir, { recursive: true, force: true });
+    rmSync(this.variantsDir, { recursive: true, force: true });
     mkdirSync(this.tmpDir, { recursive: true });
   }
 
@@ -26,6 +30,36 @@ export class BlobStore {
   pathOf(hash: string): string {
     if (!ASSET_HASH.test(hash)) throw new Error(`not an asset hash: ${JSON.stringify(hash)}`);
     return join(this.blobsDir, hash.slice(0, 2), hash);
+  }
+
+  /**
+   * Where the compressed variant of a blob lives once made (`<dir>/variants/<two hex>/<hash>.br`
+   * or `.gz`): the edge makes it on the first request that asks for it and sends it from there.
+   */
+  variantPath(hash: string, coding: "br" | "gzip"): string {
+    if (!ASSET_HASH.test(hash)) throw new Error(`not an asset hash: ${JSON.stringify(hash)}`);
+    return join(this.variantsDir, hash.slice(0, 2), `${hash}.${coding === "br" ? "br" : "gz"}`);
+  }
+
+  /**
+   * Makes a variant: `write` fills a temporary file, which is then renamed into place, so a reader
+   * never sees half of one. Not synced: variants are a cache, cleared at every start.
+   */
+  async storeVariant(
+    hash: string,
+    coding: "br" | "gzip",
+    write: (temporaryPath: string) => Promise<void>,
+  ): Promise<void> {
+    const target = this.variantPath(hash, coding);
+    const temporary = this.temporaryPath();
+    try {
+      await write(temporary);
+      await mkdir(dirname(target), { recursive: true });
+      await rename(temporary, target);
+    } catch (error) {
+      this.discard(temporary);
+      throw error;
+    }
   }
 
   /** A fresh path for a temporary file, to be stored or discarded. */
@@ -86,8 +120,10 @@ export class BlobStore {
     }
   }
 
-  /** Deletes a blob; its row must be gone first. */
+  /** Deletes a blob, and its compressed variants; its row must be gone first. */
   delete(hash: string): void {
     rmSync(this.pathOf(hash), { force: true });
+    rmSync(this.variantPath(hash, "br"), { force: true });
+    rmSync(this.variantPath(hash, "gzip"), { force: true });
   }
 }

@@ -1,0 +1,84 @@
+import { createWriteStream } from "node:fs";
+import { open, stat } from "node:fs/promises";
+import { availableParallelism } from "node:os";
+import { pipeline } from "node:stream/promises";
+import type { BlobStore } from "../platform/local/blob-store.js";
+import type { BlobCache, CachedBlob } from "./blob-cache.js";
+import { type Coding, compressBody, compressorFor } from "./compression.js";
+
+/** Half the cores (at least one): the rest, and most of libuv's pool, stay for serving and uploads. */
+export const DEFAULT_MAX_COMPRESSIONS = Math.max(1, Math.floor(availableParallelism() / 2));
+
+/**
+ * Makes the compressed variants of blobs, each once: a small blob's in memory (kept with it in the
+ * blob cache, within its bound), a large blob's as a file beside the blob store (deleted with the
+ * blob). At most `maxAtOnce` compressions run at a time; a request that would start one more is
+ * told to send the blob as it is instead, and requests for a variant being made wait for it.
+ */
+export class VariantMaker {
+  private readonly running = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly cache: BlobCache,
+    private readonly blobs: BlobStore,
+    private readonly maxAtOnce = DEFAULT_MAX_COMPRESSIONS,
+  ) {}
+
+  /**
+   * The variant of a blob held in memory, once made; undefined when it must be sent as it is
+   * (as many compressions are running as may).
+   */
+  inMemory(hash: string, blob: CachedBlob, coding: Coding): Promise<Buffer> | undefined {
+    return this.run(`${hash}.${coding}`, async () => {
+      const variant = await compressBody(blob.body, coding);
+      blob[coding] = variant;
+      this.cache.grow(hash, blob, variant.length);
+      return variant;
+    });
+  }
+
+  /** The size of a large blob's variant file if it was made, else undefined. Makes nothing. */
+  async existingSize(hash: string, coding: Coding): Promise<number | undefined> {
+    try {
+      return (await stat(this.blobs.variantPath(hash, coding))).size;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * The path of a large blob's variant file, made now from the blob (checked to be `size` bytes)
+   * if it is missing; undefined when it must be sent as it is.
+   */
+  async onDisk(hash: string, coding: Coding, size: number): Promise<string | undefined> {
+    const path = this.blobs.variantPath(hash, coding);
+    if ((await this.existingSize(hash, coding)) !== undefined) return path;
+    const making = this.run(`${hash}.${coding}`, () =>
+      this.blobs.storeVariant(hash, coding, async (temporary) => {
+        const source = await open(this.blobs.pathOf(hash), "r");
+        try {
+          const found = (await source.stat()).size;
+          if (found !== size) throw new Error(`blob ${hash} holds ${found} bytes, its row says ${size}`);
+        } catch (error) {
+          await source.close();
+          throw error;
+        }
+        // The read stream owns the handle from here and closes it.
+        await pipeline(source.createReadStream(), compressorFor(coding, size), createWriteStream(temporary));
+      }),
+    );
+    if (!making) return undefined;
+    await making;
+    return path;
+  }
+
+  /** Runs `make` under `key` unless it is running already (then its promise) or the cap is reached. */
+  private run<T>(key: string, make: () => Promise<T>): Promise<T> | undefined {
+    const running = this.running.get(key);
+    if (running) return running as Promise<T>;
+    if (this.running.size >= this.maxAtOnce) return undefined;
+    const made = make().finally(() => this.running.delete(key));
+    this.running.set(key, made);
+    return made;
+  }
+}

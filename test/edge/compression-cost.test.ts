@@ -1,0 +1,146 @@
+import { existsSync } from "node:fs";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { hashAsset } from "../../src/core/asset-hash.js";
+import { MIB } from "../../src/core/formats.js";
+import { startTestEdge, type TestEdge } from "../support/edge-site.js";
+
+/**
+ * Every compression the edge starts, counted where it happens: node:zlib, wrapped. What the edge
+ * does with zlib is its own business; how often and how many at once is what issue 14 (item 5)
+ * is about.
+ */
+const zlibUse = vi.hoisted(() => ({ started: [] as string[], running: 0, mostAtOnce: 0 }));
+
+vi.mock("node:zlib", async (importOriginal) => {
+  const zlib = await importOriginal<typeof import("node:zlib")>();
+  const start = (name: string) => {
+    zlibUse.started.push(name);
+    zlibUse.running++;
+    zlibUse.mostAtOnce = Math.max(zlibUse.mostAtOnce, zlibUse.running);
+    let done = false;
+    return () => {
+      if (!done) zlibUse.running--;
+      done = true;
+    };
+  };
+  type Callback = (error: Error | null, result: Buffer) => void;
+  const oneShot =
+    (name: string, original: (input: Buffer, options: object, callback: Callback) => void) =>
+    (input: Buffer, options: object, callback: Callback) => {
+      const done = start(name);
+      original(input, options, (error, result) => {
+        done();
+        callback(error, result);
+      });
+    };
+  const stream =
+    <T extends NodeJS.EventEmitter>(name: string, original: (options?: object) => T) =>
+    (options?: object): T => {
+      const done = start(name);
+      const created = original(options);
+      created.once("close", done);
+      created.once("end", done);
+      created.once("error", done);
+      return created;
+    };
+  const wrapped = {
+    ...zlib,
+    brotliCompress: oneShot("br", zlib.brotliCompress as never),
+    gzip: oneShot("gzip", zlib.gzip as never),
+    createBrotliCompress: stream("br", zlib.createBrotliCompress),
+    createGzip: stream("gzip", zlib.createGzip),
+  };
+  return { ...wrapped, default: wrapped };
+});
+
+const HOST = "blue-fox-k3.sites.test";
+/** Text that compresses well: a stylesheet in memory range, and pages streamed from disk. */
+const css = Buffer.from("body { color: rebeccapurple; margin: 0 auto; }\n".repeat(4000));
+const page = (n: number) =>
+  Buffer.from(`<p>large page ${n}</p>\n`.repeat(Math.ceil((4 * MIB) / 20)).slice(0, 4 * MIB));
+
+describe("compression costs at the edge", () => {
+  let edge: TestEdge;
+  beforeEach(async () => {
+    // Files up to 1 MiB are held in memory; the 4 MiB pages are streamed from disk.
+    edge = await startTestEdge({ cacheFileBytes: MIB, maxCompressions: 2 });
+    const files: Record<string, Buffer> = { "/style.css": css };
+    for (let n = 0; n < 12; n++) files[`/page-${n}.html`] = page(n);
+    await edge.publish({ slug: "blue-fox-k3", revisionId: "bbbbbbbbb2", files });
+    zlibUse.started.length = 0;
+    zlibUse.mostAtOnce = 0;
+  });
+  afterEach(async () => {
+    expect(edge.errors).toEqual([]);
+    await edge.close();
+  });
+
+  it("HEAD: compresses nothing, with or without Accept-Encoding", async () => {
+    for (const path of ["/style.css", "/page-0.html"]) {
+      const variants: Record<string, string>[] = [
+        {},
+        { "accept-encoding": "br" },
+        { "accept-encoding": "gzip" },
+      ];
+      for (const headers of variants) {
+        const reply = await edge.get(HOST, path, headers, "HEAD");
+        expect(reply.status, path).toBe(200);
+        expect(reply.body.length).toBe(0);
+      }
+    }
+    expect(zlibUse.started).toEqual([]);
+  });
+
+  it("GET: makes only the coding the request asks for, and none without Accept-Encoding", async () => {
+    const plain = await edge.get(HOST, "/style.css");
+    expect(plain.body.equals(css)).toBe(true);
+    expect(zlibUse.started).toEqual([]);
+    const gz = await edge.get(HOST, "/style.css", { "accept-encoding": "gzip" });
+    expect(gz.headers["content-encoding"]).toBe("gzip");
+    expect(gunzipSync(gz.body).equals(css)).toBe(true);
+    expect(zlibUse.started).toEqual(["gzip"]);
+  });
+
+  it("GET: a 4 MiB page is compressed once, however many requests ask for it", async () => {
+    for (let i = 0; i < 5; i++) {
+      const reply = await edge.get(HOST, "/page-0.html", { "accept-encoding": "br" });
+      expect(reply.headers["content-encoding"]).toBe("br");
+      expect(brotliDecompressSync(reply.body).equals(page(0))).toBe(true);
+    }
+    expect(zlibUse.started).toEqual(["br"]);
+  });
+
+  it("GET: 24 requests at once for one page share one compression", async () => {
+    const replies = await Promise.all(
+      Array.from({ length: 24 }, () => edge.get(HOST, "/page-1.html", { "accept-encoding": "gzip" })),
+    );
+    for (const reply of replies) {
+      expect(reply.status).toBe(200);
+      const body = reply.headers["content-encoding"] === "gzip" ? gunzipSync(reply.body) : reply.body;
+      expect(body.equals(page(1))).toBe(true);
+    }
+    expect(zlibUse.started).toEqual(["gzip"]);
+  });
+
+  it("GET: compressions of different files at once are capped (maxCompressions 2); the rest are sent as they are", async () => {
+    const replies = await Promise.all(
+      Array.from({ length: 12 }, (_, n) => edge.get(HOST, `/page-${n}.html`, { "accept-encoding": "gzip" })),
+    );
+    replies.forEach((reply, n) => {
+      expect(reply.status).toBe(200);
+      const body = reply.headers["content-encoding"] === "gzip" ? gunzipSync(reply.body) : reply.body;
+      expect(body.equals(page(n)), `page ${n}`).toBe(true);
+    });
+    expect(zlibUse.mostAtOnce).toBeLessThanOrEqual(2);
+    expect(zlibUse.started.length).toBeGreaterThanOrEqual(1);
+  });
+
+  it("GET: a variant's file is deleted with its blob", async () => {
+    await edge.get(HOST, "/page-2.html", { "accept-encoding": "br" });
+    const hash = await hashAsset(page(2), "/page-2.html");
+    expect(existsSync(edge.blobs.variantPath(hash, "br"))).toBe(true);
+    edge.blobs.delete(hash);
+    expect(existsSync(edge.blobs.variantPath(hash, "br"))).toBe(false);
+  });
+});
