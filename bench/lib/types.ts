@@ -72,6 +72,28 @@ export interface LoadCell {
   requests: number;
 }
 
+/** The edge's latency while a large prepare runs (issue 14), over the rounds. */
+export interface EdgeDuringPrepare {
+  name: string;
+  requests: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  /** How long each round's prepare took. */
+  prepareMs: number[];
+}
+
+/** The server's memory while request bodies are held open (issue 14). */
+export interface HeldBodies {
+  name: string;
+  withToken: boolean;
+  rssBeforeBytes: number;
+  rssAfterBytes: number;
+  peakRssBytes: number | undefined;
+  /** How many connections got each status (or none while held). */
+  answers: Record<string, number>;
+}
+
 export interface ApiResult {
   rounds: number;
   prepare: PrepareLatency[];
@@ -82,6 +104,8 @@ export interface ApiResult {
   loadRounds: number;
   loadSeconds: number;
   load: LoadCell[];
+  /** Issue 14: the edge during a large prepare, memory with bodies held open. */
+  abuse?: { edgeDuringPrepare: EdgeDuringPrepare[]; heldBodies: HeldBodies[] };
 }
 
 /** The machine a run was taken on. */

@@ -114,7 +114,36 @@ export function apiTables(api: ApiResult): string {
       `${int(cell.errors)} / ${int(cell.requests)}`,
     ]),
   );
-  return `${latency}\n\n${growth}\n\n${load}`;
+  return [latency, growth, load, ...(api.abuse ? [abuseTables(api.abuse)] : [])].join("\n\n");
+}
+
+/** Issue 14: the edge during a large prepare, and memory with bodies held open. */
+function abuseTables(abuse: NonNullable<ApiResult["abuse"]>): string {
+  const edge = table(
+    ["edge (8 keep-alive connections) while a prepare runs", "requests", "p50", "p99", "max", "prepare"],
+    abuse.edgeDuringPrepare.map((cell) => [
+      cell.name,
+      int(cell.requests),
+      ms(cell.p50Ms),
+      ms(cell.p99Ms),
+      ms(cell.maxMs),
+      cell.prepareMs.length > 0 ? cell.prepareMs.map((value) => ms(value)).join(", ") : "—",
+    ]),
+  );
+  const held = table(
+    ["server memory (RSS)", "before", "after", "growth", "peak", "answers"],
+    abuse.heldBodies.map((cell) => [
+      cell.name,
+      mb(cell.rssBeforeBytes),
+      mb(cell.rssAfterBytes),
+      `+${mb(cell.rssAfterBytes - cell.rssBeforeBytes)}`,
+      cell.peakRssBytes === undefined ? "—" : mb(cell.peakRssBytes),
+      Object.entries(cell.answers)
+        .map(([status, count]) => `${count} × ${status}`)
+        .join(", "),
+    ]),
+  );
+  return `${edge}\n\n${held}`;
 }
 
 /** The machine in one table. */
@@ -191,7 +220,7 @@ export function renderResults(results: BenchResults): string {
   }
   if (results.api) {
     parts.push(
-      `### 3. API\n\nPrepare latency: one project, manifests of random hashes (all missing, so every entry is bucketed), ${results.api.rounds} rounds alternating the sizes, timed to the last byte of the answer. Load: ${results.api.loadRounds} rounds of ${results.api.loadSeconds} s each, create and prepare limits off (\`CREATE_LIMIT_PER_ADDRESS=0\`, \`CREATE_LIMIT_PER_FINGERPRINT=0\`, \`PREPARE_LIMIT_PER_PROJECT=0\`, \`PREPARE_LIMIT_PER_ADDRESS=0\`), request logging on as shipped.\n\n${apiTables(results.api)}`,
+      `### 3. API\n\nPrepare latency: one project, manifests of random hashes (all missing, so every entry is bucketed), ${results.api.rounds} rounds alternating the sizes, timed to the last byte of the answer. Load: ${results.api.loadRounds} rounds of ${results.api.loadSeconds} s each, create and prepare limits off (\`CREATE_LIMIT_PER_ADDRESS=0\`, \`CREATE_LIMIT_PER_FINGERPRINT=0\`, \`PREPARE_LIMIT_PER_PROJECT=0\`, \`PREPARE_LIMIT_PER_ADDRESS=0\`), request logging on as shipped. Abuse (issue 14): a fresh server with its limits as shipped; the edge's latency over ${results.api.abuse?.edgeDuringPrepare[1]?.prepareMs.length ?? 0} large prepares of each kind, counting only the requests sent while a prepare ran; then 40 connections each announcing a 32 MiB prepare body and sending all but its last byte, and the server's RSS once they have sent what they could.\n\n${apiTables(results.api)}`,
     );
   }
   if (results.profiles && results.profiles.length > 0) {

@@ -83,5 +83,29 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
       met: results.api.growthPerEntry <= 1.25,
     });
   }
+  const abuse = results.api?.abuse;
+  if (abuse) {
+    const during = abuse.edgeDuringPrepare.filter((cell) => cell.prepareMs.length > 0);
+    if (during.length > 0) {
+      const worst = during.reduce((a, b) => (b.p99Ms > a.p99Ms ? b : a));
+      checks.push({
+        benchmark: "api",
+        what: `edge p99 during a prepare (worst: ${worst.name})`,
+        target: "< 100 ms",
+        measured: `${ms(worst.p99Ms)} (max ${ms(worst.maxMs)})`,
+        met: worst.p99Ms < 100,
+      });
+    }
+    for (const cell of abuse.heldBodies.filter((held) => !held.withToken)) {
+      const growth = cell.rssAfterBytes - cell.rssBeforeBytes;
+      checks.push({
+        benchmark: "api",
+        what: `server RSS growth, ${cell.name}`,
+        target: "< +100 MB",
+        measured: `+${mb(growth)}`,
+        met: growth < 100e6,
+      });
+    }
+  }
   return checks;
 }

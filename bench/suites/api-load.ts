@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createProject, postJson, prepareBody, randomIdentity, type ApiProject } from "../lib/api-deploy.js";
 import { startServerProcess } from "../lib/server-process.js";
+import { runAbuse } from "./api-abuse.js";
 import { rotate, summarize } from "../lib/stats.js";
 import type { ApiResult, LoadCell, PrepareLatency } from "../lib/types.js";
 import { runWrk, type WrkResult } from "../lib/wrk.js";
@@ -73,6 +74,14 @@ export async function runApi(options: ApiOptions): Promise<ApiResult> {
     const growth = last.ms.median / first.ms.median;
 
     const load = await runLoad(options, server.urls.api, project);
+    await server.stop();
+    const abuse = await runAbuse({
+      workDir: options.workDir,
+      entries: last.entries,
+      rounds: Math.min(options.rounds, 3),
+      heldBodies: 40,
+      log,
+    });
     return {
       rounds: options.rounds,
       prepare,
@@ -81,6 +90,7 @@ export async function runApi(options: ApiOptions): Promise<ApiResult> {
       loadRounds: options.loadRounds,
       loadSeconds: options.loadSeconds,
       load,
+      abuse,
     };
   } finally {
     await server.stop();
