@@ -16,8 +16,6 @@ import { fuzzSettings, FUZZ_RUNS, fuzzTimeout } from "./fuzz-arbitraries.js";
 
 type TestServer = Awaited<ReturnType<typeof startTestServer>>;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Markers that must never leave their own project. */
 const B_SECRET = `B-secret-${randomBytes(8).toString("hex")}`;
 const C_SECRET = `C-secret-${randomBytes(8).toString("hex")}`;
@@ -56,9 +54,9 @@ describe("edge under attack", () => {
       await deployFiles(server.urls.api, b, { "/index.html": "<h1>B home</h1>", "/b-secret.txt": B_SECRET })
     ).deployed.revisionId;
     revC = (await deployFiles(server.urls.api, c, { "/index.html": C_SECRET })).deployed.revisionId;
-    // D lives one second: the contract's expiry, shortened.
+    // D lives a minute: the contract's expiry, shortened; the clock then moves past it.
     const ttl = server.services.config.projectTtlSeconds;
-    server.services.config.projectTtlSeconds = 1;
+    server.services.config.projectTtlSeconds = 60;
     try {
       revD = (await deployFiles(server.urls.api, d, { "/index.html": D_SECRET })).deployed.revisionId;
     } finally {
@@ -69,7 +67,7 @@ describe("edge under attack", () => {
       body: identity(c),
     });
     expect(deleted.status).toBe(200);
-    await sleep(1100);
+    server.clock.advance(61);
   });
   afterAll(async () => server?.stop());
 
@@ -310,6 +308,19 @@ describe("edge under attack", () => {
     });
     expect(prepare.status).toBe(410);
     expect(prepare.body).toEqual({ error: { code: "PROJECT_EXPIRED", message: "project expired" } });
+    // Its owner may still delete it; then its token is unknown.
+    const deleted = await api(server.urls.api, "DELETE", `/projects/${d.slug}`, {
+      token: d.token,
+      body: identity(d),
+    });
+    expect(deleted.status).toBe(200);
+    const after = await api(server.urls.api, "POST", `/projects/${d.slug}/prepare`, {
+      token: d.token,
+      body: { ...identity(d), manifest: {} },
+    });
+    expect(after.status).toBe(401);
+    expect(after.body.error.code).toBe("UNAUTHORIZED");
+    expect((await edge("/", hostOf(d))).status).toBe(404);
   });
 
   it(

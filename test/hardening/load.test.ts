@@ -191,7 +191,17 @@ describe("sustained mixed load", () => {
           `end ${mb(final)}, samples ${JSON.stringify(rss.filter((_, i) => i % 4 === 0).map((s) => mb(s.bytes)))}`,
       );
       expect(failures, failures.slice(0, 10).join("\n")).toEqual([]);
-      expect(requests).toBeGreaterThan(LOAD_SECONDS * 20);
+      // The whole mix ran (a count of each kind of success, not a rate: speed is the benchmarks').
+      for (const kind of [
+        "create 201",
+        "prepare 200",
+        "upload 201",
+        "deploy 200",
+        "edge 200",
+        "delete 200",
+      ]) {
+        expect(counts[kind] ?? 0, kind).toBeGreaterThan(0);
+      }
       expect(
         counts["create 429"] ?? 0,
         "the create limit was reached: 429s are part of the mix",

@@ -14,7 +14,6 @@ import { blobFiles, completeDeploy, jwtPayload, prepareFiles } from "../support/
 type TestServer = Awaited<ReturnType<typeof startTestServer>>;
 
 const HOUR = 3_600_000;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function deleteProject(apiUrl: string, p: TestProject) {
   return api(apiUrl, "DELETE", `/projects/${p.slug}`, { token: p.token, body: identity(p) });
@@ -95,16 +94,15 @@ describe("garbage collection", () => {
 
     // A collection now, and one after every upload session has expired: B's revision holds them.
     server.platform.collectGarbage();
-    const later = server.platform.collectGarbage(Date.now() + 2 * HOUR);
+    const later = server.platform.collectGarbage(server.clock.now() + 2 * HOUR);
     expect(later.sessionsExpired).toBeGreaterThan(0);
     files = blobFiles(server.dataDir);
     expect(files.has(shared)).toBe(true);
     expect(files.has(bIndex)).toBe(true);
     await expectBServes();
 
-    // Reclaimed content is truly gone: a new project is asked for it again, not for what survived.
-    const c = await createTestProject(server.urls.api, "gc-delete-c");
-    const again = await prepareFiles(server.urls.api, c, {
+    // B is asked for the reclaimed content (it never had it), not for what it still holds.
+    const again = await prepareFiles(server.urls.api, b, {
       "/old.txt": "a's first revision only",
       "/shared.css": sharedCss,
     });
@@ -118,12 +116,12 @@ describe("garbage collection", () => {
     const held = await hashOf("/held.js", "export const held = 1;");
     const fresh = await hashOf("/fresh.js", "export const fresh = 2;");
 
-    // B's session needs A's content (not asked for it) and its own (to be uploaded).
+    // B's session names A's content and its own; B sends both (deduplication is per project).
     const { prepared, byHash } = await prepareFiles(server.urls.api, b, {
       "/held.js": "export const held = 1;",
       "/fresh.js": "export const fresh = 2;",
     });
-    expect(prepared.buckets.flat()).toEqual([fresh]);
+    expect(prepared.buckets.flat().sort()).toEqual([held, fresh].sort());
 
     // The only revision that named `held` goes away; B's open session still needs it.
     expect((await deleteProject(server.urls.api, a)).status).toBe(200);
@@ -153,7 +151,7 @@ describe("garbage collection", () => {
 describe("garbage collection: expired upload sessions", () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer({ deployTtlSeconds: 1 });
+    server = await startTestServer();
   });
   afterAll(async () => server.stop());
 
@@ -164,11 +162,16 @@ describe("garbage collection: expired upload sessions", () => {
     const hashes = [...byHash.keys()];
     await uploadAll(prepared, byHash);
 
-    // While the session is open the content is kept.
+    // While the session is open the content is kept, to its last millisecond.
+    server.clock.freeze();
     expect(server.platform.collectGarbage().blobsDeleted).toBe(0);
+    server.clock.advanceTo(Date.parse(prepared.expiresAt) - 1);
+    const open = server.platform.collectGarbage();
+    expect(open.sessionsExpired).toBe(0);
+    expect(open.blobsDeleted).toBe(0);
     for (const hash of hashes) expect(blobFiles(server.dataDir).has(hash)).toBe(true);
 
-    await sleep(1_100);
+    server.clock.advance(0.001);
     const result = server.platform.collectGarbage();
     expect(result.sessionsExpired).toBe(1);
     expect(result.blobsDeleted).toBe(2);
@@ -183,13 +186,15 @@ describe("garbage collection: expired upload sessions", () => {
 
   it("publishRevision: an expired upload session is not published, even in its token's last second", async () => {
     const p = await createTestProject(server.urls.api, "gc-expired-publish");
-    // Prepare early in a wall-clock second: the session ends mid-second, its token at the next second.
-    await sleep((1_200 - (Date.now() % 1_000)) % 1_000);
+    // Prepare early in a second: the session ends mid-second, its token at the next whole second.
+    server.clock.freeze();
+    server.clock.advanceTo(Math.ceil(server.clock.now() / 1_000) * 1_000 + 200);
     const { prepared, byHash } = await prepareFiles(server.urls.api, p, { "/late.html": "<p>late</p>" });
     const completionJwt = await uploadAll(prepared, byHash);
     const sessionEnds = Date.parse(prepared.expiresAt);
-    await sleep(sessionEnds + 50 - Date.now());
-    expect(Date.now()).toBeLessThan(Math.ceil(sessionEnds / 1_000) * 1_000 - 100);
+    server.clock.advanceTo(sessionEnds);
+    // The token is still good: only the session's own end refuses the publish.
+    expect(jwtPayload(completionJwt).exp as number).toBeGreaterThan(server.clock.now() / 1_000);
     await expect(
       server.platform.publishRevision({
         projectSlug: p.slug,
@@ -197,9 +202,12 @@ describe("garbage collection: expired upload sessions", () => {
         sessionId: jwtPayload(completionJwt).sub as string,
         completionJwt,
         hostnames: [`${p.slug}.localhost`],
-        expiresAt: new Date(Date.now() + HOUR),
+        expiresAt: new Date(server.clock.now() + HOUR),
       }),
-    ).rejects.toMatchObject({ code: "INVALID_COMPLETION" });
+    ).rejects.toMatchObject({
+      code: "INVALID_COMPLETION",
+      message: expect.stringMatching(/upload session expired/),
+    });
     expect((await edgeGet(server.urls.edge, `${p.slug}.localhost`, "/late.html")).status).toBe(404);
   });
 });
