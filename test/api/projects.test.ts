@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestProject, hex64, identity } from "../support/deploy-flow.js";
 import { api } from "../support/http.js";
 import { startTestServer } from "../support/server.js";
+import { snapshotStore } from "../support/store-snapshot.js";
 
 describe("POST /projects", () => {
   let server: Awaited<ReturnType<typeof startTestServer>>;
@@ -75,18 +76,50 @@ describe("POST /projects", () => {
     expect(wrongType.body.error.code).toBe("UNSUPPORTED_MEDIA_TYPE");
   });
 
-  it("POST /projects: 429 RATE_LIMITED with Retry-After per anonFingerprint", async () => {
+  it("POST /projects: 429 RATE_LIMITED with Retry-After per anonFingerprint, nothing created; the next window creates again", async () => {
     const body = { projectHash: hex64("rl"), anonFingerprint: hex64("rate-limited") };
     for (let i = 0; i < 3; i++)
       expect((await api(server.urls.api, "POST", "/projects", { body })).status).toBe(201);
+    const before = snapshotStore(server.dataDir);
     const res = await api(server.urls.api, "POST", "/projects", { body });
     expect(res.status).toBe(429);
     expect(res.body.error.code).toBe("RATE_LIMITED");
-    expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+    const retryAfter = Number(res.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(server.config.createLimitWindowSeconds);
+    expect(snapshotStore(server.dataDir)).toEqual(before);
     const other = await api(server.urls.api, "POST", "/projects", {
       body: { ...body, anonFingerprint: hex64("someone-else") },
     });
     expect(other.status).toBe(201);
+    server.clock.advance(retryAfter);
+    expect((await api(server.urls.api, "POST", "/projects", { body })).status).toBe(201);
+  });
+
+  it("POST /projects: the per-fingerprint limit counts a fingerprint in any letter case as one identity", async () => {
+    const fingerprint = hex64("one-install");
+    const spellings = [
+      fingerprint,
+      fingerprint.toUpperCase(),
+      fingerprint.replace(/[a-f]/g, (c, i: number) => (i % 2 ? c.toUpperCase() : c)),
+    ];
+    for (const [i, anonFingerprint] of spellings.entries()) {
+      const created = await api(server.urls.api, "POST", "/projects", {
+        body: { projectHash: hex64(`case-${i}`), anonFingerprint },
+      });
+      expect(created.status, anonFingerprint).toBe(201);
+    }
+    const before = snapshotStore(server.dataDir);
+    // A fourth spelling is the same install: past its limit of 3, whatever the case.
+    const res = await api(server.urls.api, "POST", "/projects", {
+      body: {
+        projectHash: hex64("case-3"),
+        anonFingerprint: fingerprint.replace(/^[0-9]*[a-f]/, (m) => m.toUpperCase()),
+      },
+    });
+    expect(res.status).toBe(429);
+    expect(res.body.error.code).toBe("RATE_LIMITED");
+    expect(snapshotStore(server.dataDir)).toEqual(before);
   });
 
   it("DELETE /projects/:slug: 200 { projectSlug, deleted: true }, then the token is unknown", async () => {

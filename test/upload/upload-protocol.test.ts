@@ -1,24 +1,43 @@
 import { randomBytes } from "node:crypto";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestProject, deployFiles, type TestProject } from "../support/deploy-flow.js";
-import { edgeGet } from "../support/http.js";
+import {
+  createTestProject,
+  deployFiles,
+  identity,
+  manifestOf,
+  type TestProject,
+} from "../support/deploy-flow.js";
+import { api, edgeGet } from "../support/http.js";
 import { multipartBody, uploadBucket, type UploadPart } from "../support/multipart.js";
 import { startTestServer } from "../support/server.js";
-import { completeDeploy, jwtPayload, prepareFiles, rawUpload } from "../support/upload-flow.js";
+import { blobStoreState, snapshotStore } from "../support/store-snapshot.js";
+import { blobFiles, completeDeploy, jwtPayload, prepareFiles, rawUpload } from "../support/upload-flow.js";
 
 type TestServer = Awaited<ReturnType<typeof startTestServer>>;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 const ACCEPTED = { success: true, errors: [], messages: [], result: {} };
 
-/** Asserts Cloudflare's error envelope with one error and the given status. */
-function expectRefused(response: { status: number; body: any }, status: number, message?: RegExp): void {
+/** The upload service's error codes, as the README documents them. */
+const CODE = {
+  unauthorized: 10001,
+  accountNotFound: 10002,
+  badRequest: 10003,
+  hashMismatch: 10004,
+  hashNotInSession: 10005,
+} as const;
+
+/** Asserts Cloudflare's error envelope with one error of the given status and code. */
+function expectRefused(
+  response: { status: number; body: any },
+  status: number,
+  code: number,
+  message?: RegExp,
+): void {
   expect(response.status, JSON.stringify(response.body)).toBe(status);
   expect(response.body).toMatchObject({ success: false });
   expect(response.body.errors).toHaveLength(1);
-  expect(response.body.errors[0]).toEqual({ code: expect.any(Number), message: expect.any(String) });
+  expect(response.body.errors[0]).toEqual({ code, message: expect.any(String) });
   if (message) expect(response.body.errors[0].message).toMatch(message);
 }
 
@@ -175,16 +194,30 @@ describe("upload protocol", () => {
     expect(script.headers["content-type"]).toBe("application/javascript");
   });
 
-  it("prepare: content any project already holds is not asked for again; the upload token completes", async () => {
+  it("prepare: content another project holds is asked for again; its verified upload completes the deploy", async () => {
     const owner = await project("held-owner");
     const files = { "/index.html": "<p>shared across projects</p>", "/app.js": "console.log('shared')" };
     const first = await deployFiles(server.urls.api, owner, files);
     expect(first.prepared.buckets.flat()).toHaveLength(2);
 
+    // Deduplication is per project (contract §3): the other project proves it has the bytes.
     const other = await project("held-other");
-    const { prepared } = await prepareFiles(server.urls.api, other, files);
-    expect(prepared.buckets).toEqual([]);
-    const deployed = await completeDeploy(server.urls.api, other, prepared.deployId, prepared.uploadJwt);
+    const { prepared, byHash } = await prepareFiles(server.urls.api, other, files);
+    expect(prepared.buckets.flat().sort()).toEqual(first.prepared.buckets.flat().sort());
+    const early = await completeDeploy(server.urls.api, other, prepared.deployId, prepared.uploadJwt);
+    expect(early.status).toBe(422);
+    const uploaded = await uploadBucket(
+      prepared.urls.upload,
+      prepared.uploadJwt,
+      partsOf(prepared.buckets[0], byHash),
+    );
+    expect(uploaded.status).toBe(201);
+    const deployed = await completeDeploy(
+      server.urls.api,
+      other,
+      prepared.deployId,
+      uploaded.body.result.jwt,
+    );
     expect(deployed.status).toBe(200);
     const script = await edgeGet(server.urls.edge, `${other.slug}.localhost`, "/app.js");
     expect(script.status).toBe(200);
@@ -213,7 +246,7 @@ describe("upload protocol", () => {
       const refused = await uploadBucket(prepared.urls.upload, prepared.uploadJwt, [
         { hash, bytes: Buffer.from("<p>something else</p>") },
       ]);
-      expectRefused(refused, 400, /match/);
+      expectRefused(refused, 400, CODE.hashMismatch, /match/);
       await expectStillMissing();
     });
 
@@ -223,11 +256,11 @@ describe("upload protocol", () => {
       const refused = await uploadBucket(prepared.urls.upload, prepared.uploadJwt, [
         { hash: strangerHash, bytes: stranger.byHash.get(strangerHash)! },
       ]);
-      expectRefused(refused, 400, /not part of this upload session/);
+      expectRefused(refused, 400, CODE.hashNotInSession, /not part of this upload session/);
       const unknown = await uploadBucket(prepared.urls.upload, prepared.uploadJwt, [
         { hash: "0".repeat(32), bytes: Buffer.from("x") },
       ]);
-      expectRefused(unknown, 400);
+      expectRefused(unknown, 400, CODE.hashNotInSession);
       const again = await prepareFiles(server.urls.api, q, { "/other.html": "<p>another session</p>" });
       expect(again.prepared.buckets.flat()).toEqual([strangerHash]);
     });
@@ -242,10 +275,10 @@ describe("upload protocol", () => {
       const tampered = `${head}.${Buffer.from(JSON.stringify({ ...payload, exp: (payload.exp as number) + 3600 })).toString("base64url")}.${signature}`;
       for (const token of [otherKey, unsigned, tampered, "not-a-jwt"]) {
         const refused = await uploadBucket(prepared.urls.upload, token, partsOf([hash], byHash));
-        expectRefused(refused, 401);
+        expectRefused(refused, 401, CODE.unauthorized);
       }
       const { body, contentType } = multipartBody(partsOf([hash], byHash));
-      expectRefused(await rawUpload(prepared.urls.upload, { contentType, body }), 401);
+      expectRefused(await rawUpload(prepared.urls.upload, { contentType, body }), 401, CODE.unauthorized);
       await expectStillMissing();
     });
 
@@ -267,13 +300,18 @@ describe("upload protocol", () => {
           partsOf(first.prepared.buckets[0], first.byHash),
         ),
         401,
+        CODE.unauthorized,
       );
     });
 
     it("upload: a wrong accountId is refused", async () => {
       const url = prepared.urls.upload.replace(prepared.accountId, "f".repeat(32));
       expect(url).not.toBe(prepared.urls.upload);
-      expectRefused(await uploadBucket(url, prepared.uploadJwt, partsOf([hash], byHash)), 404);
+      expectRefused(
+        await uploadBucket(url, prepared.uploadJwt, partsOf([hash], byHash)),
+        404,
+        CODE.accountNotFound,
+      );
       await expectStillMissing();
     });
 
@@ -281,7 +319,11 @@ describe("upload protocol", () => {
       const { body, contentType } = multipartBody(partsOf([hash], byHash));
       for (const query of ["", "?base64=false"]) {
         const url = prepared.urls.upload.replace("?base64=true", query);
-        expectRefused(await rawUpload(url, { token: prepared.uploadJwt, contentType, body }), 400);
+        expectRefused(
+          await rawUpload(url, { token: prepared.uploadJwt, contentType, body }),
+          400,
+          CODE.badRequest,
+        );
       }
       await expectStillMissing();
     });
@@ -293,10 +335,15 @@ describe("upload protocol", () => {
         expectRefused(
           await rawUpload(prepared.urls.upload, { token: prepared.uploadJwt, contentType, body }),
           400,
+          CODE.badRequest,
         );
       }
       const urlSafe = rawPartsBody([{ hash, payload: b64.replace(/\+/g, "-").replace(/\//g, "_") + "-_" }]);
-      expectRefused(await rawUpload(prepared.urls.upload, { token: prepared.uploadJwt, ...urlSafe }), 400);
+      expectRefused(
+        await rawUpload(prepared.urls.upload, { token: prepared.uploadJwt, ...urlSafe }),
+        400,
+        CODE.badRequest,
+      );
       await expectStillMissing();
     });
 
@@ -323,7 +370,7 @@ describe("upload protocol", () => {
           contentType,
           body,
         });
-        expectRefused(refused, 400);
+        expectRefused(refused, 400, CODE.badRequest);
       }
       const again = await prepareFiles(server.urls.api, r, { "/p.bin": content });
       expect(again.prepared.buckets.flat()).toEqual([ownHash]);
@@ -345,7 +392,7 @@ describe("upload protocol", () => {
           contentType,
           body: body.subarray(0, cut),
         });
-        expectRefused(refused, 400, /truncated/);
+        expectRefused(refused, 400, CODE.badRequest, /truncated/);
       }
       await expectStillMissing();
     });
@@ -356,14 +403,18 @@ describe("upload protocol", () => {
         contentType: "application/json",
         body: JSON.stringify({ [hash]: byHash.get(hash)!.toString("base64") }),
       });
-      expectRefused(json, 415);
+      expectRefused(json, 415, CODE.badRequest);
       const noBoundary = await rawUpload(prepared.urls.upload, {
         token: prepared.uploadJwt,
         contentType: "multipart/form-data",
         body: multipartBody(partsOf([hash], byHash)).body,
       });
-      expectRefused(noBoundary, 415);
-      expectRefused(await rawUpload(prepared.urls.upload, { token: prepared.uploadJwt }), 415);
+      expectRefused(noBoundary, 415, CODE.badRequest);
+      expectRefused(
+        await rawUpload(prepared.urls.upload, { token: prepared.uploadJwt }),
+        415,
+        CODE.badRequest,
+      );
       await expectStillMissing();
     });
 
@@ -379,7 +430,7 @@ describe("upload protocol", () => {
         { hash: good, bytes: own.byHash.get(good)! },
         { hash: bad, bytes: Buffer.from("not the bad part") },
       ]);
-      expectRefused(refused, 400, /match/);
+      expectRefused(refused, 400, CODE.hashMismatch, /match/);
       const again = await prepareFiles(server.urls.api, r, {
         "/good.txt": "good part",
         "/bad.txt": "bad part",
@@ -408,7 +459,6 @@ describe("upload protocol", () => {
       // Nor a deploy of another project.
       const other = await project("cross-b");
       const theirs = await prepareFiles(server.urls.api, other, { "/index.html": "<p>deploy one</p>" });
-      expect(theirs.prepared.buckets).toEqual([]);
       const foreign = await completeDeploy(server.urls.api, other, theirs.prepared.deployId, jwt);
       expect(foreign.status).toBe(422);
       expect(foreign.body.error.code).toBe("INVALID_COMPLETION");
@@ -417,11 +467,17 @@ describe("upload protocol", () => {
       expect((await completeDeploy(server.urls.api, q, first.prepared.deployId, jwt)).status).toBe(200);
       const home = await edgeGet(server.urls.edge, `${q.slug}.localhost`, "/");
       expect(home.body.toString()).toBe("<p>deploy one</p>");
+      const theirsUploaded = await uploadBucket(
+        theirs.prepared.urls.upload,
+        theirs.prepared.uploadJwt,
+        partsOf(theirs.prepared.buckets[0], theirs.byHash),
+      );
+      expect(theirsUploaded.status).toBe(201);
       const own = await completeDeploy(
         server.urls.api,
         other,
         theirs.prepared.deployId,
-        theirs.prepared.uploadJwt,
+        theirsUploaded.body.result.jwt,
       );
       expect(own.status).toBe(200);
     });
@@ -525,36 +581,38 @@ describe("upload protocol: buckets", () => {
 describe("upload protocol: expiry", () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer({ deployTtlSeconds: 1 });
+    server = await startTestServer();
   });
   afterAll(async () => server.stop());
 
-  it("upload: an expired upload token is refused", async () => {
+  it("upload: an expired upload token is refused, and nothing of its bucket is kept", async () => {
     const p = await createTestProject(server.urls.api, "expiry");
     const { prepared, byHash } = await prepareFiles(server.urls.api, p, { "/late.html": "<p>too late</p>" });
-    await sleep(1_200);
+    server.clock.advance(server.config.deployTtlSeconds + 1);
+    const before = snapshotStore(server.dataDir);
     const refused = await uploadBucket(
       prepared.urls.upload,
       prepared.uploadJwt,
       partsOf(prepared.buckets[0], byHash),
     );
-    expectRefused(refused, 401);
+    expectRefused(refused, 401, CODE.unauthorized);
+    expect(snapshotStore(server.dataDir)).toEqual(before);
     const again = await prepareFiles(server.urls.api, p, { "/late.html": "<p>too late</p>" });
     expect(again.prepared.buckets).toEqual(prepared.buckets);
   });
 
   it("upload: the upload and completion tokens live as long as their preparation, not a second less", async () => {
     const p = await createTestProject(server.urls.api, "expiry-whole-life");
-    // Prepare late in a wall-clock second, act early in the next one: the preparation (1 s) is
-    // still open, so its tokens must still be good.
-    await sleep((1_800 - (Date.now() % 1_000)) % 1_000);
+    // Prepare late in a second, act early in the second its preparation ends in: the preparation
+    // is still open, so its tokens (whose expiry is in whole seconds) must still be good.
+    server.clock.freeze();
+    server.clock.advanceTo(Math.ceil(server.clock.now() / 1_000) * 1_000 + 800);
     const { prepared, byHash } = await prepareFiles(server.urls.api, p, {
       "/in-time.html": "<p>in time</p>",
     });
     const expiresAt = Date.parse(prepared.expiresAt);
-    const preparedAt = expiresAt - 1_000;
-    await sleep(Math.ceil(preparedAt / 1_000) * 1_000 + 100 - Date.now());
-    expect(Date.now()).toBeLessThan(expiresAt - 200);
+    expect(expiresAt).toBe(server.clock.now() + server.config.deployTtlSeconds * 1_000);
+    server.clock.advanceTo(expiresAt - 700);
     const done = await uploadBucket(
       prepared.urls.upload,
       prepared.uploadJwt,
@@ -563,5 +621,75 @@ describe("upload protocol: expiry", () => {
     expect(done.status, JSON.stringify(done.body)).toBe(201);
     const deployed = await completeDeploy(server.urls.api, p, prepared.deployId, done.body.result.jwt);
     expect(deployed.status, JSON.stringify(deployed.body)).toBe(200);
+  });
+
+  it("upload: the upload token is refused from the very millisecond its preparation ends", async () => {
+    const p = await createTestProject(server.urls.api, "expiry-to-the-ms");
+    server.clock.freeze();
+    server.clock.advanceTo(Math.ceil(server.clock.now() / 1_000) * 1_000 + 200);
+    const { prepared, byHash } = await prepareFiles(server.urls.api, p, { "/end.html": "<p>end</p>" });
+    // The token's own expiry is the next whole second; the preparation's end is the bound.
+    server.clock.advanceTo(Date.parse(prepared.expiresAt));
+    expect(jwtPayload(prepared.uploadJwt).exp as number).toBeGreaterThan(server.clock.now() / 1_000);
+    const refused = await uploadBucket(
+      prepared.urls.upload,
+      prepared.uploadJwt,
+      partsOf(prepared.buckets[0], byHash),
+    );
+    expectRefused(refused, 401, CODE.unauthorized);
+  });
+});
+
+describe("upload protocol: asset size limit", () => {
+  const MAX_ASSET_BYTES = 4096;
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ maxAssetBytes: MAX_ASSET_BYTES });
+  });
+  afterAll(async () => server.stop());
+
+  it("upload: a part over MAX_ASSET_BYTES is refused even when the manifest claimed a small size, and nothing is stored", async () => {
+    const p = await createTestProject(server.urls.api, "size-limit");
+    const content = randomBytes(4 * MAX_ASSET_BYTES);
+    const { manifest, byHash } = await manifestOf(p.slug, { "/big.bin": content });
+    const [hash] = [...byHash.keys()];
+    // The manifest lies: it claims a size within the limit, so prepare accepts it.
+    const entry = manifest[`/${p.slug}/big.bin`]!;
+    entry.size = 100;
+    const prepared = await api(server.urls.api, "POST", `/projects/${p.slug}/prepare`, {
+      token: p.token,
+      body: { ...identity(p), manifest },
+    });
+    expect(prepared.status, JSON.stringify(prepared.body)).toBe(200);
+    expect(prepared.body.buckets).toEqual([[hash]]);
+    const before = snapshotStore(server.dataDir);
+    const refused = await uploadBucket(prepared.body.urls.upload, prepared.body.uploadJwt, [
+      { hash: hash!, bytes: content },
+    ]);
+    expectRefused(refused, 400, CODE.badRequest, new RegExp(`exceeds ${MAX_ASSET_BYTES} bytes`));
+    expect(snapshotStore(server.dataDir)).toEqual(before);
+    expect(blobFiles(server.dataDir).has(hash!)).toBe(false);
+    expect(blobStoreState(server.dataDir).temporaryFiles).toEqual([]);
+    // Still missing: the deploy cannot complete with the upload token.
+    const early = await completeDeploy(server.urls.api, p, prepared.body.deployId, prepared.body.uploadJwt);
+    expect(early.status).toBe(422);
+    expect(early.body.error.code).toBe("INVALID_COMPLETION");
+  });
+
+  it("upload: a part of exactly MAX_ASSET_BYTES is accepted", async () => {
+    const p = await createTestProject(server.urls.api, "size-limit-exact");
+    const content = randomBytes(MAX_ASSET_BYTES);
+    const { prepared, byHash } = await prepareFiles(server.urls.api, p, { "/exact.bin": content });
+    const done = await uploadBucket(
+      prepared.urls.upload,
+      prepared.uploadJwt,
+      partsOf(prepared.buckets[0], byHash),
+    );
+    expect(done.status, JSON.stringify(done.body)).toBe(201);
+    expect((await completeDeploy(server.urls.api, p, prepared.deployId, done.body.result.jwt)).status).toBe(
+      200,
+    );
+    const served = await edgeGet(server.urls.edge, `${p.slug}.localhost`, "/exact.bin");
+    expect(served.body.equals(content)).toBe(true);
   });
 });
