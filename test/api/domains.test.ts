@@ -2,33 +2,40 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestProject, deployFiles, identity, type TestProject } from "../support/deploy-flow.js";
 import { api, edgeGet } from "../support/http.js";
 import { startTestServer } from "../support/server.js";
+import { snapshotStore } from "../support/store-snapshot.js";
 
+// Each test has projects of its own (p with a deploy serving "p site", q without), so each passes
+// alone and in any order; the server is shared.
 describe("domains", () => {
   let server: Awaited<ReturnType<typeof startTestServer>>;
-  let p: TestProject;
-  let q: TestProject;
   beforeAll(async () => {
     // A quarantine shorter than the projects' lifetime, so a test can see it end.
     server = await startTestServer({ domainQuarantineDays: 1 });
-    p = await createTestProject(server.urls.api, "domains-p");
-    q = await createTestProject(server.urls.api, "domains-q");
-    await deployFiles(server.urls.api, p, { "/index.html": "p site" });
   });
   afterAll(async () => server.stop());
 
-  const assign = (domain: unknown, project = p) =>
+  /** Two new projects: p deployed ("p site"), q not. */
+  async function projects(label: string): Promise<{ p: TestProject; q: TestProject }> {
+    const p = await createTestProject(server.urls.api, `domains-${label}-p`);
+    const q = await createTestProject(server.urls.api, `domains-${label}-q`);
+    await deployFiles(server.urls.api, p, { "/index.html": "p site" });
+    return { p, q };
+  }
+
+  const assign = (domain: unknown, project: TestProject) =>
     api(server.urls.api, "POST", `/projects/${project.slug}/domains`, {
       token: project.token,
       body: { ...identity(project), domain },
     });
-  const reset = (project = p) =>
+  const reset = (project: TestProject) =>
     api(server.urls.api, "DELETE", `/projects/${project.slug}/domains`, {
       token: project.token,
       body: identity(project),
     });
 
   it("POST domains: 200 with hostname and CNAME target; the edge serves it in place of the generated one", async () => {
-    const res = await assign("WWW.Example.COM");
+    const { p } = await projects("www");
+    const res = await assign("WWW.Example.COM", p);
     expect(res.status).toBe(200);
     expect(res.body.domain).toEqual({ hostname: "www.example.com", cnameTarget: "edge.localhost" });
     expect(res.body.project.customHostname).toBe("www.example.com");
@@ -38,27 +45,40 @@ describe("domains", () => {
     expect((await edgeGet(server.urls.edge, `${p.slug}.localhost`, "/")).status).toBe(404);
   });
 
-  it("POST domains: a vanity name under the sites domain is a generated domain", async () => {
-    const res = await assign("my-vanity.localhost");
+  it("POST domains: a vanity name under the sites domain takes the place of the custom domain before it", async () => {
+    const { p } = await projects("vanity");
+    expect((await assign("before-vanity.example.com", p)).status).toBe(200);
+    const res = await assign("my-vanity.localhost", p);
     expect(res.status).toBe(200);
+    expect(res.body.project.hostname).toBe("my-vanity.localhost");
     expect((await edgeGet(server.urls.edge, "my-vanity.localhost", "/")).body.toString()).toBe("p site");
-    expect((await edgeGet(server.urls.edge, "www.example.com", "/")).status).toBe(404);
+    expect((await edgeGet(server.urls.edge, "before-vanity.example.com", "/")).status).toBe(404);
+    expect((await edgeGet(server.urls.edge, `${p.slug}.localhost`, "/")).status).toBe(404);
   });
 
   it("POST domains: IDN hostnames are stored as punycode", async () => {
-    const res = await assign("bücher.example");
+    const { p } = await projects("idn");
+    const res = await assign("bücher.example", p);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.domain.hostname).toBe("xn--bcher-kva.example");
+    expect((await edgeGet(server.urls.edge, "xn--bcher-kva.example", "/")).body.toString()).toBe("p site");
   });
 
-  it("POST domains: 409 DOMAIN_TAKEN for a hostname another project holds", async () => {
-    expect((await assign("taken.example.org")).status).toBe(200);
-    const res = await assign("taken.example.org", q);
-    expect(res.status).toBe(409);
-    expect(res.body.error.code).toBe("DOMAIN_TAKEN");
+  it("POST domains: 409 DOMAIN_TAKEN for a hostname another project holds, nothing changed", async () => {
+    const { p, q } = await projects("taken");
+    expect((await assign("taken.example.org", p)).status).toBe(200);
+    const before = snapshotStore(server.dataDir);
+    for (const spelling of ["taken.example.org", "TAKEN.example.org"]) {
+      const res = await assign(spelling, q);
+      expect(res.status, spelling).toBe(409);
+      expect(res.body.error.code, spelling).toBe("DOMAIN_TAKEN");
+    }
+    expect(snapshotStore(server.dataDir)).toEqual(before);
+    expect((await edgeGet(server.urls.edge, "taken.example.org", "/")).body.toString()).toBe("p site");
   });
 
-  it("POST domains: 400 INVALID_DOMAIN for malformed and reserved names", async () => {
+  it("POST domains: 400 INVALID_DOMAIN for malformed and reserved names, nothing changed", async () => {
+    const { p, q } = await projects("invalid");
     const bad = [
       "localhost",
       "example",
@@ -79,16 +99,20 @@ describe("domains", () => {
       "",
       "exa mple.com",
     ];
+    const before = snapshotStore(server.dataDir);
     for (const domain of bad) {
-      const res = await assign(domain);
+      const res = await assign(domain, p);
       expect(res.status, domain).toBe(400);
       expect(res.body.error.code, domain).toBe("INVALID_DOMAIN");
     }
+    expect(snapshotStore(server.dataDir)).toEqual(before);
   });
 
   it("DELETE domains: 200 { project } back on the generated hostname, which serves again", async () => {
-    await assign("back.example.net");
-    const res = await reset();
+    const { p, q } = await projects("reset");
+    expect((await assign("back.example.net", p)).status).toBe(200);
+    expect((await edgeGet(server.urls.edge, `${p.slug}.localhost`, "/")).status).toBe(404);
+    const res = await reset(p);
     expect(res.status).toBe(200);
     expect(Object.keys(res.body)).toEqual(["project"]);
     expect(res.body.project.customHostname).toBeNull();
@@ -96,13 +120,15 @@ describe("domains", () => {
     expect((await edgeGet(server.urls.edge, `${p.slug}.localhost`, "/")).body.toString()).toBe("p site");
     expect((await edgeGet(server.urls.edge, "back.example.net", "/")).status).toBe(404);
     // The released name is quarantined against other projects (test/api/hostname-reuse.test.ts).
-    expect((await assign("back.example.net", q)).status).toBe(409);
-    expect((await assign("back.example.net")).status).toBe(200);
-    expect((await reset()).status).toBe(200);
+    const quarantined = await assign("back.example.net", q);
+    expect(quarantined.status).toBe(409);
+    expect(quarantined.body.error.code).toBe("DOMAIN_TAKEN");
+    expect((await assign("back.example.net", p)).status).toBe(200);
   });
 
   it("DELETE /projects/:slug: takes its hostnames off the edge at once; others may claim them after the quarantine", async () => {
-    const r = await createTestProject(server.urls.api, "domains-r");
+    const { q } = await projects("deleted");
+    const r = await createTestProject(server.urls.api, "domains-deleted-r");
     await deployFiles(server.urls.api, r, { "/index.html": "r site" });
     await assign("freed.example.com", r);
     expect((await edgeGet(server.urls.edge, "freed.example.com", "/")).status).toBe(200);
