@@ -32,6 +32,7 @@ export interface BucketReceiverOptions {
 export class BucketReceiver {
   private readonly seen = new Set<string>();
   private readonly mediaTypes: ReceivedBucket["mediaTypes"] = [];
+  private readonly alreadyHeld: string[] = [];
   private readonly storing = new Set<Promise<unknown>>();
   private readonly stored: Promise<{ hash: string; size: number }>[] = [];
   private current: { sink: Base64PartSink; file: string } | undefined;
@@ -60,8 +61,8 @@ export class BucketReceiver {
     if (declared !== undefined && !MEDIA_TYPE.test(declared)) {
       throw badRequest(`part ${hash} has an invalid Content-Type`);
     }
-    if (this.seen.has(hash) || sessions.hasBlob(hash)) {
-      // Held already: the bytes are not needed, but the media type still applies to this session.
+    if (this.seen.has(hash) || sessions.sessionHas(this.sessionId, hash)) {
+      // This session has it already: the bytes are not needed, but the media type still applies.
       if (declared !== undefined) this.mediaTypes.push({ hash, mediaType: declared });
       return discard;
     }
@@ -88,6 +89,12 @@ export class BucketReceiver {
           );
         }
         if (declared !== undefined) this.mediaTypes.push({ hash, mediaType: declared });
+        // Another project's blob: verified for this session, and not stored a second time.
+        if (sessions.hasBlob(hash)) {
+          blobs.discard(file);
+          this.alreadyHeld.push(hash);
+          return;
+        }
         await this.store(sink, file, hash);
       },
     };
@@ -111,7 +118,11 @@ export class BucketReceiver {
     const results = await Promise.allSettled(this.stored);
     const done = results.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
     await blobs.syncDirectories(done.map((blob) => blob.hash));
-    sessions.record(this.sessionId, { blobs: done, mediaTypes: this.mediaTypes }, now());
+    sessions.record(
+      this.sessionId,
+      { blobs: done, alreadyHeld: this.alreadyHeld, mediaTypes: this.mediaTypes },
+      now(),
+    );
     const failed = results.find((result) => result.status === "rejected");
     if (failed) throw failed.reason;
   }

@@ -96,7 +96,9 @@ describe("API fuzzing", () => {
       uploadJwt: pendingFiles.prepared.uploadJwt,
       sessionId: String(jwtPayload(pendingFiles.prepared.uploadJwt).sub),
     };
-    // B's deploy needs no upload: its upload token is its completion token.
+    // B's second deploy needs no upload (its first sent the bytes: deduplication is per project),
+    // so its upload token is its completion token.
+    await deployFiles(server.urls.api, b, { "/index.html": "<h1>A</h1>" });
     const bFiles = await prepareFiles(server.urls.api, b, { "/index.html": "<h1>A</h1>" });
     expect(bFiles.prepared.buckets).toEqual([]);
     other = {

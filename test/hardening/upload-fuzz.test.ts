@@ -607,11 +607,26 @@ describe("upload service fuzzing", () => {
             const after = snapshotStore(server.dataDir);
             // Nothing but the blobs table may change, and a blob only by being added: a verified
             // part of a bucket refused later is kept (content-addressed, so correct whoever sent it).
-            // The media types its parts declared are kept with them, for this session's paths only.
+            // The media types its parts declared are kept with them, for this session's paths only,
+            // and so is the record that this session has that content (session_blobs).
             expect(
-              withoutMediaTypesOf(withoutBlobs(after), s),
+              withoutSessionBlobsOf(withoutMediaTypesOf(withoutBlobs(after), s), s),
               `${context}: a refused upload changed the store`,
-            ).toEqual(withoutMediaTypesOf(withoutBlobs(before), s));
+            ).toEqual(withoutSessionBlobsOf(withoutMediaTypesOf(withoutBlobs(before), s), s));
+            const had = new Set(before.platform.session_blobs ?? []);
+            for (const line of (after.platform.session_blobs ?? []).filter((row) => !had.has(row))) {
+              const row = JSON.parse(line);
+              const asset = s.assets.find((x) => x.hash === row.hash);
+              expect(row.session_id, `${context}: another session was credited`).toBe(s.sessionId);
+              expect(asset, `${context}: a hash outside the session was credited`).toBeDefined();
+              expect(readBlob(server.dataDir, row.hash).equals(asset!.bytes), context).toBe(true);
+            }
+            expect(
+              (before.platform.session_blobs ?? []).filter(
+                (row) => !(after.platform.session_blobs ?? []).includes(row),
+              ),
+              `${context}: a session lost content it had`,
+            ).toEqual([]);
             if (response.status >= 400) {
               kept.mediaTypes += changedAssets(before, after).length;
               kept.blobs += addedBlobs(before, after).length;
@@ -700,6 +715,14 @@ function withoutMediaTypesOf(snapshot: StoreSnapshot, s: Session): StoreSnapshot
     return JSON.stringify(row.session_id === s.sessionId ? { ...row, content_type: null } : row);
   });
   return { ...snapshot, platform: { ...snapshot.platform, session_assets: rows.sort() } };
+}
+
+/** The snapshot without one session's records of the content it has. */
+function withoutSessionBlobsOf(snapshot: StoreSnapshot, s: Session): StoreSnapshot {
+  const rows = (snapshot.platform.session_blobs ?? []).filter(
+    (line) => JSON.parse(line).session_id !== s.sessionId,
+  );
+  return { ...snapshot, platform: { ...snapshot.platform, session_blobs: rows } };
 }
 
 /** Session asset rows whose media type differs between two snapshots, as they are after. */

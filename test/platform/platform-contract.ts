@@ -106,20 +106,48 @@ export function platformContract(name: string, open: () => Promise<PlatformHarne
       expect(await h.fetchSite(`${slug}.sites.test`, "/x.txt")).toEqual({ status: 200, body: "once" });
     });
 
-    it("openUploadSession: content the platform holds is not asked for again, and its upload token completes", async () => {
+    it("openUploadSession: content only another project holds is asked for; the project that has it is not asked again", async () => {
       const first = await uploadAll("amber-otter-a1b2c", { "/x.txt": "shared bytes" });
       await publish("amber-otter-a1b2c", "rev0000001", first.session, first.completion);
       const { entries } = await siteOf({ "/x.txt": "shared bytes" });
-      const second = await h.platform.openUploadSession({
+      // Another project must send the bytes itself (contract §3): until then it cannot publish.
+      const other = await h.platform.openUploadSession({
         projectSlug: "brisk-heron-d3e4f",
         entries,
         expiresAt: expiresIn(HOUR),
       });
-      expect(second.buckets).toEqual([]);
-      await publish("brisk-heron-d3e4f", "rev0000002", second, second.uploadJwt);
-      expect(await h.fetchSite("brisk-heron-d3e4f.sites.test", "/x.txt")).toEqual({
+      expect(other.buckets).toEqual([[entries[0]!.hash]]);
+      await expect(publish("brisk-heron-d3e4f", "rev0000002", other, other.uploadJwt)).rejects.toBeInstanceOf(
+        InvalidCompletionError,
+      );
+      // The project whose revision holds it is not asked again, and its upload token completes.
+      const again = await h.platform.openUploadSession({
+        projectSlug: "amber-otter-a1b2c",
+        entries,
+        expiresAt: expiresIn(HOUR),
+      });
+      expect(again.buckets).toEqual([]);
+      await publish("amber-otter-a1b2c", "rev0000002", again, again.uploadJwt);
+      expect(await h.fetchSite("amber-otter-a1b2c.sites.test", "/x.txt")).toEqual({
         status: 200,
         body: "shared bytes",
+      });
+    });
+
+    it("openUploadSession: content uploaded in an open session of the same project is not asked for again", async () => {
+      const uploaded = await uploadAll("amber-otter-a1b2c", { "/draft.txt": "draft bytes" });
+      expect(uploaded.session.buckets.flat()).toHaveLength(1);
+      const { entries } = await siteOf({ "/draft.txt": "draft bytes" });
+      const again = await h.platform.openUploadSession({
+        projectSlug: "amber-otter-a1b2c",
+        entries,
+        expiresAt: expiresIn(HOUR),
+      });
+      expect(again.buckets).toEqual([]);
+      await publish("amber-otter-a1b2c", "rev0000001", again, again.uploadJwt);
+      expect(await h.fetchSite("amber-otter-a1b2c.sites.test", "/draft.txt")).toEqual({
+        status: 200,
+        body: "draft bytes",
       });
     });
 

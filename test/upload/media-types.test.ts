@@ -33,10 +33,11 @@ describe("media types of shared content", () => {
       "text/html",
     );
 
-    // The same bytes in another project are not uploaded again, and keep their path's type.
+    // The same bytes in another project are sent again by it (deduplication is per project), here
+    // without a Content-Type: its path's type applies, not the type A declared.
     const b = await createTestProject(server.urls.api, "reuses-script");
     const { prepared: reused } = await deployFiles(server.urls.api, b, { "/app.js": script });
-    expect(reused.buckets).toEqual([]);
+    expect(reused.buckets).toEqual([[hash]]);
     const served = await edgeGet(server.urls.edge, `${b.slug}.localhost`, "/app.js");
     expect(served.headers["content-type"]).toBe("text/javascript; charset=utf-8");
     expect(served.body.toString()).toBe(script);

@@ -4,7 +4,8 @@ import { openSqlite, type SqliteDatabase } from "../../shared/sqlite.js";
 /**
  * The local platform's own database: blobs held, upload sessions, and the published manifest the
  * edge reads (sites, their hostnames, revisions and files). A media type belongs to a path of a
- * session or revision, not to a blob: content is shared across projects, its type is not. It is always a local SQLite file, so it
+ * session or revision, not to a blob: content is stored once across projects, its type is not, and
+ * each project proves it has the bytes (`session_blobs`). It is always a local SQLite file, so it
  * is used synchronously: each change is one transaction that no other request can interleave.
  */
 export type PlatformDatabase = SqliteDatabase;
@@ -31,6 +32,14 @@ CREATE TABLE IF NOT EXISTS session_assets (
   PRIMARY KEY (session_id, path)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS session_assets_hash ON session_assets(hash);
+-- The content a session has: verified in one of its uploads, or already its project's when it
+-- opened (a hash of the project's revisions or of its open sessions' content). A blob another
+-- project holds counts for this session only once its bytes came through this session.
+CREATE TABLE IF NOT EXISTS session_blobs (
+  session_id TEXT NOT NULL,
+  hash TEXT NOT NULL,
+  PRIMARY KEY (session_id, hash)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS sites (
   project_slug TEXT PRIMARY KEY,
   revision_id TEXT,
@@ -56,6 +65,7 @@ CREATE TABLE IF NOT EXISTS revision_files (
   PRIMARY KEY (project_slug, revision_id, path)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS revision_files_hash ON revision_files(hash);
+CREATE INDEX IF NOT EXISTS revision_files_project_hash ON revision_files(project_slug, hash);
 CREATE TABLE IF NOT EXISTS settings (
   key TEXT PRIMARY KEY,
   value TEXT NOT NULL
@@ -65,7 +75,14 @@ CREATE TABLE IF NOT EXISTS settings (
 /** Opens (creating if needed) the platform database under `dir`, in WAL mode with full sync. */
 export function openPlatformDatabase(dir: string): PlatformDatabase {
   const db = openSqlite(join(dir, "platform.sqlite"));
+  const before = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'session_blobs'").get();
   db.exec(SCHEMA);
+  // A database from before per-project deduplication: its open sessions were told that held
+  // content need not be sent, so they keep it.
+  if (before === undefined) {
+    db.exec(`INSERT OR IGNORE INTO session_blobs (session_id, hash)
+      SELECT DISTINCT s.session_id, s.hash FROM session_assets s JOIN blobs b ON b.hash = s.hash`);
+  }
   return db;
 }
 

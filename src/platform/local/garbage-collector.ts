@@ -60,21 +60,31 @@ export function collectGarbageStep(
 }
 
 /**
- * Deletes up to `batch` manifest rows of expired sessions; once that was the last of them, up to
- * `batch` expired sessions (which then name nothing). Call inside a transaction.
+ * Deletes up to `batch` manifest rows of expired sessions (and up to `batch` of their records of
+ * content they have); once those were the last of them, up to `batch` expired sessions (which then
+ * name nothing). Call inside a transaction.
  */
 function expireSessions(
   db: PlatformDatabase,
   now: number,
   batch: number,
 ): { rows: number; sessions: number } {
-  const rows = db
-    .prepare(
-      `DELETE FROM session_assets WHERE (session_id, path) IN (
+  // Each statement deletes at most `batch` rows; fewer means it found none left.
+  const rows =
+    db
+      .prepare(
+        `DELETE FROM session_assets WHERE (session_id, path) IN (
          SELECT s.session_id, s.path FROM upload_sessions u JOIN session_assets s ON s.session_id = u.id
          WHERE u.expires_at <= ? LIMIT ?)`,
-    )
-    .run(now, batch).changes;
+      )
+      .run(now, batch).changes +
+    db
+      .prepare(
+        `DELETE FROM session_blobs WHERE (session_id, hash) IN (
+         SELECT h.session_id, h.hash FROM upload_sessions u JOIN session_blobs h ON h.session_id = u.id
+         WHERE u.expires_at <= ? LIMIT ?)`,
+      )
+      .run(now, batch).changes;
   if (rows >= batch) return { rows, sessions: 0 };
   const sessions = db
     .prepare(

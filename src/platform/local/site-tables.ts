@@ -79,6 +79,9 @@ export class SiteTables {
       deleteSessionAssets: db.prepare(
         "DELETE FROM session_assets WHERE session_id IN (SELECT id FROM upload_sessions WHERE project_slug = ?)",
       ),
+      deleteSessionBlobs: db.prepare(
+        "DELETE FROM session_blobs WHERE session_id IN (SELECT id FROM upload_sessions WHERE project_slug = ?)",
+      ),
       deleteSessions: db.prepare("DELETE FROM upload_sessions WHERE project_slug = ?"),
       selectHashes: db.prepare(
         `SELECT hash FROM revision_files WHERE project_slug = ?
@@ -123,6 +126,7 @@ export class SiteTables {
       s.deleteFiles.run(projectSlug);
       s.deleteRevisions.run(projectSlug);
       s.deleteSessionAssets.run(projectSlug);
+      s.deleteSessionBlobs.run(projectSlug);
       s.deleteSessions.run(projectSlug);
     })();
   }

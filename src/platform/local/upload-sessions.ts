@@ -10,9 +10,14 @@ export interface SessionRow {
   expiresAt: number;
 }
 
-/** What one bucket request verified and wrote: blobs to record, media types its parts declared. */
+/**
+ * What one bucket request verified: blobs it wrote (to record), content whose blob was held
+ * already (verified all the same), and media types its parts declared.
+ */
 export interface ReceivedBucket {
   blobs: { hash: string; size: number }[];
+  /** Hashes whose bytes were verified but not stored again: the platform held them. */
+  alreadyHeld?: string[];
   mediaTypes: { hash: string; mediaType: string }[];
 }
 
@@ -25,8 +30,9 @@ export class UploadSessions {
   private readonly statements;
 
   constructor(private readonly db: PlatformDatabase) {
+    // Missing: named by the session and not yet its own (session_blobs), whoever else holds it.
     const missing = `FROM session_assets s WHERE s.session_id = ?
-      AND NOT EXISTS (SELECT 1 FROM blobs b WHERE b.hash = s.hash)`;
+      AND NOT EXISTS (SELECT 1 FROM session_blobs h WHERE h.session_id = s.session_id AND h.hash = s.hash)`;
     this.statements = {
       insertSession: db.prepare(
         "INSERT INTO upload_sessions (id, project_slug, created_at, expires_at) VALUES (?, ?, ?, ?)",
@@ -48,13 +54,27 @@ export class UploadSessions {
       ),
       insertBlob: db.prepare("INSERT OR IGNORE INTO blobs (hash, size, created_at) VALUES (?, ?, ?)"),
       selectBlob: db.prepare("SELECT 1 FROM blobs WHERE hash = ?"),
+      insertSessionBlob: db.prepare("INSERT OR IGNORE INTO session_blobs (session_id, hash) VALUES (?, ?)"),
+      selectSessionBlob: db.prepare("SELECT 1 FROM session_blobs WHERE session_id = ? AND hash = ?"),
+      deleteSessionBlobs: db.prepare("DELETE FROM session_blobs WHERE session_id = ?"),
+      // Content a project already has: in one of its kept revisions, or verified in (or granted
+      // to) one of its open sessions.
+      selectOwnedByRevision: db.prepare(
+        "SELECT 1 FROM revision_files WHERE project_slug = ? AND hash = ? LIMIT 1",
+      ),
+      selectOwnedBySession: db.prepare(
+        `SELECT 1 FROM upload_sessions u JOIN session_blobs h ON h.session_id = u.id AND h.hash = ?
+         WHERE u.project_slug = ? AND u.expires_at > ? LIMIT 1`,
+      ),
     };
   }
 
   /**
    * Records a session and its manifest, each path with the media type of its extension until an
-   * upload says otherwise; returns the assets the platform does not hold yet (each hash once, at
-   * its largest size).
+   * upload says otherwise; returns the assets this project does not have yet (each hash once, at
+   * its largest size): every hash that none of its kept revisions and none of its open sessions
+   * has, whatever other projects hold (contract §3). Content is stored once, but each project
+   * proves it has the bytes; otherwise the answer would tell a stranger what others uploaded.
    *
    * A manifest of 100,000 entries is written in transactions of about one `pacer` slice each, with
    * the event loop free between them (in one transaction it held the thread the edge and the
@@ -72,13 +92,19 @@ export class UploadSessions {
     const s = this.statements;
     const held = new Map<string, boolean>();
     const missing = new Map<string, number>();
+    const owned = (hash: string): boolean =>
+      s.selectOwnedByRevision.get(session.projectSlug, hash) !== undefined ||
+      s.selectOwnedBySession.get(hash, session.projectSlug, now) !== undefined;
     let next = 0;
     const slice = this.db.transaction(() => {
       do {
         const entry = entries[next++]!;
         s.insertAsset.run(session.id, entry.path, entry.hash, entry.size, mediaTypeFor(entry.path));
         let isHeld = held.get(entry.hash);
-        if (isHeld === undefined) held.set(entry.hash, (isHeld = s.selectBlob.get(entry.hash) !== undefined));
+        if (isHeld === undefined) {
+          held.set(entry.hash, (isHeld = owned(entry.hash)));
+          if (isHeld) s.insertSessionBlob.run(session.id, entry.hash);
+        }
         if (!isHeld) missing.set(entry.hash, Math.max(missing.get(entry.hash) ?? 0, entry.size));
         // The time is read every 256 rows: reading it costs more than writing one.
       } while (next < entries.length && ((next & 255) !== 0 || !pacer.due()));
@@ -92,6 +118,7 @@ export class UploadSessions {
     } catch (error) {
       this.db.transaction(() => {
         s.deleteAssets.run(session.id);
+        s.deleteSessionBlobs.run(session.id);
         s.deleteSession.run(session.id);
       })();
       throw error;
@@ -109,24 +136,34 @@ export class UploadSessions {
     return (this.statements.selectPathOfHash.get(sessionId, hash) as { path: string } | undefined)?.path;
   }
 
-  /** How many distinct hashes of the session have no blob yet. */
+  /** How many distinct hashes of the session it does not have yet (neither uploaded nor its own). */
   missingCount(sessionId: string): number {
     return (this.statements.countMissing.get(sessionId) as { n: number }).n;
   }
 
-  /** True when the platform holds the blob. */
+  /** True when the platform holds the blob (for any project). */
   hasBlob(hash: string): boolean {
     return this.statements.selectBlob.get(hash) !== undefined;
   }
 
+  /** True when the session has the content: verified in one of its uploads, or its project's. */
+  sessionHas(sessionId: string, hash: string): boolean {
+    return this.statements.selectSessionBlob.get(sessionId, hash) !== undefined;
+  }
+
   /**
    * Records what one bucket request brought, in one transaction: the blobs (whose files are already
-   * durable) and the media types its parts declared, which apply to this session's paths only.
+   * durable), that the session has each verified hash, and the media types its parts declared,
+   * which apply to this session's paths only.
    */
   record(sessionId: string, bucket: ReceivedBucket, now: number): void {
     const s = this.statements;
     this.db.transaction(() => {
-      for (const blob of bucket.blobs) s.insertBlob.run(blob.hash, blob.size, now);
+      for (const blob of bucket.blobs) {
+        s.insertBlob.run(blob.hash, blob.size, now);
+        s.insertSessionBlob.run(sessionId, blob.hash);
+      }
+      for (const hash of bucket.alreadyHeld ?? []) s.insertSessionBlob.run(sessionId, hash);
       for (const { hash, mediaType } of bucket.mediaTypes) s.setMediaType.run(mediaType, sessionId, hash);
     })();
   }
