@@ -68,8 +68,14 @@ export async function runAbuse(options: AbuseOptions): Promise<{
     }
     const heldBodies: HeldBodies[] = [];
     for (const withToken of [false, true]) {
-      const project = await createProject(server.urls.api);
-      heldBodies.push(await holdBodies(server, project, options.heldBodies, withToken));
+      // A fresh server each time: what the prepares left for the collector must not count.
+      const fresh = await startServerProcess({ dataDir: join(options.workDir, `held-${withToken}`) });
+      try {
+        const project = await createProject(fresh.urls.api);
+        heldBodies.push(await holdBodies(fresh, project, options.heldBodies, withToken));
+      } finally {
+        await fresh.stop();
+      }
       const last = heldBodies.at(-1)!;
       options.log(
         `api: ${options.heldBodies} held 32 MiB bodies ${withToken ? "with" : "without"} a token: RSS ` +
