@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestProject, hex64, identity, type TestProject } from "../support/deploy-flow.js";
 import { api } from "../support/http.js";
 import { startTestServer } from "../support/server.js";
+import { snapshotStore } from "../support/store-snapshot.js";
 
 /** Every project route with a body that is valid apart from the credentials under test. */
 const ROUTES = (p: TestProject) =>
@@ -33,6 +34,7 @@ describe("authorization of project routes", () => {
   ) => api(server.urls.api, method, path, raw ? { body, headers: raw } : { body, token });
 
   it("project routes: 401 UNAUTHORIZED when the bearer token is missing, malformed or unknown", async () => {
+    const before = snapshotStore(server.dataDir);
     for (const [method, path, extra] of ROUTES(mine)) {
       const body = { ...identity(mine), ...extra };
       for (const res of [
@@ -44,18 +46,22 @@ describe("authorization of project routes", () => {
         expect(res.body.error.code).toBe("UNAUTHORIZED");
       }
     }
+    expect(snapshotStore(server.dataDir)).toEqual(before);
   });
 
   it("project routes: 404 PROJECT_NOT_FOUND for a known token on a missing project", async () => {
+    const before = snapshotStore(server.dataDir);
     const ghost = { ...mine, slug: "no-such-project-xyz" };
     for (const [method, path, extra] of ROUTES(ghost)) {
       const res = await call(method, path, mine.token, { ...identity(mine), ...extra });
       expect(res.status, `${method} ${path}`).toBe(404);
       expect(res.body.error.code).toBe("PROJECT_NOT_FOUND");
     }
+    expect(snapshotStore(server.dataDir)).toEqual(before);
   });
 
   it("project routes: 403 OWNERSHIP_MISMATCH for another project's token, hash or fingerprint", async () => {
+    const before = snapshotStore(server.dataDir);
     for (const [method, path, extra] of ROUTES(mine)) {
       const attempts = [
         await call(method, path, theirs.token, { ...identity(mine), ...extra }),
@@ -71,6 +77,7 @@ describe("authorization of project routes", () => {
         expect(res.body.error.code).toBe("OWNERSHIP_MISMATCH");
       }
     }
+    expect(snapshotStore(server.dataDir)).toEqual(before);
   });
 
   it("project routes: the Bearer scheme is case-insensitive (RFC 9110), the token is not", async () => {
@@ -83,6 +90,7 @@ describe("authorization of project routes", () => {
       authorization: `Bearer ${mine.token.toUpperCase()}`,
     });
     expect(changed.status).toBe(401);
+    expect(changed.body.error.code).toBe("UNAUTHORIZED");
   });
 
   it("project routes: identity hashes are accepted in either case", async () => {
@@ -94,6 +102,7 @@ describe("authorization of project routes", () => {
   });
 
   it("project routes: a missing or unknown token is answered 401 from the headers, whatever the body", async () => {
+    const before = snapshotStore(server.dataDir);
     // Contract §5: the body is read only for a known token, so a malformed one cannot come first.
     for (const [method, path] of ROUTES(mine)) {
       for (const token of [undefined, "sdp_unknown"]) {
@@ -102,9 +111,11 @@ describe("authorization of project routes", () => {
         expect(res.body.error.code).toBe("UNAUTHORIZED");
       }
     }
+    expect(snapshotStore(server.dataDir)).toEqual(before);
   });
 
   it("project routes: body formats are checked before the project and ownership (400 before 404 and 403)", async () => {
+    const before = snapshotStore(server.dataDir);
     const ghost = { ...mine, slug: "no-such-project-xyz" };
     for (const [method, path] of [...ROUTES(mine), ...ROUTES(ghost)]) {
       // Another project's token: known, so the body is read, and judged before the 403 or 404.
@@ -115,11 +126,14 @@ describe("authorization of project routes", () => {
       expect(res.status, `${method} ${path}`).toBe(400);
       expect(res.body.error.code).toBe("INVALID_PROJECT_HASH");
       const fp = await call(method, path, theirs.token, { projectHash: hex64("x"), anonFingerprint: "nope" });
+      expect(fp.status, `${method} ${path}`).toBe(400);
       expect(fp.body.error.code).toBe("INVALID_FINGERPRINT");
     }
+    expect(snapshotStore(server.dataDir)).toEqual(before);
   });
 
   it("project routes: a malformed manifest or hostname is judged before ownership (400 before 403)", async () => {
+    const before = snapshotStore(server.dataDir);
     const manifest = await call("POST", `/projects/${mine.slug}/prepare`, theirs.token, {
       ...identity(mine),
       manifest: { "/elsewhere/a.txt": { hash: "0".repeat(32), size: 1 } },
@@ -132,9 +146,11 @@ describe("authorization of project routes", () => {
     });
     expect(domain.status).toBe(400);
     expect(domain.body.error.code).toBe("INVALID_DOMAIN");
+    expect(snapshotStore(server.dataDir)).toEqual(before);
   });
 
   it("project routes: a body is required with Content-Type application/json, DELETE included", async () => {
+    const before = snapshotStore(server.dataDir);
     for (const [method, path] of ROUTES(mine)) {
       const res = await api(server.urls.api, method, path, { token: mine.token, raw: "{}" });
       expect(res.status, `${method} ${path}`).toBe(415);
@@ -146,9 +162,11 @@ describe("authorization of project routes", () => {
       expect(empty.status).toBe(400);
       expect(empty.body.error.code).toBe("INVALID_JSON");
     }
+    expect(snapshotStore(server.dataDir)).toEqual(before);
   });
 
   it("project routes: a missing field gives INVALID_REQUEST naming it", async () => {
+    const before = snapshotStore(server.dataDir);
     const res = await call("POST", `/projects/${mine.slug}/domains`, mine.token, identity(mine));
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe("INVALID_REQUEST");
@@ -157,13 +175,18 @@ describe("authorization of project routes", () => {
       ...identity(mine),
       deployId: 5,
     });
+    expect(deploy.status).toBe(400);
     expect(deploy.body.error.code).toBe("INVALID_REQUEST");
     expect(deploy.body.error.message).toContain("deployId");
+    expect(snapshotStore(server.dataDir)).toEqual(before);
   });
 
   it("failed requests: change nothing (the other project still works and keeps its data)", async () => {
+    const before = snapshotStore(server.dataDir);
     const res = await call("DELETE", `/projects/${theirs.slug}`, mine.token, identity(theirs));
     expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe("OWNERSHIP_MISMATCH");
+    expect(snapshotStore(server.dataDir)).toEqual(before);
     const ok = await call("DELETE", `/projects/${theirs.slug}/domains`, theirs.token, identity(theirs));
     expect(ok.status).toBe(200);
     expect(ok.body.project.projectSlug).toBe(theirs.slug);

@@ -149,7 +149,8 @@ describe("request bodies: bytes in flight", () => {
     expect(again.status).toBe(200);
   });
 
-  it("bodies in flight: a chunked body is counted as it arrives and refused once over the share", async () => {
+  it("bodies in flight: a chunked body is counted as it arrives and refused once over the share, nothing changed", async () => {
+    const before = snapshotStore(server.dataDir);
     const held = await deleteDomains("10.0.1.1", Math.floor(1.5 * MIB), "{");
     const socket = await openSocket(server.urls.api);
     const closed = closedWithin(socket, 5_000);
@@ -173,6 +174,7 @@ describe("request bodies: bytes in flight", () => {
       const response = parseResponse((await closed).received);
       expect(response.status).toBe(429);
       expect(errorCode(response)).toBe("RATE_LIMITED");
+      expect(snapshotStore(server.dataDir)).toEqual(before);
     } finally {
       clearInterval(sending);
       held.socket.destroy();
