@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestProject, identity, type TestProject } from "../support/deploy-flow.js";
 import { api } from "../support/http.js";
 import { startTestServer } from "../support/server.js";
@@ -14,6 +14,8 @@ describe("prepare rate limits (defaults)", () => {
     server = await startTestServer();
   });
   afterAll(async () => server.stop());
+  // Each test starts in a window of its own: the address's count of another test is behind it.
+  beforeEach(() => server.clock.advance(60));
 
   const prepare = (p: TestProject, headers: Record<string, string> = {}) =>
     api(server.urls.api, "POST", `/projects/${p.slug}/prepare`, {
@@ -44,7 +46,6 @@ describe("prepare rate limits (defaults)", () => {
   });
 
   it("prepare: past 120 a minute from one address 429 RATE_LIMITED whichever project, nothing changed", async () => {
-    server.clock.advance(60);
     const projects = [
       await createTestProject(server.urls.api, "limit-address-1"),
       await createTestProject(server.urls.api, "limit-address-2"),

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   createTestProject,
   deployFiles,
@@ -149,11 +149,12 @@ describe("garbage collection", () => {
 });
 
 describe("garbage collection: expired upload sessions", () => {
+  // A server each: a test moves and freezes the clock, and counts what a collection reclaims.
   let server: TestServer;
-  beforeAll(async () => {
+  beforeEach(async () => {
     server = await startTestServer();
   });
-  afterAll(async () => server.stop());
+  afterEach(async () => server.stop());
 
   it("collectGarbage: content uploaded in a session that expired without a deploy is reclaimed", async () => {
     const p = await createTestProject(server.urls.api, "gc-expired");

@@ -12,8 +12,13 @@ describe("restart", () => {
   const dir = tempDir("deploy-restart-");
   const image = randomBytes(70_001);
   const files = { "/index.html": "<h1>before the restart</h1>", "/img/logo.png": image };
+  // Each test has its own project, made before the restart: p is only read, q finishes its
+  // pending upload and r is redeployed, so the tests pass in any order.
   let p: TestProject;
+  let q: TestProject;
+  let r: TestProject;
   let before: { prepared: any; deployed: any };
+  let beforeR: { prepared: any; deployed: any };
   let pending: Awaited<ReturnType<typeof prepareFiles>>;
   let server: TestServer;
 
@@ -22,9 +27,12 @@ describe("restart", () => {
     try {
       p = await createTestProject(first.urls.api, "restart");
       before = await deployFiles(first.urls.api, p, files);
+      q = await createTestProject(first.urls.api, "restart-pending");
       // An upload session opened before the restart, finished after it.
-      pending = await prepareFiles(first.urls.api, p, { "/after.txt": "uploaded after the restart" });
+      pending = await prepareFiles(first.urls.api, q, { "/after.txt": "uploaded after the restart" });
       expect(pending.prepared.buckets.flat()).toHaveLength(1);
+      r = await createTestProject(first.urls.api, "restart-redeploy");
+      beforeR = await deployFiles(first.urls.api, r, files);
     } finally {
       await first.stop();
     }
@@ -72,25 +80,25 @@ describe("restart", () => {
     expect(done.status).toBe(201);
     const deployed = await completeDeploy(
       server.urls.api,
-      p,
+      q,
       pending.prepared.deployId,
       done.body.result.jwt,
     );
     expect(deployed.status).toBe(200);
-    const after = await edgeGet(server.urls.edge, `${p.slug}.localhost`, "/after.txt");
+    const after = await edgeGet(server.urls.edge, `${q.slug}.localhost`, "/after.txt");
     expect(after.body.toString()).toBe("uploaded after the restart");
   });
 
   it("restart: a redeploy works and replaces the site", async () => {
-    const { deployed } = await deployFiles(server.urls.api, p, {
+    const { deployed } = await deployFiles(server.urls.api, r, {
       "/index.html": "<h1>after the restart</h1>",
       "/img/logo.png": image,
     });
-    expect(deployed.revisionId).not.toBe(before.deployed.revisionId);
-    const home = await edgeGet(server.urls.edge, `${p.slug}.localhost`, "/");
+    expect(deployed.revisionId).not.toBe(beforeR.deployed.revisionId);
+    const home = await edgeGet(server.urls.edge, `${r.slug}.localhost`, "/");
     expect(home.body.toString()).toBe("<h1>after the restart</h1>");
     // The old revision host keeps serving its revision.
-    const old = await edgeGet(server.urls.edge, new URL(before.deployed.revisionUrl).hostname, "/");
+    const old = await edgeGet(server.urls.edge, new URL(beforeR.deployed.revisionUrl).hostname, "/");
     expect(old.body.toString()).toBe("<h1>before the restart</h1>");
   });
 });
