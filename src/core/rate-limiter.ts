@@ -19,6 +19,11 @@ export class RateLimiter {
     private readonly clock: Clock = systemClock,
   ) {}
 
+  /** How many keys have a window in memory (bounded: ended windows are pruned past 100,000). */
+  get trackedKeys(): number {
+    return this.windows.size;
+  }
+
   /** Counts a hit for `key`; throws RATE_LIMITED with the seconds until the window resets. */
   hit(key: string): void {
     if (this.rule.limit <= 0) return;
