@@ -1,7 +1,13 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { Logger } from "pino";
-import { DeployError, type ErrorCode, RateLimitedError, ServerBusyError } from "../core/errors.js";
+import {
+  DeployError,
+  type ErrorCode,
+  QuotaExceededError,
+  RateLimitedError,
+  ServerBusyError,
+} from "../core/errors.js";
 import { isClientAbort } from "../shared/client-abort.js";
 
 /** The HTTP status of each domain error code (contract §5); a code without one does not compile. */
@@ -21,12 +27,14 @@ const STATUS_BY_CODE: Record<ErrorCode, ContentfulStatusCode> = {
   PROJECT_EXPIRED: 410,
   DEPLOY_EXPIRED: 410,
   PAYLOAD_TOO_LARGE: 413,
+  QUOTA_EXCEEDED: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   INVALID_COMPLETION: 422,
   RATE_LIMITED: 429,
   INTERNAL: 500,
   UPLOAD_PLATFORM_ERROR: 502,
   SERVER_BUSY: 503,
+  INSUFFICIENT_STORAGE: 507,
 };
 
 /**
@@ -44,6 +52,14 @@ export function errorResponse(error: unknown, c: Context, logger: Logger): Respo
     else if (status >= 500) logger.error({ err: error, ...where }, error.code);
     if (error instanceof RateLimitedError || error instanceof ServerBusyError) {
       c.header("Retry-After", String(error.retryAfterSeconds));
+    }
+    if (error instanceof QuotaExceededError) {
+      // Which quota, and what is left of it, in fields a client can read as well as in the message.
+      const { quota, limitBytes, remainingBytes } = error;
+      return c.json(
+        { error: { code: error.code, message: error.message, quota, limitBytes, remainingBytes } },
+        status,
+      );
     }
     return c.json({ error: { code: error.code, message: error.message } }, status);
   }

@@ -9,9 +9,32 @@ const json = (schema: Schema) => ({
   },
 });
 
+/** The error codes each status carries (contract §5), for the responses' descriptions. */
+const CODES_BY_STATUS: Record<number, string> = {
+  400: "INVALID_JSON, INVALID_REQUEST, INVALID_PROJECT_HASH, INVALID_FINGERPRINT, INVALID_MANIFEST, INVALID_DOMAIN",
+  401: "UNAUTHORIZED",
+  403: "OWNERSHIP_MISMATCH",
+  404: "PROJECT_NOT_FOUND, DEPLOY_NOT_FOUND",
+  409: "DOMAIN_TAKEN, DEPLOY_ALREADY_COMPLETED",
+  410: "PROJECT_EXPIRED, DEPLOY_EXPIRED",
+  413: "PAYLOAD_TOO_LARGE; on prepare also QUOTA_EXCEEDED (with quota, limitBytes, remainingBytes)",
+  415: "UNSUPPORTED_MEDIA_TYPE",
+  422: "INVALID_COMPLETION",
+  429: "RATE_LIMITED (with Retry-After)",
+  502: "UPLOAD_PLATFORM_ERROR",
+  503: "SERVER_BUSY (with Retry-After)",
+  507: "INSUFFICIENT_STORAGE (the server is short of storage; do not retry at once)",
+};
+
 const errorResponses = (statuses: number[]) =>
   Object.fromEntries(
-    statuses.map((status) => [String(status), { description: "error", ...json(schemas.responses.error) }]),
+    statuses.map((status) => [
+      String(status),
+      {
+        description: `error: ${CODES_BY_STATUS[status] ?? "see contract §5"}`,
+        ...json(schemas.responses.error),
+      },
+    ]),
   );
 
 const projectRoute = (summary: string, body: Schema, response: Schema, errors: number[]) => ({
@@ -72,7 +95,12 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
         ),
       },
       "/projects/{projectSlug}/prepare": {
-        post: projectRoute("prepare a deploy", schemas.prepareSchema, schemas.responses.prepare, [413, 502]),
+        post: projectRoute(
+          "prepare a deploy",
+          schemas.prepareSchema,
+          schemas.responses.prepare,
+          [413, 502, 507],
+        ),
       },
       "/projects/{projectSlug}/deploy": {
         post: projectRoute(

@@ -20,6 +20,8 @@ export type ErrorCode =
   | "RATE_LIMITED"
   | "UPLOAD_PLATFORM_ERROR"
   | "SERVER_BUSY"
+  | "QUOTA_EXCEEDED"
+  | "INSUFFICIENT_STORAGE"
   | "INTERNAL";
 
 /**
@@ -87,5 +89,24 @@ export class ServerBusyError extends DeployError {
     super("SERVER_BUSY", "the server is reading too many request bodies, retry later");
   }
 }
+/** Which storage quota a request would exceed (PROJECT_QUOTA_BYTES or PENDING_QUOTA_BYTES). */
+export type Quota = "project" | "pending";
+
+/** A deploy would store more than a quota allows; says which quota, its limit and what is left. */
+export class QuotaExceededError extends DeployError {
+  constructor(
+    readonly quota: Quota,
+    readonly limitBytes: number,
+    readonly remainingBytes: number,
+    message: string,
+  ) {
+    super("QUOTA_EXCEEDED", message);
+  }
+}
+/** The server is short of disk space (under MIN_FREE_BYTES free): uploads wait until it is freed. */
+export class InsufficientStorageError extends define(
+  "INSUFFICIENT_STORAGE",
+  "the server is short of storage; uploads are refused until space is freed",
+) {}
 export class UploadPlatformError extends define("UPLOAD_PLATFORM_ERROR", "the upload platform failed") {}
 export class InternalError extends define("INTERNAL", "internal error") {}

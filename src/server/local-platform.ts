@@ -9,6 +9,7 @@ import { openPlatformDatabase, settingOrCreate } from "../platform/local/databas
 import { removeOrphanFiles } from "../platform/local/garbage-collector.js";
 import { LocalPlatform } from "../platform/local/local-platform.js";
 import { UploadTokens } from "../platform/local/tokens.js";
+import { freeBytesOf, type StorageLimits } from "../platform/local/storage-limits.js";
 import { UploadSessions } from "../platform/local/upload-sessions.js";
 import { createUploadApp } from "../upload/upload-app.js";
 import { UploadService } from "../upload/upload-service.js";
@@ -20,6 +21,8 @@ export interface LocalPlatformOptions {
   uploadJwtSecret?: string;
   bucketLimits: BucketLimits;
   maxAssetBytes: number;
+  /** The quotas and the free-space guard (0: none); free space is read where the blobs are. */
+  storage?: Omit<StorageLimits, "freeBytes">;
   sitesDomain: string;
   edgeCacheBytes: number;
   /** Milliseconds since the epoch. */
@@ -51,6 +54,10 @@ export function openLocalPlatform(dir: string, options: LocalPlatformOptions): L
     options.uploadJwtSecret ??
     settingOrCreate(db, "upload_jwt_secret", () => randomBytes(32).toString("hex"));
   const sessions = new UploadSessions(db);
+  const storage: StorageLimits | undefined = options.storage && {
+    ...options.storage,
+    freeBytes: freeBytesOf(dir),
+  };
   const tokens = new UploadTokens(secret, now);
 
   const platform = new LocalPlatform({
@@ -61,6 +68,7 @@ export function openLocalPlatform(dir: string, options: LocalPlatformOptions): L
     accountId,
     uploadUrl: `${options.uploadBaseUrl}/accounts/${accountId}/workers/assets/upload?base64=true`,
     bucketLimits: options.bucketLimits,
+    storage,
     now,
   });
   const service = new UploadService({
@@ -71,6 +79,7 @@ export function openLocalPlatform(dir: string, options: LocalPlatformOptions): L
     maxAssetBytes: options.maxAssetBytes,
     // A full bucket plus room for the multipart framing of up to maxFiles parts.
     maxRequestBytes: options.bucketLimits.maxBytes + options.bucketLimits.maxFiles * 512 + 1024 * 1024,
+    storage,
     now,
   });
   return {

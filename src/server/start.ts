@@ -54,6 +54,11 @@ export async function startServer(
       uploadJwtSecret: config.uploadJwtSecret,
       bucketLimits: { maxBytes: config.bucketMaxBytes, maxFiles: config.bucketMaxFiles },
       maxAssetBytes: config.maxAssetBytes,
+      storage: {
+        projectQuotaBytes: config.projectQuotaBytes,
+        pendingQuotaBytes: config.pendingQuotaBytes,
+        minFreeBytes: config.minFreeBytes,
+      },
       sitesDomain: config.sitesDomain,
       edgeCacheBytes: config.edgeCacheBytes,
       now,

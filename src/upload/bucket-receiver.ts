@@ -49,8 +49,8 @@ export class BucketReceiver {
     const hash = part.name ?? part.filename ?? "";
     if (!ASSET_HASH.test(hash))
       throw badRequest(`part name ${JSON.stringify(hash.slice(0, 80))} is not an asset hash`);
-    const path = sessions.pathOf(this.sessionId, hash);
-    if (path === undefined) {
+    const asset = sessions.assetOf(this.sessionId, hash);
+    if (asset === undefined) {
       throw new UploadError(
         400,
         UploadErrorCode.hashNotInSession,
@@ -69,6 +69,7 @@ export class BucketReceiver {
     this.seen.add(hash);
     this.hasher ??= await AssetHasher.create();
     const file = blobs.temporaryPath();
+    const { path, size: declaredSize } = asset;
     const sink = new Base64PartSink(this.hasher, file, {
       maxBytes: maxAssetBytes,
       memoryBytes: MEMORY_PART_BYTES,
@@ -86,6 +87,17 @@ export class BucketReceiver {
             400,
             UploadErrorCode.hashMismatch,
             `content of part ${hash} does not match its hash`,
+          );
+        }
+        // The quotas counted the size the manifest declared: a part may not bring more.
+        if (sink.size > declaredSize) {
+          await sink.abort();
+          blobs.discard(file);
+          throw new UploadError(
+            413,
+            UploadErrorCode.quotaExceeded,
+            `part ${hash} holds ${sink.size} bytes, more than the ${declaredSize} its manifest entry ` +
+              "declared, which is what the storage quotas (PROJECT_QUOTA_BYTES, PENDING_QUOTA_BYTES) counted",
           );
         }
         if (declared !== undefined) this.mediaTypes.push({ hash, mediaType: declared });

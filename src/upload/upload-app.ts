@@ -26,6 +26,7 @@ export function createUploadApp(deps: { service: UploadService; logger: Logger }
       accountId: c.req.param("accountId"),
       token,
       contentType: c.req.header("content-type"),
+      contentLength: declaredLength(c.req.header("content-length")),
       body,
     });
     const envelope = { success: true, errors: [], messages: [] };
@@ -61,4 +62,10 @@ function failure(error: UploadError) {
     messages: [],
     result: null,
   };
+}
+
+/** A Content-Length header as a number of bytes, or undefined when absent or malformed. */
+function declaredLength(header: string | undefined): number | undefined {
+  if (header === undefined || !/^\d+$/.test(header.trim())) return undefined;
+  return Number(header.trim());
 }

@@ -4,7 +4,7 @@
  */
 export class UploadError extends Error {
   constructor(
-    readonly status: 400 | 401 | 404 | 413 | 415 | 500,
+    readonly status: 400 | 401 | 404 | 413 | 415 | 500 | 507,
     readonly code: number,
     message: string,
   ) {
@@ -21,6 +21,8 @@ export const UploadErrorCode = {
   hashNotInSession: 10005,
   tooLarge: 10006,
   notFound: 10007,
+  quotaExceeded: 10008,
+  insufficientStorage: 10009,
   internal: 10000,
 } as const;
 
@@ -30,3 +32,11 @@ export const unauthorized = (message = "upload token is missing, invalid or expi
 
 /** The request or one of its parts is malformed. */
 export const badRequest = (message: string) => new UploadError(400, UploadErrorCode.badRequest, message);
+
+/** The server is short of storage (MIN_FREE_BYTES): a client should report it, not retry. */
+export const insufficientStorage = () =>
+  new UploadError(
+    507,
+    UploadErrorCode.insufficientStorage,
+    "the server is short of storage; uploads are refused until space is freed",
+  );

@@ -1,14 +1,23 @@
+import { isOutOfSpace, lacksRoomFor, type StorageLimits } from "../platform/local/storage-limits.js";
 import type { UploadTokens } from "../platform/local/tokens.js";
 import { PartContentError } from "./base64-part.js";
 import { BucketReceiver, type BucketReceiverOptions } from "./bucket-receiver.js";
 import { MultipartError, multipartBoundary, parseMultipart } from "./multipart.js";
-import { UploadError, UploadErrorCode, badRequest, unauthorized } from "./upload-errors.js";
+import {
+  UploadError,
+  UploadErrorCode,
+  badRequest,
+  insufficientStorage,
+  unauthorized,
+} from "./upload-errors.js";
 
 export interface UploadServiceOptions extends BucketReceiverOptions {
   accountId: string;
   tokens: UploadTokens;
   /** Bytes one bucket request may carry, multipart framing included. */
   maxRequestBytes: number;
+  /** The free-space guard (MIN_FREE_BYTES); none when absent. */
+  storage?: Pick<StorageLimits, "minFreeBytes" | "freeBytes">;
 }
 
 /** What a bucket upload answers: 202 while assets are missing, 201 with the completion token. */
@@ -27,6 +36,24 @@ export class UploadService {
     accountId: string;
     token: string | undefined;
     contentType: string | undefined;
+    /** The request's Content-Length, when it declared one. */
+    contentLength?: number;
+    body: AsyncIterable<Uint8Array>;
+  }): Promise<BucketResult> {
+    try {
+      return await this.receive(input);
+    } catch (error) {
+      // A full disk is the server's condition, not the request's: 507, which clients report at once.
+      if (isOutOfSpace(error)) throw insufficientStorage();
+      throw error;
+    }
+  }
+
+  private async receive(input: {
+    accountId: string;
+    token: string | undefined;
+    contentType: string | undefined;
+    contentLength?: number;
     body: AsyncIterable<Uint8Array>;
   }): Promise<BucketResult> {
     const { sessions, tokens, now } = this.options;
@@ -39,6 +66,11 @@ export class UploadService {
     const boundary = multipartBoundary(input.contentType);
     if (!boundary) {
       throw new UploadError(415, UploadErrorCode.badRequest, "Content-Type must be multipart/form-data");
+    }
+    // Below MIN_FREE_BYTES (counting what this request declares it brings), nothing is read.
+    const storage = this.options.storage;
+    if (storage && (await lacksRoomFor(storage, input.contentLength ?? 0))) {
+      throw insufficientStorage();
     }
     const receiver = new BucketReceiver(this.options, session.id);
     try {

@@ -113,7 +113,15 @@ describe("abuse: the real binary", () => {
   beforeAll(async () => {
     ensureBuilt();
     dir = tempDir("deploy-abuse-");
-    server = await spawnServer(dir.path, { PREPARE_LIMIT_PER_ADDRESS: "0", PREPARE_LIMIT_PER_PROJECT: "0" });
+    // Prepares of hundreds of GiB on purpose: the storage quotas and the free-space guard, which
+    // would refuse them at once (test/api/quotas.test.ts), are off like the rate limits.
+    server = await spawnServer(dir.path, {
+      PREPARE_LIMIT_PER_ADDRESS: "0",
+      PREPARE_LIMIT_PER_PROJECT: "0",
+      PROJECT_QUOTA_BYTES: "0",
+      PENDING_QUOTA_BYTES: "0",
+      MIN_FREE_BYTES: "0",
+    });
     p = await createTestProject(server.urls.api, "abuse");
     await deployFiles(server.urls.api, p, { "/index.html": "<h1>still here</h1>" });
     site = `${p.slug}.localhost`;

@@ -17,7 +17,8 @@ export function deployRoutes(deps: RouteDeps & { prepareLimits: RouteLimits }): 
     deps.body,
     async (c) => {
       const { body, raw } = await parseBody(c, prepareRequestSchema);
-      return c.json(await prepareDeploy(services, { ...credentials(c, body), manifest: raw.manifest }), 200);
+      const input = { ...credentials(c, body), manifest: raw.manifest, clientAddress: deps.clientAddress(c) };
+      return c.json(await prepareDeploy(services, input), 200);
     },
   );
 

@@ -20,6 +20,8 @@ describe("retry policy", () => {
     expect(isRetryable(api(429))).toBe(true);
     for (const status of [400, 401, 403, 404, 409, 410, 413, 422])
       expect(isRetryable(api(status))).toBe(false);
+    // 507: the server is short of storage; trying again soon sends the same bytes for nothing.
+    expect(isRetryable(api(507))).toBe(false);
     expect(isRetryable(new CliError("X", "local"))).toBe(false);
     expect(isRetryable(new Error("bug"))).toBe(false);
   });

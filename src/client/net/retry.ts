@@ -36,10 +36,13 @@ export function defaultRetryPolicy(overrides: Partial<RetryPolicy> = {}): RetryP
   };
 }
 
-/** True for failures worth another try: no answer, a 5xx, or 429; never another 4xx. */
+/**
+ * True for failures worth another try: no answer, a 5xx, or 429; never another 4xx, and never 507
+ * (the server is short of storage: trying again soon only sends the same bytes for nothing).
+ */
 export function isRetryable(error: unknown): boolean {
   if (error instanceof NetworkError) return true;
-  if (error instanceof ApiError) return error.status >= 500 || error.status === 429;
+  if (error instanceof ApiError) return (error.status >= 500 && error.status !== 507) || error.status === 429;
   return false;
 }
 

@@ -25,7 +25,7 @@ export interface PreparedDeploy {
  */
 export async function prepareDeploy(
   services: Services,
-  input: ProjectCredentials & { manifest: unknown },
+  input: ProjectCredentials & { manifest: unknown; clientAddress?: string },
 ): Promise<PreparedDeploy> {
   const { store, platform, config } = services;
   // Formats first (contract §5): the manifest is judged before the project and ownership, in
@@ -38,7 +38,12 @@ export async function prepareDeploy(
   // (404), and one that comes later removes this session and deploy with the rest of the project.
   const { session, deploy, current } = await withProjectLock(services, project, async (current) => {
     const session = await callPlatform(() =>
-      platform.openUploadSession({ projectSlug: project.slug, entries, expiresAt }),
+      platform.openUploadSession({
+        projectSlug: project.slug,
+        entries,
+        expiresAt,
+        clientAddress: input.clientAddress,
+      }),
     );
     const deploy = {
       deployId: generateOpaqueId(),

@@ -30,13 +30,21 @@ export interface PublishInput extends SiteSettings {
 /**
  * The edge platform, shaped like Cloudflare's Workers static-assets flow: open an upload session
  * for a manifest, redeem its completion token by publishing a revision, route hostnames, unpublish.
- * Implementations throw InvalidCompletionError and UploadPlatformError from core/errors.
+ * Implementations throw InvalidCompletionError, QuotaExceededError, InsufficientStorageError and
+ * UploadPlatformError from core/errors.
  */
 export interface Platform {
+  /**
+   * Opens a session for a manifest. Refuses (QuotaExceededError) what would take the project past
+   * its quota across its kept revisions, or `clientAddress` past its quota of bytes prepared and not
+   * deployed; refuses (InsufficientStorageError) uploads the storage has no room for.
+   */
   openUploadSession(input: {
     projectSlug: string;
     entries: ManifestEntry[];
     expiresAt: Date;
+    /** The address of the client that prepares it, whose pending bytes it counts against. */
+    clientAddress?: string;
   }): Promise<UploadSession>;
   /** Checks the completion token against the session and that every asset is held, then publishes
    * the revision and makes it the project's production revision in one step. Idempotent. */

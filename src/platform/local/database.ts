@@ -20,7 +20,10 @@ CREATE TABLE IF NOT EXISTS upload_sessions (
   id TEXT PRIMARY KEY,
   project_slug TEXT NOT NULL,
   created_at INTEGER NOT NULL,
-  expires_at INTEGER NOT NULL
+  expires_at INTEGER NOT NULL,
+  -- Who prepared it, and the bytes it asked for while not deployed (PENDING_QUOTA_BYTES).
+  client_address TEXT,
+  pending_bytes INTEGER NOT NULL DEFAULT 0
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS upload_sessions_project ON upload_sessions(project_slug);
 CREATE TABLE IF NOT EXISTS session_assets (
@@ -77,6 +80,15 @@ export function openPlatformDatabase(dir: string): PlatformDatabase {
   const db = openSqlite(join(dir, "platform.sqlite"));
   const before = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'session_blobs'").get();
   db.exec(SCHEMA);
+  // Columns added since the table was first created: a database from before gets them empty.
+  const columns = new Set(
+    (db.prepare("PRAGMA table_info(upload_sessions)").all() as { name: string }[]).map((c) => c.name),
+  );
+  if (!columns.has("client_address")) db.exec("ALTER TABLE upload_sessions ADD COLUMN client_address TEXT");
+  if (!columns.has("pending_bytes")) {
+    db.exec("ALTER TABLE upload_sessions ADD COLUMN pending_bytes INTEGER NOT NULL DEFAULT 0");
+  }
+  db.exec("CREATE INDEX IF NOT EXISTS upload_sessions_address ON upload_sessions(client_address)");
   // A database from before per-project deduplication: its open sessions were told that held
   // content need not be sent, so they keep it.
   if (before === undefined) {

@@ -1,4 +1,4 @@
-import { InvalidCompletionError } from "../../core/errors.js";
+import { InsufficientStorageError, InvalidCompletionError, QuotaExceededError } from "../../core/errors.js";
 import { generateOpaqueId } from "../../core/ids.js";
 import { Pacer, yieldToEventLoop } from "../../shared/event-loop.js";
 import type { ManifestEntry } from "../../core/manifest.js";
@@ -15,6 +15,13 @@ import {
   reclaimBlobs,
 } from "./garbage-collector.js";
 import { SiteTables } from "./site-tables.js";
+import {
+  describeBytes,
+  isOutOfSpace,
+  lacksRoomFor,
+  type StorageLimits,
+  UNLIMITED,
+} from "./storage-limits.js";
 
 /**
  * How long one transaction of a large session's rows may take before the event loop gets a turn;
@@ -33,6 +40,8 @@ export interface LocalPlatformOptions {
   /** Full URL of the built-in upload service's bucket endpoint. */
   uploadUrl: string;
   bucketLimits: BucketLimits;
+  /** Quotas and the free-space guard; none by default. */
+  storage?: StorageLimits;
   now: () => number;
 }
 
@@ -51,16 +60,33 @@ export class LocalPlatform implements Platform {
     projectSlug: string;
     entries: ManifestEntry[];
     expiresAt: Date;
+    clientAddress?: string;
   }): Promise<UploadSession> {
     const { sessions, tokens, accountId, now } = this.options;
     const sessionId = generateOpaqueId();
     const expiresAt = input.expiresAt.getTime();
-    const missing = await sessions.open(
-      { id: sessionId, projectSlug: input.projectSlug, expiresAt },
-      input.entries,
-      now(),
-      new Pacer(WRITE_SLICE_MS),
-    );
+    this.refuseOverProjectQuota(input.projectSlug, input.entries);
+    let opened;
+    try {
+      opened = await sessions.open(
+        { id: sessionId, projectSlug: input.projectSlug, expiresAt },
+        input.entries,
+        now(),
+        new Pacer(WRITE_SLICE_MS),
+      );
+    } catch (error) {
+      if (isOutOfSpace(error)) throw new InsufficientStorageError(undefined, { cause: error });
+      throw error;
+    }
+    const { missing } = opened;
+    const asked = missing.reduce((sum, asset) => sum + asset.size, 0);
+    try {
+      await this.admit(input.projectSlug, sessionId, input.clientAddress, asked, opened.addedBytes);
+    } catch (error) {
+      sessions.discard(sessionId);
+      if (isOutOfSpace(error)) throw new InsufficientStorageError(undefined, { cause: error });
+      throw error;
+    }
     await yieldToEventLoop();
     const buckets = groupIntoBuckets(missing, this.options.bucketLimits);
     // With nothing to upload, the upload token is itself the completion token (Cloudflare's rule).
@@ -74,6 +100,77 @@ export class LocalPlatform implements Platform {
       uploadUrl: this.options.uploadUrl,
       expiresAt: input.expiresAt,
     };
+  }
+
+  /**
+   * Refuses at once, before a row is written, a manifest whose distinct content alone is over the
+   * project quota: whatever the project already keeps, the deploy would take it past.
+   */
+  private refuseOverProjectQuota(projectSlug: string, entries: ManifestEntry[]): void {
+    const limit = this.storage.projectQuotaBytes;
+    if (limit <= 0) return;
+    const sizes = new Map<string, number>();
+    for (const entry of entries) sizes.set(entry.hash, Math.max(sizes.get(entry.hash) ?? 0, entry.size));
+    let total = 0;
+    for (const size of sizes.values()) total += size;
+    if (total > limit) throw this.projectQuotaError(projectSlug, total);
+  }
+
+  /**
+   * Admits a session that asks for `asked` bytes and adds `added` bytes to its project's content:
+   * storage must have room for the upload (MIN_FREE_BYTES), the project stays within its quota
+   * across its kept revisions, the client address within its quota of bytes prepared and not
+   * deployed. The quotas are checked and the reservation recorded in one transaction, so racing
+   * prepares of one address cannot both take the same room.
+   */
+  private async admit(
+    projectSlug: string,
+    sessionId: string,
+    clientAddress: string | undefined,
+    asked: number,
+    added: number,
+  ): Promise<void> {
+    const { db, sessions, now } = this.options;
+    const { projectQuotaBytes, pendingQuotaBytes } = this.storage;
+    if (asked > 0 && (await lacksRoomFor(this.storage, asked))) throw new InsufficientStorageError();
+    db.transaction(() => {
+      if (projectQuotaBytes > 0 && added > 0) {
+        const kept = sessions.projectBytes(projectSlug);
+        if (kept + added > projectQuotaBytes) throw this.projectQuotaError(projectSlug, kept + added, kept);
+      }
+      if (pendingQuotaBytes > 0 && clientAddress !== undefined && asked > 0) {
+        const pending = sessions.pendingBytesOf(clientAddress, now());
+        if (pending + asked > pendingQuotaBytes) {
+          const left = Math.max(0, pendingQuotaBytes - pending);
+          throw new QuotaExceededError(
+            "pending",
+            pendingQuotaBytes,
+            left,
+            `pending quota exceeded: this prepare asks for ${describeBytes(asked)} and this client ` +
+              `address has ${describeBytes(pending)} prepared and not deployed; the limit ` +
+              `(PENDING_QUOTA_BYTES) is ${describeBytes(pendingQuotaBytes)}, ${describeBytes(left)} left. ` +
+              "Deploy or wait for earlier preparations to expire.",
+          );
+        }
+      }
+      sessions.reserve(sessionId, clientAddress ?? null, asked);
+    })();
+  }
+
+  private projectQuotaError(projectSlug: string, total: number, kept?: number): QuotaExceededError {
+    const limit = this.storage.projectQuotaBytes;
+    const left = Math.max(0, limit - (kept ?? this.options.sessions.projectBytes(projectSlug)));
+    return new QuotaExceededError(
+      "project",
+      limit,
+      left,
+      `project quota exceeded: this deploy would keep ${describeBytes(total)} across the project's ` +
+        `revisions; the limit (PROJECT_QUOTA_BYTES) is ${describeBytes(limit)}, ${describeBytes(left)} left`,
+    );
+  }
+
+  private get storage(): StorageLimits {
+    return this.options.storage ?? UNLIMITED;
   }
 
   async publishRevision(input: PublishInput): Promise<void> {

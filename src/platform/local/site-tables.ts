@@ -83,6 +83,8 @@ export class SiteTables {
         "DELETE FROM session_blobs WHERE session_id IN (SELECT id FROM upload_sessions WHERE project_slug = ?)",
       ),
       deleteSessions: db.prepare("DELETE FROM upload_sessions WHERE project_slug = ?"),
+      // Published: its content is the project's now (its quota), no longer pending for its client.
+      clearPending: db.prepare("UPDATE upload_sessions SET pending_bytes = 0 WHERE id = ?"),
       selectHashes: db.prepare(
         `SELECT hash FROM revision_files WHERE project_slug = ?
          UNION SELECT hash FROM session_assets
@@ -106,6 +108,7 @@ export class SiteTables {
       s.copyFiles.run(input.projectSlug, input.revisionId, input.sessionId);
       s.upsertSite.run(input.projectSlug, input.revisionId, input.expiresAt);
       this.replaceHosts(input.projectSlug, input.hostnames);
+      s.clearPending.run(input.sessionId);
     })();
   }
 

@@ -10,6 +10,14 @@ export interface SessionRow {
   expiresAt: number;
 }
 
+/** What opening a session found: what the project must upload, and what it adds to its content. */
+export interface OpenedSession {
+  /** The assets to ask for: each hash once, at its largest declared size. */
+  missing: { hash: string; size: number }[];
+  /** Declared bytes of the manifest's content that none of the project's kept revisions has. */
+  addedBytes: number;
+}
+
 /**
  * What one bucket request verified: blobs it wrote (to record), content whose blob was held
  * already (verified all the same), and media types its parts declared.
@@ -43,8 +51,17 @@ export class UploadSessions {
       selectSession: db.prepare(
         "SELECT id, project_slug AS projectSlug, expires_at AS expiresAt FROM upload_sessions WHERE id = ?",
       ),
-      selectPathOfHash: db.prepare(
-        "SELECT path FROM session_assets WHERE session_id = ? AND hash = ? LIMIT 1",
+      selectAssetOfHash: db.prepare(
+        "SELECT MIN(path) AS path, MAX(size) AS size FROM session_assets WHERE session_id = ? AND hash = ?",
+      ),
+      reserve: db.prepare("UPDATE upload_sessions SET client_address = ?, pending_bytes = ? WHERE id = ?"),
+      selectPendingOf: db.prepare(
+        `SELECT COALESCE(SUM(pending_bytes), 0) AS n FROM upload_sessions
+         WHERE client_address = ? AND expires_at > ?`,
+      ),
+      selectProjectBytes: db.prepare(
+        `SELECT COALESCE(SUM(b.size), 0) AS n FROM blobs b
+         WHERE b.hash IN (SELECT hash FROM revision_files WHERE project_slug = ?)`,
       ),
       deleteAssets: db.prepare("DELETE FROM session_assets WHERE session_id = ?"),
       deleteSession: db.prepare("DELETE FROM upload_sessions WHERE id = ?"),
@@ -75,6 +92,7 @@ export class UploadSessions {
    * its largest size): every hash that none of its kept revisions and none of its open sessions
    * has, whatever other projects hold (contract §3). Content is stored once, but each project
    * proves it has the bytes; otherwise the answer would tell a stranger what others uploaded.
+   * Also returns the declared bytes the manifest adds to the project's kept content (its quota).
    *
    * A manifest of 100,000 entries is written in transactions of about one `pacer` slice each, with
    * the event loop free between them (in one transaction it held the thread the edge and the
@@ -88,13 +106,12 @@ export class UploadSessions {
     entries: ManifestEntry[],
     now: number,
     pacer: Pacer,
-  ): Promise<{ hash: string; size: number }[]> {
+  ): Promise<OpenedSession> {
     const s = this.statements;
     const held = new Map<string, boolean>();
     const missing = new Map<string, number>();
-    const owned = (hash: string): boolean =>
-      s.selectOwnedByRevision.get(session.projectSlug, hash) !== undefined ||
-      s.selectOwnedBySession.get(hash, session.projectSlug, now) !== undefined;
+    // Content none of the project's kept revisions has: what this deploy adds to its quota.
+    const added = new Map<string, number>();
     let next = 0;
     const slice = this.db.transaction(() => {
       do {
@@ -102,9 +119,15 @@ export class UploadSessions {
         s.insertAsset.run(session.id, entry.path, entry.hash, entry.size, mediaTypeFor(entry.path));
         let isHeld = held.get(entry.hash);
         if (isHeld === undefined) {
-          held.set(entry.hash, (isHeld = owned(entry.hash)));
+          const inRevision = s.selectOwnedByRevision.get(session.projectSlug, entry.hash) !== undefined;
+          if (!inRevision) added.set(entry.hash, 0);
+          isHeld =
+            inRevision || s.selectOwnedBySession.get(entry.hash, session.projectSlug, now) !== undefined;
+          held.set(entry.hash, isHeld);
           if (isHeld) s.insertSessionBlob.run(session.id, entry.hash);
         }
+        const addedSize = added.get(entry.hash);
+        if (addedSize !== undefined) added.set(entry.hash, Math.max(addedSize, entry.size));
         if (!isHeld) missing.set(entry.hash, Math.max(missing.get(entry.hash) ?? 0, entry.size));
         // The time is read every 256 rows: reading it costs more than writing one.
       } while (next < entries.length && ((next & 255) !== 0 || !pacer.due()));
@@ -116,14 +139,40 @@ export class UploadSessions {
         if (next < entries.length) await pacer.next();
       }
     } catch (error) {
-      this.db.transaction(() => {
-        s.deleteAssets.run(session.id);
-        s.deleteSessionBlobs.run(session.id);
-        s.deleteSession.run(session.id);
-      })();
+      this.discard(session.id);
       throw error;
     }
-    return [...missing].map(([hash, size]) => ({ hash, size }));
+    let addedBytes = 0;
+    for (const size of added.values()) addedBytes += size;
+    return { missing: [...missing].map(([hash, size]) => ({ hash, size })), addedBytes };
+  }
+
+  /** Removes a session that will not be used (a refused or failed prepare), with its rows. */
+  discard(sessionId: string): void {
+    const s = this.statements;
+    this.db.transaction(() => {
+      s.deleteAssets.run(sessionId);
+      s.deleteSessionBlobs.run(sessionId);
+      s.deleteSession.run(sessionId);
+    })();
+  }
+
+  /**
+   * Records who prepared the session and the bytes it asked for, pending until it is published
+   * or expires (PENDING_QUOTA_BYTES). Call in the transaction that checked the quotas.
+   */
+  reserve(sessionId: string, clientAddress: string | null, bytes: number): void {
+    this.statements.reserve.run(clientAddress, bytes, sessionId);
+  }
+
+  /** Bytes the live, unpublished sessions prepared from `clientAddress` asked for. */
+  pendingBytesOf(clientAddress: string, now: number): number {
+    return (this.statements.selectPendingOf.get(clientAddress, now) as { n: number }).n;
+  }
+
+  /** Bytes of the distinct content of a project's kept revisions (PROJECT_QUOTA_BYTES). */
+  projectBytes(projectSlug: string): number {
+    return (this.statements.selectProjectBytes.get(projectSlug) as { n: number }).n;
   }
 
   /** The session, or undefined. */
@@ -131,9 +180,14 @@ export class UploadSessions {
     return this.statements.selectSession.get(sessionId) as SessionRow | undefined;
   }
 
-  /** A manifest path of `hash` in the session, or undefined when the session does not name it. */
-  pathOf(sessionId: string, hash: string): string | undefined {
-    return (this.statements.selectPathOfHash.get(sessionId, hash) as { path: string } | undefined)?.path;
+  /**
+   * A manifest path of `hash` in the session and the size its manifest declared (the largest, if
+   * several paths name it), or undefined when the session does not name it.
+   */
+  assetOf(sessionId: string, hash: string): { path: string; size: number } | undefined {
+    const row = this.statements.selectAssetOfHash.get(sessionId, hash) as
+      { path: string | null; size: number | null } | undefined;
+    return row?.path == null || row.size == null ? undefined : { path: row.path, size: row.size };
   }
 
   /** How many distinct hashes of the session it does not have yet (neither uploaded nor its own). */

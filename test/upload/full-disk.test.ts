@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createTestProject } from "../support/deploy-flow.js";
+import { uploadBucket } from "../support/multipart.js";
+import { startTestServer } from "../support/server.js";
+import { blobStoreState } from "../support/store-snapshot.js";
+import { prepareFiles } from "../support/upload-flow.js";
+
+/**
+ * A disk that fills up while a bucket arrives: the one thing here that cannot be made real without
+ * filling this machine's disk. Creating a temporary blob file fails with ENOSPC, as the system
+ * would, while `disk.full` is set; everything else is the real file system.
+ */
+const disk = vi.hoisted(() => ({ full: false }));
+
+vi.mock("node:fs/promises", async (importOriginal) => {
+  const fs = await importOriginal<typeof import("node:fs/promises")>();
+  const open: typeof fs.open = (async (path: Parameters<typeof fs.open>[0], ...rest: unknown[]) => {
+    if (disk.full && String(path).includes("/platform/tmp/")) {
+      throw Object.assign(new Error(`ENOSPC: no space left on device, open '${String(path)}'`), {
+        code: "ENOSPC",
+        errno: -28,
+        syscall: "open",
+      });
+    }
+    return (fs.open as (...args: unknown[]) => ReturnType<typeof fs.open>)(path, ...rest);
+  }) as typeof fs.open;
+  return { ...fs, open, default: { ...fs, open } };
+});
+
+describe("a full disk during an upload", () => {
+  let server: Awaited<ReturnType<typeof startTestServer>>;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(async () => {
+    disk.full = false;
+    await server.stop();
+  });
+
+  it("upload: 507 INSUFFICIENT_STORAGE (10009), not 500, when the disk fills while a bucket is stored; the part stays missing", async () => {
+    const p = await createTestProject(server.urls.api, "full-disk-upload");
+    const { prepared, byHash } = await prepareFiles(server.urls.api, p, {
+      "/index.html": "<p>no room left</p>",
+    });
+    const [hash] = prepared.buckets[0];
+    disk.full = true;
+    const res = await uploadBucket(prepared.urls.upload, prepared.uploadJwt, [
+      { hash, bytes: byHash.get(hash)! },
+    ]);
+    disk.full = false;
+    expect(res.status).toBe(507);
+    expect(res.body.errors[0].code).toBe(10009);
+    expect(res.body.errors[0].message).toContain("short of storage");
+    const state = blobStoreState(server.dataDir);
+    expect(state.unnamedFiles).toEqual([]);
+    expect(state.temporaryFiles).toEqual([]);
+    // Nothing was recorded: once there is room, the same upload completes.
+    const again = await uploadBucket(prepared.urls.upload, prepared.uploadJwt, [
+      { hash, bytes: byHash.get(hash)! },
+    ]);
+    expect(again.status).toBe(201);
+  });
+});
