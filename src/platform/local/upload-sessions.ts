@@ -112,10 +112,11 @@ export class UploadSessions {
     const missing = new Map<string, number>();
     // Content none of the project's kept revisions has: what this deploy adds to its quota.
     const added = new Map<string, number>();
+    const ordered = byHashPrefix(entries);
     let next = 0;
     const slice = this.db.transaction(() => {
       do {
-        const entry = entries[next++]!;
+        const entry = ordered[next++]!;
         s.insertAsset.run(session.id, entry.path, entry.hash, entry.size, mediaTypeFor(entry.path));
         let isHeld = held.get(entry.hash);
         if (isHeld === undefined) {
@@ -130,13 +131,13 @@ export class UploadSessions {
         if (addedSize !== undefined) added.set(entry.hash, Math.max(addedSize, entry.size));
         if (!isHeld) missing.set(entry.hash, Math.max(missing.get(entry.hash) ?? 0, entry.size));
         // The time is read every 256 rows: reading it costs more than writing one.
-      } while (next < entries.length && ((next & 255) !== 0 || !pacer.due()));
+      } while (next < ordered.length && ((next & 255) !== 0 || !pacer.due()));
     });
     s.insertSession.run(session.id, session.projectSlug, now, session.expiresAt);
     try {
-      while (next < entries.length) {
+      while (next < ordered.length) {
         slice();
-        if (next < entries.length) await pacer.next();
+        if (next < ordered.length) await pacer.next();
       }
     } catch (error) {
       this.discard(session.id);
@@ -221,4 +222,26 @@ export class UploadSessions {
       for (const { hash, mediaType } of bucket.mediaTypes) s.setMediaType.run(mediaType, sessionId, hash);
     })();
   }
+}
+
+/**
+ * The entries in the order of their hash's first three hex digits (a counting sort, O(n)). Rows
+ * written in that order land on neighbouring pages of the index on `session_assets(hash)`, so a
+ * slice's commit writes a few of its pages rather than one per row: in manifest order, a
+ * 100,000-entry prepare got slower with every session the database already held (1.6 s → 3.4 s
+ * over four), in this order it stays near 1 s.
+ */
+function byHashPrefix(entries: ManifestEntry[]): ManifestEntry[] {
+  const starts = new Uint32Array(4097);
+  const keys = new Uint16Array(entries.length);
+  for (let i = 0; i < entries.length; i++) {
+    // The manifest's hashes are 32 lowercase hex digits (checked before).
+    const key = parseInt(entries[i]!.hash.slice(0, 3), 16);
+    keys[i] = key;
+    starts[key + 1]!++;
+  }
+  for (let key = 1; key <= 4096; key++) starts[key]! += starts[key - 1]!;
+  const ordered = new Array<ManifestEntry>(entries.length);
+  for (let i = 0; i < entries.length; i++) ordered[starts[keys[i]!]!++] = entries[i]!;
+  return ordered;
 }
