@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createProject, postJson, prepareBody, randomIdentity, type ApiProject } from "../lib/api-deploy.js";
-import { startServerProcess } from "../lib/server-process.js";
+import { STORAGE_LIMITS_OFF, startServerProcess } from "../lib/server-process.js";
 import { runAbuse } from "./api-abuse.js";
 import { rotate, summarize } from "../lib/stats.js";
 import type { ApiResult, LoadCell, PrepareLatency } from "../lib/types.js";
@@ -42,6 +42,8 @@ export async function runApi(options: ApiOptions): Promise<ApiResult> {
       CREATE_LIMIT_PER_FINGERPRINT: "0",
       PREPARE_LIMIT_PER_PROJECT: "0",
       PREPARE_LIMIT_PER_ADDRESS: "0",
+      // The manifests declare gigabytes (100,000 entries up to 60 KB, none ever uploaded).
+      ...STORAGE_LIMITS_OFF,
     },
   });
   try {

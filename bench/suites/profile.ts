@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { createProject, deployFiles, prepareBody } from "../lib/api-deploy.js";
 import { runClient } from "../lib/client-run.js";
 import { summarizeProfile } from "../lib/cpuprofile.js";
-import { startServerProcess, type ServerProcess } from "../lib/server-process.js";
+import { STORAGE_LIMITS_OFF, startServerProcess, type ServerProcess } from "../lib/server-process.js";
 import { generateSite } from "../lib/site-generator.js";
 import type { ProfileSummary } from "../lib/types.js";
 import { runWrk } from "../lib/wrk.js";
@@ -102,7 +102,7 @@ export async function runProfiles(options: ProfileOptions): Promise<ProfileSumma
     }
   }
   {
-    const [server, dir] = await profiledServer("api-prepare-server");
+    const [server, dir] = await profiledServer("api-prepare-server", STORAGE_LIMITS_OFF);
     try {
       const project = await createProject(server.urls.api);
       const body = prepareBody(project, manifestEntries(options.prepareEntries));
@@ -124,6 +124,7 @@ export async function runProfiles(options: ProfileOptions): Promise<ProfileSumma
     const [server, dir] = await profiledServer("api-load-server", {
       PREPARE_LIMIT_PER_PROJECT: "0",
       PREPARE_LIMIT_PER_ADDRESS: "0",
+      ...STORAGE_LIMITS_OFF,
     });
     try {
       const project = await createProject(server.urls.api);
