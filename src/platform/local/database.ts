@@ -43,6 +43,9 @@ CREATE TABLE IF NOT EXISTS session_blobs (
   hash TEXT NOT NULL,
   PRIMARY KEY (session_id, hash)
 ) WITHOUT ROWID;
+-- "Has one of this project's open sessions got this hash?" starts from the hash: through the
+-- project's sessions it cost a probe per open session (50-file prepares fell from 448 to 65/s).
+CREATE INDEX IF NOT EXISTS session_blobs_hash ON session_blobs(hash);
 CREATE TABLE IF NOT EXISTS sites (
   project_slug TEXT PRIMARY KEY,
   revision_id TEXT,
