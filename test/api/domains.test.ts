@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestProject, deployFiles, identity, type TestProject } from "../support/deploy-flow.js";
+import {
+  assignDomain,
+  createTestProject,
+  deployFiles,
+  identity,
+  resetDomain,
+  type TestProject,
+} from "../support/deploy-flow.js";
 import { api, edgeGet } from "../support/http.js";
 import { startTestServer } from "../support/server.js";
 import { snapshotStore } from "../support/store-snapshot.js";
@@ -22,16 +29,8 @@ describe("domains", () => {
     return { p, q };
   }
 
-  const assign = (domain: unknown, project: TestProject) =>
-    api(server.urls.api, "POST", `/projects/${project.slug}/domains`, {
-      token: project.token,
-      body: { ...identity(project), domain },
-    });
-  const reset = (project: TestProject) =>
-    api(server.urls.api, "DELETE", `/projects/${project.slug}/domains`, {
-      token: project.token,
-      body: identity(project),
-    });
+  const assign = (domain: unknown, project: TestProject) => assignDomain(server.urls.api, project, domain);
+  const reset = (project: TestProject) => resetDomain(server.urls.api, project);
 
   it("POST domains: 200 with hostname and CNAME target; the edge serves it in place of the generated one", async () => {
     const { p } = await projects("www");

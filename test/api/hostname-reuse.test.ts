@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sweepExpired } from "../../src/core/operations/index.js";
-import { createTestProject, deployFiles, identity, type TestProject } from "../support/deploy-flow.js";
+import {
+  assignDomain,
+  createTestProject,
+  deployFiles,
+  identity,
+  resetDomain,
+  type TestProject,
+} from "../support/deploy-flow.js";
 import { api, edgeGet } from "../support/http.js";
 import { startTestServer } from "../support/server.js";
 import { snapshotStore } from "../support/store-snapshot.js";
@@ -28,16 +35,8 @@ describe("hostnames are never reissued", () => {
     await deployFiles(server.urls.api, p, { "/index.html": "victim page" });
     return p;
   };
-  const assign = (project: TestProject, domain: string) =>
-    api(server.urls.api, "POST", `/projects/${project.slug}/domains`, {
-      token: project.token,
-      body: { ...identity(project), domain },
-    });
-  const reset = (project: TestProject) =>
-    api(server.urls.api, "DELETE", `/projects/${project.slug}/domains`, {
-      token: project.token,
-      body: identity(project),
-    });
+  const assign = (project: TestProject, domain: string) => assignDomain(server.urls.api, project, domain);
+  const reset = (project: TestProject) => resetDomain(server.urls.api, project);
   const remove = (project: TestProject) =>
     api(server.urls.api, "DELETE", `/projects/${project.slug}`, {
       token: project.token,

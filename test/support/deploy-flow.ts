@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { hashAsset } from "../../src/core/asset-hash.js";
-import { api } from "./http.js";
+import { api, type JsonResponse } from "./http.js";
 import { uploadBucket } from "./multipart.js";
 
 /** A random-looking 64-hex identity value derived from a label, so tests read well. */
@@ -80,4 +80,17 @@ export async function deployFiles(
   if (deployed.status !== 200)
     throw new Error(`deploy failed: ${deployed.status} ${JSON.stringify(deployed.body)}`);
   return { prepared: prepared.body, deployed: deployed.body };
+}
+
+/** Assigns `domain` (any JSON value, to test refusals) to the project, whatever the answer. */
+export function assignDomain(apiUrl: string, p: TestProject, domain: unknown): Promise<JsonResponse> {
+  return api(apiUrl, "POST", `/projects/${p.slug}/domains`, {
+    token: p.token,
+    body: { ...identity(p), domain },
+  });
+}
+
+/** Resets the project to its generated hostname, whatever the answer. */
+export function resetDomain(apiUrl: string, p: TestProject): Promise<JsonResponse> {
+  return api(apiUrl, "DELETE", `/projects/${p.slug}/domains`, { token: p.token, body: identity(p) });
 }
