@@ -51,23 +51,25 @@ describe("deploy failures a person meets", () => {
   it("deploy: an oversize file is named before anything is uploaded or created", async () => {
     const site = join(bed.dir, "oversize");
     await writeSite(site, { "index.html": "ok", "video/huge.mp4": Buffer.alloc(2048) });
+    const before = await storedProjects(bed.configDir);
     const run = await runInProcess([site], { ...bed.env, DEPLOY_MAX_FILE_BYTES: "1024" });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain("larger than the limit of 1.0 KiB per file");
     expect(run.stderr).toContain("video/huge.mp4 (2.0 KiB)");
-    const slugs = Object.values(await storedProjects(bed.configDir)).map((p) => p.projectSlug);
-    expect(slugs).toEqual([]);
+    // No project was created or saved (other tests of this file share the config folder).
+    expect(await storedProjects(bed.configDir)).toEqual(before);
   });
 
   it("deploy: a file name with a C1 control character is named before anything is created", async () => {
     const site = join(bed.dir, "control-name");
     await writeSite(site, { "index.html": "ok", "menu\u0085.html": "x" });
+    const before = await storedProjects(bed.configDir);
     const run = await runInProcess([site], bed.env);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain("control character");
     expect(run.stderr).toContain(String.raw`"menu\u0085.html"`);
-    const slugs = Object.values(await storedProjects(bed.configDir)).map((p) => p.projectSlug);
-    expect(slugs).toEqual([]);
+    // No project was created or saved (other tests of this file share the config folder).
+    expect(await storedProjects(bed.configDir)).toEqual(before);
   });
 
   it("deploy: too many files is refused with the count", async () => {
