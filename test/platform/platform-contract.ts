@@ -160,13 +160,15 @@ export function platformContract(name: string, open: () => Promise<PlatformHarne
         entries,
         expiresAt: expiresIn(HOUR),
       });
+      // Each attempt starts only when the one before was refused: a rejection nobody awaits yet
+      // would surface as an unhandled rejection.
       const attempts = [
-        publish(slug, "rev0000001", done.session, `${done.completion.slice(0, -4)}AAAA`),
-        publish(slug, "rev0000001", pending, done.completion),
+        () => publish(slug, "rev0000001", done.session, `${done.completion.slice(0, -4)}AAAA`),
+        () => publish(slug, "rev0000001", pending, done.completion),
         // An upload token is not a completion token while content is missing.
-        publish(slug, "rev0000001", pending, pending.uploadJwt),
+        () => publish(slug, "rev0000001", pending, pending.uploadJwt),
       ];
-      for (const attempt of attempts) await expect(attempt).rejects.toBeInstanceOf(InvalidCompletionError);
+      for (const attempt of attempts) await expect(attempt()).rejects.toBeInstanceOf(InvalidCompletionError);
       expect((await h.fetchSite(`${slug}.sites.test`, "/a.txt")).status).toBe(404);
     });
 
