@@ -8,18 +8,9 @@ import { runInProcess, startTestBed, writeSite, type TestBed } from "./helpers.j
  */
 const disk = vi.hoisted(() => ({ full: false }));
 
-vi.mock("node:fs/promises", async (importOriginal) => {
-  const fs = await importOriginal<typeof import("node:fs/promises")>();
-  const open: typeof fs.open = (async (path: Parameters<typeof fs.open>[0], ...rest: unknown[]) => {
-    if (disk.full && String(path).includes("/platform/tmp/")) {
-      throw Object.assign(new Error(`ENOSPC: no space left on device, open '${String(path)}'`), {
-        code: "ENOSPC",
-      });
-    }
-    return (fs.open as (...args: unknown[]) => ReturnType<typeof fs.open>)(path, ...rest);
-  }) as typeof fs.open;
-  return { ...fs, open, default: { ...fs, open } };
-});
+vi.mock("node:fs/promises", async (importOriginal) =>
+  (await import("../support/full-disk.js")).fullDiskFs(await importOriginal(), disk),
+);
 
 // Issue 14, item 3: on a full disk an upload answered 500 and the client retried six times.
 describe("a server short of storage", () => {

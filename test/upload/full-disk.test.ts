@@ -12,20 +12,9 @@ import { prepareFiles } from "../support/upload-flow.js";
  */
 const disk = vi.hoisted(() => ({ full: false }));
 
-vi.mock("node:fs/promises", async (importOriginal) => {
-  const fs = await importOriginal<typeof import("node:fs/promises")>();
-  const open: typeof fs.open = (async (path: Parameters<typeof fs.open>[0], ...rest: unknown[]) => {
-    if (disk.full && String(path).includes("/platform/tmp/")) {
-      throw Object.assign(new Error(`ENOSPC: no space left on device, open '${String(path)}'`), {
-        code: "ENOSPC",
-        errno: -28,
-        syscall: "open",
-      });
-    }
-    return (fs.open as (...args: unknown[]) => ReturnType<typeof fs.open>)(path, ...rest);
-  }) as typeof fs.open;
-  return { ...fs, open, default: { ...fs, open } };
-});
+vi.mock("node:fs/promises", async (importOriginal) =>
+  (await import("../support/full-disk.js")).fullDiskFs(await importOriginal(), disk),
+);
 
 describe("a full disk during an upload", () => {
   let server: Awaited<ReturnType<typeof startTestServer>>;
