@@ -10,6 +10,7 @@ import { deployRoutes } from "./routes/deploys.js";
 import { domainRoutes } from "./routes/domains.js";
 import { healthRoutes } from "./routes/health.js";
 import { projectRoutes } from "./routes/projects.js";
+import { revisionRoutes } from "./routes/revisions.js";
 import { BodyBudget, type BodyBudgetLimits, boundedBody } from "./request/body-budget.js";
 import type { RouteLimits } from "./request/project-headers.js";
 
@@ -50,6 +51,7 @@ export function createApiApp(deps: ApiDependencies): Hono {
   app.route("/projects", projectRoutes({ ...routeDeps, createLimits: deps.createLimits }));
   app.route("/projects", deployRoutes({ ...routeDeps, prepareLimits: deps.prepareLimits }));
   app.route("/projects", domainRoutes(routeDeps));
+  app.route("/projects", revisionRoutes(routeDeps));
 
   // Routing rules of the seed: unknown routes under /projects are 405, any other 404.
   app.notFound((c) => {

@@ -14,7 +14,7 @@ const CODES_BY_STATUS: Record<number, string> = {
   400: "INVALID_JSON, INVALID_REQUEST, INVALID_PROJECT_HASH, INVALID_FINGERPRINT, INVALID_MANIFEST, INVALID_DOMAIN",
   401: "UNAUTHORIZED",
   403: "OWNERSHIP_MISMATCH",
-  404: "PROJECT_NOT_FOUND, DEPLOY_NOT_FOUND",
+  404: "PROJECT_NOT_FOUND, DEPLOY_NOT_FOUND, REVISION_NOT_FOUND",
   409: "DOMAIN_TAKEN, DEPLOY_ALREADY_COMPLETED",
   410: "PROJECT_EXPIRED, DEPLOY_EXPIRED",
   413: "PAYLOAD_TOO_LARGE; on prepare also QUOTA_EXCEEDED (with quota, limitBytes, remainingBytes)",
@@ -108,6 +108,22 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
           schemas.deploySchema,
           schemas.responses.deploy,
           [409, 422, 502],
+        ),
+      },
+      "/projects/{projectSlug}/state": {
+        post: projectRoute(
+          "the project and its kept revisions, newest first (answers for an expired project too)",
+          schemas.identitySchema,
+          schemas.responses.state,
+          [],
+        ),
+      },
+      "/projects/{projectSlug}/promote": {
+        post: projectRoute(
+          "make a kept revision the production revision (a rollback promotes an older one); idempotent",
+          schemas.promoteSchema,
+          schemas.responses.promote,
+          [502],
         ),
       },
       "/projects/{projectSlug}/domains": {

@@ -11,6 +11,7 @@ export type ErrorCode =
   | "OWNERSHIP_MISMATCH"
   | "PROJECT_NOT_FOUND"
   | "DEPLOY_NOT_FOUND"
+  | "REVISION_NOT_FOUND"
   | "DOMAIN_TAKEN"
   | "DEPLOY_ALREADY_COMPLETED"
   | "PROJECT_EXPIRED"
@@ -69,6 +70,7 @@ export class OwnershipMismatchError extends define(
 ) {}
 export class ProjectNotFoundError extends define("PROJECT_NOT_FOUND", "project not found") {}
 export class DeployNotFoundError extends define("DEPLOY_NOT_FOUND", "deploy not found") {}
+export class RevisionNotFoundError extends define("REVISION_NOT_FOUND", "revision not found") {}
 export class DomainTakenError extends define("DOMAIN_TAKEN", "hostname is held by another project") {}
 export class DeployAlreadyCompletedError extends define(
   "DEPLOY_ALREADY_COMPLETED",

@@ -5,6 +5,8 @@ export const ASSET_HASH = /^[0-9a-f]{32}$/;
 export const CONTROL_CHARACTER = /\p{Cc}/u;
 /** A DNS label of 3 to 40 characters, no leading, trailing or doubled `-`. */
 export const PROJECT_SLUG = /^(?=.{3,40}$)[a-z0-9]+(?:-[a-z0-9]+)*$/;
+/** A revision id: 10 of `a-z 0-9` (contract §2). */
+export const REVISION_ID = /^[a-z0-9]{10}$/;
 
 export const MIB = 1024 * 1024;
 

@@ -128,6 +128,7 @@ function serviceConfig(config: ServerConfig, edgePort: number): ServiceConfig {
     projectTtlSeconds: config.projectTtlSeconds,
     projectPurgeGraceSeconds: config.projectPurgeGraceSeconds,
     domainQuarantineSeconds: config.domainQuarantineDays * 86_400,
+    retention: { revisionsKept: config.revisionsKept, minAgeSeconds: config.revisionMinAgeDays * 86_400 },
     limits: { maxAssets: config.maxAssets, maxAssetBytes: config.maxAssetBytes },
   };
 }

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { hashAsset } from "../../src/core/asset-hash.js";
-import { InvalidCompletionError } from "../../src/core/errors.js";
+import { InvalidCompletionError, RevisionNotFoundError } from "../../src/core/errors.js";
 import type { ManifestEntry } from "../../src/core/manifest.js";
 import type { Platform, UploadSession } from "../../src/core/ports/index.js";
 import { uploadBucket } from "../support/multipart.js";
@@ -65,7 +65,13 @@ export function platformContract(name: string, open: () => Promise<PlatformHarne
       return { session, completion: completion!, entries };
     }
 
-    function publish(projectSlug: string, revisionId: string, session: UploadSession, jwt: string) {
+    function publish(
+      projectSlug: string,
+      revisionId: string,
+      session: UploadSession,
+      jwt: string,
+      preview = false,
+    ) {
       return h.platform.publishRevision({
         projectSlug,
         revisionId,
@@ -73,8 +79,96 @@ export function platformContract(name: string, open: () => Promise<PlatformHarne
         completionJwt: jwt,
         hostnames: [`${projectSlug}.sites.test`],
         expiresAt: expiresIn(24 * HOUR),
+        preview,
       });
     }
+
+    /** Uploads and publishes `files` as `revisionId` of `slug`. */
+    async function deployRevision(
+      slug: string,
+      revisionId: string,
+      files: Record<string, string>,
+      preview = false,
+    ) {
+      const { session, completion } = await uploadAll(slug, files);
+      await publish(slug, revisionId, session, completion, preview);
+    }
+
+    const SLUG = "amber-otter-a1b2c";
+    const production = (path: string) => h.fetchSite(`${SLUG}.sites.test`, path);
+    const revisionHost = (revisionId: string, path: string) =>
+      h.fetchSite(`${revisionId}--${SLUG}.sites.test`, path);
+
+    it("publishRevision: a preview is served on its revision host; production stays where it was", async () => {
+      await deployRevision(SLUG, "rev0000001", { "/a.txt": "live" });
+      await deployRevision(SLUG, "rev0000002", { "/a.txt": "preview" }, true);
+      expect(await production("/a.txt")).toEqual({ status: 200, body: "live" });
+      expect(await revisionHost("rev0000002", "/a.txt")).toEqual({ status: 200, body: "preview" });
+    });
+
+    it("publishRevision: a preview as the first publish leaves production answering 404", async () => {
+      await deployRevision(SLUG, "rev0000001", { "/a.txt": "preview" }, true);
+      expect((await production("/a.txt")).status).toBe(404);
+      expect(await revisionHost("rev0000001", "/a.txt")).toEqual({ status: 200, body: "preview" });
+    });
+
+    it("promoteRevision: production serves the older revision on the next request; again changes nothing", async () => {
+      await deployRevision(SLUG, "rev0000001", { "/a.txt": "one" });
+      await deployRevision(SLUG, "rev0000002", { "/a.txt": "two" });
+      expect(await production("/a.txt")).toEqual({ status: 200, body: "two" });
+      await h.platform.promoteRevision(SLUG, "rev0000001");
+      expect(await production("/a.txt")).toEqual({ status: 200, body: "one" });
+      await h.platform.promoteRevision(SLUG, "rev0000001");
+      expect(await production("/a.txt")).toEqual({ status: 200, body: "one" });
+      // Both revisions still answer on their own hosts.
+      expect(await revisionHost("rev0000002", "/a.txt")).toEqual({ status: 200, body: "two" });
+    });
+
+    it("promoteRevision: RevisionNotFoundError for a revision the project has not, production unchanged", async () => {
+      await deployRevision(SLUG, "rev0000001", { "/a.txt": "one" });
+      await deployRevision("brisk-heron-d3e4f", "rev0000009", { "/a.txt": "theirs" });
+      await expect(h.platform.promoteRevision(SLUG, "rev0000009")).rejects.toBeInstanceOf(
+        RevisionNotFoundError,
+      );
+      await expect(h.platform.promoteRevision(SLUG, "zzzzzzzzzz")).rejects.toBeInstanceOf(
+        RevisionNotFoundError,
+      );
+      expect(await production("/a.txt")).toEqual({ status: 200, body: "one" });
+    });
+
+    it("pruneRevisions: a pruned revision's host answers 404 at once; the production revision is never pruned", async () => {
+      await deployRevision(SLUG, "rev0000001", { "/a.txt": "one" });
+      await deployRevision(SLUG, "rev0000002", { "/a.txt": "two" });
+      await h.platform.pruneRevisions(SLUG, ["rev0000001", "rev0000002"]);
+      expect((await revisionHost("rev0000001", "/a.txt")).status).toBe(404);
+      expect(await revisionHost("rev0000002", "/a.txt")).toEqual({ status: 200, body: "two" });
+      expect(await production("/a.txt")).toEqual({ status: 200, body: "two" });
+      await expect(h.platform.promoteRevision(SLUG, "rev0000001")).rejects.toBeInstanceOf(
+        RevisionNotFoundError,
+      );
+      // Idempotent.
+      await h.platform.pruneRevisions(SLUG, ["rev0000001"]);
+    });
+
+    it("sweep: content only a pruned revision held is reclaimed; content another revision holds is kept", async () => {
+      await deployRevision(SLUG, "rev0000001", { "/old.txt": "only old", "/shared.txt": "shared" });
+      await deployRevision(SLUG, "rev0000002", { "/shared.txt": "shared" });
+      h.clock.now += 2 * HOUR;
+      await h.platform.sweep(new Date(h.clock.now));
+      await h.platform.pruneRevisions(SLUG, ["rev0000001"]);
+      const result = await h.platform.sweep(new Date(h.clock.now));
+      expect(result.blobsDeleted).toBe(1);
+      expect(result.bytesFreed).toBe("only old".length);
+      expect(await production("/shared.txt")).toEqual({ status: 200, body: "shared" });
+      // The project no longer has it: a deploy that wants it again is asked for it.
+      const { entries } = await siteOf({ "/old.txt": "only old" });
+      const again = await h.platform.openUploadSession({
+        projectSlug: SLUG,
+        entries,
+        expiresAt: expiresIn(HOUR),
+      });
+      expect(again.buckets.flat()).toEqual([entries[0]!.hash]);
+    });
 
     it("openUploadSession: asks for each missing hash once, in buckets, with an account and an upload URL", async () => {
       const { entries } = await siteOf({ "/a.txt": "same", "/b.txt": "other", "/c/a.txt": "same" });

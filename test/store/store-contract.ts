@@ -40,6 +40,8 @@ function deployRecord(projectSlug: string, n: number, overrides: Partial<DeployR
     expiresAt: at("2030-01-02T01:00:00Z"),
     completedAt: null,
     completionHash: null,
+    fileCount: n,
+    byteCount: 100 * n,
     ...overrides,
   };
 }
@@ -383,6 +385,127 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       await store.setCustomHostname(a.slug, "a-vanity.localhost");
       expect((await store.getProject(a.slug))?.customHostname).toBe("a-vanity.localhost");
       expect(await store.getHostnameRelease("a-vanity.localhost")).toBeUndefined();
+    });
+
+    /** Creates and completes deploy `n` of `slug` at `completedAt`; returns its revision id. */
+    async function completeAt(
+      slug: string,
+      n: number,
+      completedAt: string,
+      preview = false,
+    ): Promise<string> {
+      const deploy = deployRecord(slug, n);
+      await store.createDeploy(deploy);
+      await store.completeDeploy({
+        projectSlug: slug,
+        deployId: deploy.deployId,
+        completionHash: sha(`completion-${slug}-${n}`),
+        completedAt: at(completedAt),
+        projectExpiresAt: at("2031-01-01T00:00:00Z"),
+        preview,
+      });
+      return deploy.revisionId;
+    }
+
+    it("completeDeploy: a preview records the revision and the expiry, the project's revision stays", async () => {
+      const a = projectRecord("amber");
+      await store.createProject(a);
+      const first = await completeAt(a.slug, 1, "2030-01-02T00:00:00Z");
+      const preview = await completeAt(a.slug, 2, "2030-01-03T00:00:00Z", true);
+      const project = await store.getProject(a.slug);
+      expect(project?.revisionId).toBe(first);
+      expect(project?.expiresAt).toBe(at("2031-01-01T00:00:00Z"));
+      expect((await store.listRevisions(a.slug)).map((r) => [r.revisionId, r.preview])).toEqual([
+        [preview, true],
+        [first, false],
+      ]);
+    });
+
+    it("listRevisions: the project's revisions newest first, with files and bytes from their deploy; none of another project", async () => {
+      const a = projectRecord("amber");
+      const b = projectRecord("birch");
+      await store.createProject(a);
+      await store.createProject(b);
+      const r1 = await completeAt(a.slug, 1, "2030-01-02T00:00:00Z");
+      const r2 = await completeAt(a.slug, 2, "2030-01-04T00:00:00Z");
+      await completeAt(b.slug, 3, "2030-01-05T00:00:00Z");
+      const listed = await store.listRevisions(a.slug);
+      expect(listed).toEqual([
+        {
+          revisionId: r2,
+          deployId: deployRecord(a.slug, 2).deployId,
+          createdAt: at("2030-01-04T00:00:00Z"),
+          fileCount: 2,
+          byteCount: 200,
+          preview: false,
+        },
+        {
+          revisionId: r1,
+          deployId: deployRecord(a.slug, 1).deployId,
+          createdAt: at("2030-01-02T00:00:00Z"),
+          fileCount: 1,
+          byteCount: 100,
+          preview: false,
+        },
+      ]);
+      expect(await store.listRevisions("nobody-here-00000")).toEqual([]);
+    });
+
+    it("setProductionRevision: moves the project to a kept revision; undefined and nothing changed for one it has not", async () => {
+      const a = projectRecord("amber");
+      const b = projectRecord("birch");
+      await store.createProject(a);
+      await store.createProject(b);
+      const r1 = await completeAt(a.slug, 1, "2030-01-02T00:00:00Z");
+      await completeAt(a.slug, 2, "2030-01-03T00:00:00Z");
+      const theirs = await completeAt(b.slug, 3, "2030-01-03T00:00:00Z");
+      const moved = await store.setProductionRevision(a.slug, r1);
+      expect(moved?.revisionId).toBe(r1);
+      expect((await store.getProject(a.slug))?.revisionId).toBe(r1);
+      const before = await store.getProject(a.slug);
+      expect(await store.setProductionRevision(a.slug, theirs)).toBeUndefined();
+      expect(await store.setProductionRevision(a.slug, "zzzzzzzzzz")).toBeUndefined();
+      expect(await store.getProject(a.slug)).toEqual(before);
+    });
+
+    it("listPrunableRevisions: beyond the last `keep` of a project and older than keepAfter, oldest first, never the production one", async () => {
+      const a = projectRecord("amber");
+      const b = projectRecord("birch");
+      await store.createProject(a);
+      await store.createProject(b);
+      const ids: string[] = [];
+      for (let n = 1; n <= 5; n++) ids.push(await completeAt(a.slug, n, `2030-01-0${n}T00:00:00Z`));
+      // b has two revisions only: within `keep`, whatever their age.
+      await completeAt(b.slug, 6, "2030-01-01T00:00:00Z");
+      await completeAt(b.slug, 7, "2030-01-02T00:00:00Z");
+      // A rollback to the oldest: it is production, so kept whatever its place.
+      await store.setProductionRevision(a.slug, ids[0]!);
+      const policy = { keep: 2, keepAfter: at("2030-01-04T00:00:00Z") };
+      expect(await store.listPrunableRevisions(policy, 100)).toEqual([
+        { projectSlug: a.slug, revisionId: ids[1] },
+        { projectSlug: a.slug, revisionId: ids[2] },
+      ]);
+      expect(await store.listPrunableRevisions(policy, 1)).toEqual([
+        { projectSlug: a.slug, revisionId: ids[1] },
+      ]);
+      // Young revisions are kept beyond `keep`.
+      expect(
+        await store.listPrunableRevisions({ keep: 2, keepAfter: at("2030-01-01T00:00:00Z") }, 100),
+      ).toEqual([]);
+    });
+
+    it("deleteRevisions: removes the revisions and their deploys, never the project's current one", async () => {
+      const a = projectRecord("amber");
+      await store.createProject(a);
+      const r1 = await completeAt(a.slug, 1, "2030-01-01T00:00:00Z");
+      const r2 = await completeAt(a.slug, 2, "2030-01-02T00:00:00Z");
+      const r3 = await completeAt(a.slug, 3, "2030-01-03T00:00:00Z");
+      expect(await store.deleteRevisions(a.slug, [r1, r3])).toBe(1);
+      expect((await store.listRevisions(a.slug)).map((r) => r.revisionId)).toEqual([r3, r2]);
+      expect(await store.getDeploy(a.slug, deployRecord(a.slug, 1).deployId)).toBeUndefined();
+      expect(await store.getDeploy(a.slug, deployRecord(a.slug, 2).deployId)).toBeDefined();
+      expect((await store.getProject(a.slug))?.revisionId).toBe(r3);
+      expect(await store.deleteRevisions(a.slug, [])).toBe(0);
     });
 
     it("ping: answers when the store is up", async () => {

@@ -36,6 +36,15 @@ export const prepareRequestSchema = identitySchema.extend({ manifest: z.unknown(
 export const deploySchema = identitySchema.extend({
   deployId: z.string().min(1).max(200).describe("the id returned by prepare"),
   completionJwt: z.string().min(1).max(8192).describe("the completion token issued by the upload service"),
+  preview: z
+    .boolean()
+    .optional()
+    .describe("true: publish the revision on its revision URL only, production left where it is"),
+});
+
+export const promoteSchema = identitySchema.extend({
+  // Its format is judged by the core, which answers INVALID_REQUEST naming it.
+  revisionId: z.string().describe("a kept revision of the project (10 of a-z 0-9)"),
 });
 
 export const assignDomainSchema = identitySchema.extend({
@@ -54,6 +63,16 @@ const publicProject = z.object({
   expiresAt: z.string(),
 });
 
+const revisionSummary = z.object({
+  revisionId: z.string(),
+  createdAt: z.string(),
+  files: z.number().int(),
+  bytes: z.number().int(),
+  production: z.boolean().describe("the revision the project's hostnames serve"),
+  preview: z.boolean().describe("completed as a preview"),
+  revisionUrl: z.string(),
+});
+
 /** Response bodies, for the reference only. */
 export const responses = {
   createProject: z.object({ project: publicProject, apiToken: z.string() }),
@@ -68,6 +87,13 @@ export const responses = {
     expiresAt: z.string(),
   }),
   deploy: z.object({
+    revisionId: z.string(),
+    productionUrl: z.string(),
+    revisionUrl: z.string(),
+    project: publicProject,
+  }),
+  state: z.object({ project: publicProject, revisions: z.array(revisionSummary).describe("newest first") }),
+  promote: z.object({
     revisionId: z.string(),
     productionUrl: z.string(),
     revisionUrl: z.string(),

@@ -28,6 +28,7 @@ export function deployRoutes(deps: RouteDeps & { prepareLimits: RouteLimits }): 
       ...credentials(c, body),
       deployId: body.deployId,
       completionJwt: body.completionJwt,
+      preview: body.preview,
     });
     return c.json(result, 200);
   });

@@ -23,12 +23,13 @@ export interface CompletedDeploy {
 
 /**
  * Completes a prepared deploy: the platform checks the completion token and publishes the revision,
- * then the store records it and moves the project's published revision in one transaction. The
+ * then the store records it and moves the project's published revision in one transaction. A
+ * preview is recorded and served on its revision URL only: production stays where it was. The
  * same deployId and completion token again returns the same result.
  */
 export async function completeDeploy(
   services: Services,
-  input: ProjectCredentials & { deployId: string; completionJwt: string },
+  input: ProjectCredentials & { deployId: string; completionJwt: string; preview?: boolean },
 ): Promise<CompletedDeploy> {
   const { store, platform, config } = services;
   const project = await authorize(services, input);
@@ -54,6 +55,7 @@ export async function completeDeploy(
         // The hostname as it is now, under the lock: a domain change meanwhile is kept.
         hostnames: [productionHostname(current)],
         expiresAt: projectExpiresAt,
+        preview: input.preview,
       }),
     );
     const published = await store.completeDeploy({
@@ -62,6 +64,7 @@ export async function completeDeploy(
       completionHash,
       completedAt: now.toISOString(),
       projectExpiresAt: projectExpiresAt.toISOString(),
+      preview: input.preview,
     });
     return result(services, deploy.revisionId, toPublicProject(published, config.sites));
   });

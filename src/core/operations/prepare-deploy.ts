@@ -54,6 +54,8 @@ export async function prepareDeploy(
       expiresAt: expiresAt.toISOString(),
       completedAt: null,
       completionHash: null,
+      fileCount: entries.length,
+      byteCount: entries.reduce((sum, entry) => sum + entry.size, 0),
     };
     await store.createDeploy(deploy);
     return { session, deploy, current };

@@ -14,6 +14,8 @@ export interface ServiceConfig {
   projectPurgeGraceSeconds: number;
   /** How long an external hostname a project released is withheld from other projects. */
   domainQuarantineSeconds: number;
+  /** Revisions kept per project: the last `revisionsKept`, and any younger than `minAgeSeconds`. */
+  retention: { revisionsKept: number; minAgeSeconds: number };
   limits: ManifestLimits;
 }
 

@@ -1,10 +1,12 @@
 import type { Services } from "./services.js";
 import { removeProject } from "./project-lock.js";
+import { pruneRevisions } from "./retention.js";
 
 /** What one sweep did. */
 export interface SweepResult {
   deploysExpired: number;
   projectsPurged: number;
+  revisionsPruned: number;
   blobsDeleted: number;
   bytesFreed: number;
 }
@@ -13,8 +15,9 @@ const PURGE_BATCH = 100;
 
 /**
  * Purges what has expired: preparation records past their TTL, and projects expired for longer
- * than the grace period (taken off the platform, then deleted). The platform reclaims its own
- * expired sessions and unreferenced content in `platform.sweep`.
+ * than the grace period (taken off the platform, then deleted), and revisions retention lets go.
+ * The platform then reclaims its own expired sessions and the content nothing names any more (the
+ * pruned revisions' included) in `platform.sweep`.
  */
 export async function sweepExpired(services: Services): Promise<SweepResult> {
   const { store, platform, config } = services;
@@ -28,6 +31,7 @@ export async function sweepExpired(services: Services): Promise<SweepResult> {
     await services.locks.run(slug, () => removeProject(services, slug));
     projectsPurged++;
   }
+  const revisionsPruned = await pruneRevisions(services);
   const { blobsDeleted, bytesFreed } = await platform.sweep(now);
-  return { deploysExpired, projectsPurged, blobsDeleted, bytesFreed };
+  return { deploysExpired, projectsPurged, revisionsPruned, blobsDeleted, bytesFreed };
 }

@@ -25,6 +25,8 @@ export interface PublishInput extends SiteSettings {
   revisionId: string;
   sessionId: string;
   completionJwt: string;
+  /** True publishes a preview: served on its revision URL, production left where it was. */
+  preview?: boolean;
 }
 
 /**
@@ -49,6 +51,16 @@ export interface Platform {
   /** Checks the completion token against the session and that every asset is held, then publishes
    * the revision and makes it the project's production revision in one step. Idempotent. */
   publishRevision(input: PublishInput): Promise<void>;
+  /**
+   * Makes a published revision the one the project's hostnames serve, in one step (the edge
+   * switches on its next request). Idempotent. RevisionNotFoundError when it holds no such revision.
+   */
+  promoteRevision(projectSlug: string, revisionId: string): Promise<void>;
+  /**
+   * Forgets revisions of a project: their URLs answer 404 at once. The production revision is never
+   * forgotten. Their content is reclaimed by `sweep` once nothing else names it. Idempotent.
+   */
+  pruneRevisions(projectSlug: string, revisionIds: string[]): Promise<void>;
   /** Changes where and until when a published project answers. */
   updateSite(projectSlug: string, settings: SiteSettings): Promise<void>;
   /** Takes a project off the edge at once: its hostnames, revisions and sessions. */

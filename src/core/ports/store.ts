@@ -24,6 +24,26 @@ export interface DeployRecord {
   completedAt: string | null;
   /** SHA-256 of the completion token that completed it, for idempotent retries. */
   completionHash: string | null;
+  /** Files of its manifest, and their bytes: what the revision will hold. */
+  fileCount: number;
+  byteCount: number;
+}
+
+/** A kept revision of a project: a completed deploy. */
+export interface RevisionRecord {
+  revisionId: string;
+  deployId: string;
+  createdAt: string;
+  fileCount: number;
+  byteCount: number;
+  /** Completed as a preview (production left where it was). */
+  preview: boolean;
+}
+
+/** Which revisions retention keeps: the last `keep` of each project and any created at or after `keepAfter`. */
+export interface RetentionPolicy {
+  keep: number;
+  keepAfter: string;
 }
 
 export interface CompleteDeployInput {
@@ -33,6 +53,8 @@ export interface CompleteDeployInput {
   completedAt: string;
   /** The project's new expiry, counted from this deploy. */
   projectExpiresAt: string;
+  /** True records the revision without making it the production revision. */
+  preview?: boolean;
 }
 
 /**
@@ -104,8 +126,29 @@ export interface Store {
 
   createDeploy(deploy: DeployRecord): Promise<void>;
   getDeploy(projectSlug: string, deployId: string): Promise<DeployRecord | undefined>;
-  /** Marks the deploy completed, records its revision and publishes it on the project, atomically. */
+  /**
+   * Marks the deploy completed, records its revision and (unless a preview) makes it the project's
+   * revision, and moves the project's expiry, atomically.
+   */
   completeDeploy(input: CompleteDeployInput): Promise<ProjectRecord>;
+
+  /** The project's kept revisions, newest first. */
+  listRevisions(slug: string): Promise<RevisionRecord[]>;
+  /** Makes a kept revision the project's revision; undefined (nothing changed) when it has none such. */
+  setProductionRevision(slug: string, revisionId: string): Promise<ProjectRecord | undefined>;
+  /**
+   * Revisions retention lets go, oldest first, at most `limit`: beyond the last `policy.keep` of
+   * their project, created before `policy.keepAfter`, and never a project's current revision.
+   */
+  listPrunableRevisions(
+    policy: RetentionPolicy,
+    limit: number,
+  ): Promise<Array<{ projectSlug: string; revisionId: string }>>;
+  /**
+   * Deletes revisions of a project with their deploy records, in one transaction; the project's
+   * current revision is never deleted. Returns how many went.
+   */
+  deleteRevisions(slug: string, revisionIds: string[]): Promise<number>;
 
   /** Deletes uncompleted deploys that expired before `before`; returns how many. */
   deleteExpiredDeploys(before: string): Promise<number>;

@@ -1,4 +1,9 @@
-import { InsufficientStorageError, InvalidCompletionError, QuotaExceededError } from "../../core/errors.js";
+import {
+  InsufficientStorageError,
+  InvalidCompletionError,
+  QuotaExceededError,
+  RevisionNotFoundError,
+} from "../../core/errors.js";
 import { generateOpaqueId } from "../../core/ids.js";
 import { Pacer, yieldToEventLoop } from "../../shared/event-loop.js";
 import type { ManifestEntry } from "../../core/manifest.js";
@@ -199,7 +204,18 @@ export class LocalPlatform implements Platform {
       hostnames: input.hostnames,
       expiresAt: input.expiresAt.getTime(),
       now: now(),
+      preview: input.preview,
     });
+  }
+
+  async promoteRevision(projectSlug: string, revisionId: string): Promise<void> {
+    if (!this.sites.promote(projectSlug, revisionId)) {
+      throw new RevisionNotFoundError(`revision ${revisionId} not found for project ${projectSlug}`);
+    }
+  }
+
+  async pruneRevisions(projectSlug: string, revisionIds: string[]): Promise<void> {
+    this.sites.prune(projectSlug, revisionIds);
   }
 
   async updateSite(projectSlug: string, settings: SiteSettings): Promise<void> {

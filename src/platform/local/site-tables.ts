@@ -71,6 +71,13 @@ export class SiteTables {
         `INSERT INTO sites (project_slug, revision_id, expires_at) VALUES (?, NULL, ?)
          ON CONFLICT (project_slug) DO UPDATE SET expires_at = excluded.expires_at`,
       ),
+      hasRevision: db.prepare("SELECT 1 FROM revisions WHERE project_slug = ? AND revision_id = ?").pluck(),
+      productionOf: db.prepare("SELECT revision_id FROM sites WHERE project_slug = ?").pluck(),
+      setProduction: db.prepare("UPDATE sites SET revision_id = ? WHERE project_slug = ?"),
+      deleteRevisionFiles: db.prepare(
+        "DELETE FROM revision_files WHERE project_slug = ? AND revision_id = ?",
+      ),
+      deleteRevision: db.prepare("DELETE FROM revisions WHERE project_slug = ? AND revision_id = ?"),
       deleteHosts: db.prepare("DELETE FROM site_hosts WHERE project_slug = ?"),
       insertHost: db.prepare("INSERT OR REPLACE INTO site_hosts (hostname, project_slug) VALUES (?, ?)"),
       deleteSite: db.prepare("DELETE FROM sites WHERE project_slug = ?"),
@@ -93,7 +100,10 @@ export class SiteTables {
     };
   }
 
-  /** Records the revision's files from its upload session and makes it the production revision. */
+  /**
+   * Records the revision's files from its upload session and makes it the production revision (a
+   * preview only moves the site's expiry: production stays where it was).
+   */
   publish(input: {
     projectSlug: string;
     revisionId: string;
@@ -101,14 +111,39 @@ export class SiteTables {
     hostnames: string[];
     expiresAt: number;
     now: number;
+    preview?: boolean;
   }): void {
     const s = this.statements;
     this.db.transaction(() => {
       s.insertRevision.run(input.projectSlug, input.revisionId, input.now);
       s.copyFiles.run(input.projectSlug, input.revisionId, input.sessionId);
-      s.upsertSite.run(input.projectSlug, input.revisionId, input.expiresAt);
+      if (input.preview === true) s.upsertSiteExpiry.run(input.projectSlug, input.expiresAt);
+      else s.upsertSite.run(input.projectSlug, input.revisionId, input.expiresAt);
       this.replaceHosts(input.projectSlug, input.hostnames);
       s.clearPending.run(input.sessionId);
+    })();
+  }
+
+  /** Points the project's hostnames at one of its revisions; false (nothing changed) when it has none such. */
+  promote(projectSlug: string, revisionId: string): boolean {
+    const s = this.statements;
+    return this.db.transaction(() => {
+      if (s.hasRevision.get(projectSlug, revisionId) === undefined) return false;
+      s.setProduction.run(revisionId, projectSlug);
+      return true;
+    })();
+  }
+
+  /** Forgets revisions of a project and their files, never the one its hostnames serve. */
+  prune(projectSlug: string, revisionIds: string[]): void {
+    const s = this.statements;
+    this.db.transaction(() => {
+      const production = s.productionOf.get(projectSlug);
+      for (const revisionId of revisionIds) {
+        if (revisionId === production) continue;
+        s.deleteRevisionFiles.run(projectSlug, revisionId);
+        s.deleteRevision.run(projectSlug, revisionId);
+      }
     })();
   }
 

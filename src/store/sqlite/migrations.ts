@@ -54,6 +54,38 @@ const MIGRATIONS: Record<string, Migration> = {
         .execute();
     },
   },
+  "0003_revision_details": {
+    async up(db: Kysely<unknown>) {
+      // What a revision holds (from its manifest) and whether it was completed as a preview, for
+      // the project's state; existing rows get zeros, as nothing recorded them.
+      await db.schema
+        .alterTable("deploys")
+        .addColumn("file_count", "integer", (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema
+        .alterTable("deploys")
+        .addColumn("byte_count", "integer", (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema
+        .alterTable("revisions")
+        .addColumn("file_count", "integer", (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema
+        .alterTable("revisions")
+        .addColumn("byte_count", "integer", (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema
+        .alterTable("revisions")
+        .addColumn("preview", "integer", (c) => c.notNull().defaultTo(0))
+        .execute();
+      // Retention reads a project's revisions newest first.
+      await db.schema
+        .createIndex("revisions_project_created")
+        .on("revisions")
+        .columns(["project_slug", "created_at"])
+        .execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -1,9 +1,10 @@
 import type { Selectable } from "kysely";
-import type { DeployRecord, HostnameRelease, ProjectRecord } from "../../core/ports/index.js";
+import type { DeployRecord, HostnameRelease, ProjectRecord, RevisionRecord } from "../../core/ports/index.js";
 import type { MetadataTables } from "./schema.js";
 
 type ProjectRow = Selectable<MetadataTables["projects"]>;
 type DeployRow = Selectable<MetadataTables["deploys"]>;
+type RevisionRow = Selectable<MetadataTables["revisions"]>;
 type ReleaseRow = Selectable<MetadataTables["hostname_releases"]>;
 
 /** Column names are snake_case in SQL and camelCase in records; these map one to the other. */
@@ -45,6 +46,8 @@ export function toDeploy(row: DeployRow): DeployRecord {
     expiresAt: row.expires_at,
     completedAt: row.completed_at,
     completionHash: row.completion_hash,
+    fileCount: row.file_count,
+    byteCount: row.byte_count,
   };
 }
 
@@ -58,6 +61,8 @@ export function toDeployRow(deploy: DeployRecord): DeployRow {
     expires_at: deploy.expiresAt,
     completed_at: deploy.completedAt,
     completion_hash: deploy.completionHash,
+    file_count: deploy.fileCount,
+    byte_count: deploy.byteCount,
   };
 }
 
@@ -76,5 +81,16 @@ export function toReleaseRow(release: HostnameRelease): ReleaseRow {
     project_slug: release.projectSlug,
     released_at: release.releasedAt,
     withheld_until: release.withheldUntil,
+  };
+}
+
+export function toRevision(row: RevisionRow): RevisionRecord {
+  return {
+    revisionId: row.revision_id,
+    deployId: row.deploy_id,
+    createdAt: row.created_at,
+    fileCount: row.file_count,
+    byteCount: row.byte_count,
+    preview: row.preview === 1,
   };
 }

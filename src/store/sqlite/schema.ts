@@ -22,6 +22,8 @@ export interface MetadataTables {
     expires_at: string;
     completed_at: string | null;
     completion_hash: string | null;
+    file_count: number;
+    byte_count: number;
   };
   revisions: {
     id: Generated<number>;
@@ -29,6 +31,10 @@ export interface MetadataTables {
     revision_id: string;
     deploy_id: string;
     created_at: string;
+    file_count: number;
+    byte_count: number;
+    /** 1 when completed as a preview. */
+    preview: number;
   };
   hostname_releases: {
     hostname: string;

@@ -7,11 +7,21 @@ import {
   HostnameWithheldError,
   isWithheld,
   type ProjectRecord,
+  type RetentionPolicy,
+  type RevisionRecord,
   type Store,
 } from "../../core/ports/index.js";
 import { openSqlite } from "../../shared/sqlite.js";
 import { migrateToLatest } from "./migrations.js";
-import { toDeploy, toDeployRow, toProject, toProjectRow, toRelease, toReleaseRow } from "./rows.js";
+import {
+  toDeploy,
+  toDeployRow,
+  toProject,
+  toProjectRow,
+  toRelease,
+  toReleaseRow,
+  toRevision,
+} from "./rows.js";
 import type { MetadataTables } from "./schema.js";
 
 /** Opens the SQLite metadata store at `file` (WAL, full sync, foreign keys) and migrates it. */
@@ -149,15 +159,93 @@ export class SqliteStore implements Store {
           revision_id: deploy.revision_id,
           deploy_id: deploy.deploy_id,
           created_at: input.completedAt,
+          file_count: deploy.file_count,
+          byte_count: deploy.byte_count,
+          preview: input.preview === true ? 1 : 0,
         })
         .execute();
       const project = await trx
         .updateTable("projects")
-        .set({ revision_id: deploy.revision_id, expires_at: input.projectExpiresAt })
+        .set(
+          input.preview === true
+            ? { expires_at: input.projectExpiresAt }
+            : { revision_id: deploy.revision_id, expires_at: input.projectExpiresAt },
+        )
         .where("slug", "=", input.projectSlug)
         .returningAll()
         .executeTakeFirstOrThrow();
       return toProject(project);
+    });
+  }
+
+  async listRevisions(slug: string): Promise<RevisionRecord[]> {
+    const rows = await this.db
+      .selectFrom("revisions")
+      .selectAll()
+      .where("project_slug", "=", slug)
+      .orderBy("created_at", "desc")
+      .orderBy("id", "desc")
+      .execute();
+    return rows.map(toRevision);
+  }
+
+  async setProductionRevision(slug: string, revisionId: string): Promise<ProjectRecord | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      const kept = await trx
+        .selectFrom("revisions")
+        .select("id")
+        .where("project_slug", "=", slug)
+        .where("revision_id", "=", revisionId)
+        .executeTakeFirst();
+      if (!kept) return undefined;
+      const project = await trx
+        .updateTable("projects")
+        .set({ revision_id: revisionId })
+        .where("slug", "=", slug)
+        .returningAll()
+        .executeTakeFirst();
+      return project && toProject(project);
+    });
+  }
+
+  async listPrunableRevisions(
+    policy: RetentionPolicy,
+    limit: number,
+  ): Promise<Array<{ projectSlug: string; revisionId: string }>> {
+    const { rows } = await sql<{ project_slug: string; revision_id: string }>`
+      SELECT ranked.project_slug, ranked.revision_id FROM (
+        SELECT project_slug, revision_id, created_at, id,
+          ROW_NUMBER() OVER (PARTITION BY project_slug ORDER BY created_at DESC, id DESC) AS place
+        FROM revisions) ranked
+      JOIN projects p ON p.slug = ranked.project_slug
+      WHERE ranked.place > ${policy.keep} AND ranked.created_at < ${policy.keepAfter}
+        AND (p.revision_id IS NULL OR p.revision_id <> ranked.revision_id)
+      ORDER BY ranked.created_at, ranked.id
+      LIMIT ${limit}`.execute(this.db);
+    return rows.map((row) => ({ projectSlug: row.project_slug, revisionId: row.revision_id }));
+  }
+
+  async deleteRevisions(slug: string, revisionIds: string[]): Promise<number> {
+    if (revisionIds.length === 0) return 0;
+    return this.db.transaction().execute(async (trx) => {
+      const project = await trx
+        .selectFrom("projects")
+        .select("revision_id")
+        .where("slug", "=", slug)
+        .executeTakeFirst();
+      const doomed = revisionIds.filter((id) => id !== project?.revision_id);
+      if (doomed.length === 0) return 0;
+      const result = await trx
+        .deleteFrom("revisions")
+        .where("project_slug", "=", slug)
+        .where("revision_id", "in", doomed)
+        .executeTakeFirst();
+      await trx
+        .deleteFrom("deploys")
+        .where("project_slug", "=", slug)
+        .where("revision_id", "in", doomed)
+        .execute();
+      return Number(result.numDeletedRows);
     });
   }
 
