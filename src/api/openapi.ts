@@ -19,7 +19,7 @@ const CODES_BY_STATUS: Record<number, string> = {
   410: "PROJECT_EXPIRED, DEPLOY_EXPIRED",
   413: "PAYLOAD_TOO_LARGE; on prepare also QUOTA_EXCEEDED (with quota, limitBytes, remainingBytes)",
   415: "UNSUPPORTED_MEDIA_TYPE",
-  422: "INVALID_COMPLETION",
+  422: "INVALID_COMPLETION, or INVALID_SITE_CONFIG (a `_redirects` or `_headers` line that does not parse)",
   429: "RATE_LIMITED (with Retry-After)",
   502: "UPLOAD_PLATFORM_ERROR",
   503: "SERVER_BUSY (with Retry-After)",

@@ -23,6 +23,7 @@ export type ErrorCode =
   | "SERVER_BUSY"
   | "QUOTA_EXCEEDED"
   | "INSUFFICIENT_STORAGE"
+  | "INVALID_SITE_CONFIG"
   | "INTERNAL";
 
 /**
@@ -110,5 +111,15 @@ export class InsufficientStorageError extends define(
   "INSUFFICIENT_STORAGE",
   "the server is short of storage; uploads are refused until space is freed",
 ) {}
+/** A site's `_redirects` or `_headers` does not parse: names the file and the line. */
+export class InvalidSiteConfigError extends DeployError {
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    readonly reason: string,
+  ) {
+    super("INVALID_SITE_CONFIG", line > 0 ? `${file}:${line}: ${reason}` : `${file}: ${reason}`);
+  }
+}
 export class UploadPlatformError extends define("UPLOAD_PLATFORM_ERROR", "the upload platform failed") {}
 export class InternalError extends define("INTERNAL", "internal error") {}

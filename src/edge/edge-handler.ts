@@ -2,12 +2,14 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { BlobStore } from "../platform/local/blob-store.js";
 import type { PlatformDatabase } from "../platform/local/database.js";
 import { BlobCache } from "./blob-cache.js";
-import { fileAnswer, sendFile, type BlobSource } from "./file-response.js";
-import { NO_STORE, sendPlain, sendServerError } from "./plain-response.js";
-import { candidatePaths, decodePath, requestTarget } from "./request-path.js";
-import { RouteMemo, type Route } from "./route-memo.js";
+import { sendFile, type BlobSource } from "./file-response.js";
+import { refusalOf } from "./http-exactness.js";
+import { sendPlain, sendServerError } from "./plain-response.js";
+import { decodePath, requestTarget } from "./request-path.js";
+import { RouteMemo } from "./route-memo.js";
+import { routeOf } from "./site-router.js";
 import { VariantMaker } from "./variants.js";
-import { PublishedSites, type SiteTarget } from "../platform/local/published-sites.js";
+import { PublishedSites } from "../platform/local/published-sites.js";
 
 export interface EdgeOptions {
   db: PlatformDatabase;
@@ -30,11 +32,6 @@ export interface EdgeOptions {
 
 /** A Node request listener: `http.createServer(createEdgeHandler(...))`. */
 export type EdgeHandler = (req: IncomingMessage, res: ServerResponse) => void;
-
-// A production page can change with any publish: browsers must ask again every time (a 304 is cheap).
-const PRODUCTION_CACHE = "public, max-age=0, must-revalidate";
-// A revision host's content never changes for as long as it is served.
-const REVISION_CACHE = "public, max-age=31536000, immutable";
 
 /**
  * The built-in edge: serves published sites by Host (contract §7). It never throws and never
@@ -88,6 +85,8 @@ function serve(
   sites: Sites,
   source: BlobSource,
 ): void | Promise<void> {
+  const refusal = refusalOf(req);
+  if (refusal) return sendPlain(res, refusal.status, refusal.message, { connection: "close" });
   if (req.method !== "GET" && req.method !== "HEAD") {
     return sendPlain(res, 405, "Method Not Allowed", { allow: "GET, HEAD" });
   }
@@ -99,40 +98,39 @@ function serve(
     const absolute = requestTarget(url, host);
     if (!absolute) return sendPlain(res, 400, "Bad Request");
     host = absolute.host;
-    target = absolute.rawPath;
+    target = absolute.rawPath + absolute.query;
   }
   const site = host === undefined ? undefined : sites.lookup.resolve(host);
   if (!site) {
     // A malformed path is a 400 whether or not the host serves anything.
-    const bad = decodePath(pathOf(target)).kind === "bad-request";
+    const bad = decodePath(requestTarget(target, undefined)!.rawPath).kind === "bad-request";
     return bad ? sendPlain(res, 400, "Bad Request") : sendPlain(res, 404, "Not Found");
   }
   let route = sites.routes.get(site, target);
   if (route === undefined) {
-    route = routeOf(sites.lookup, site, pathOf(target));
+    route = routeOf(sites.lookup, site, target);
     sites.routes.set(site, target, route);
   }
   if (route === "bad-request") return sendPlain(res, 400, "Bad Request");
   if (route === "not-found") return sendPlain(res, 404, "Not Found");
+  if (route.kind === "redirect")
+    return sendPlain(res, route.status, REDIRECT_TEXT[route.status], route.fields);
+  if (route.kind === "app") {
+    return acceptsHtml(req) ? sendFile(req, res, source, route.page) : sendPlain(res, 404, "Not Found");
+  }
   return sendFile(req, res, source, route);
 }
 
-/** The still-encoded path of an origin-form target (without query or fragment). */
-function pathOf(target: string): string {
-  return requestTarget(target, undefined)!.rawPath;
-}
+const REDIRECT_TEXT = {
+  301: "Moved Permanently",
+  302: "Found",
+  303: "See Other",
+  307: "Temporary Redirect",
+  308: "Permanent Redirect",
+} as const;
 
-/** Where a path of a site leads (contract §7): a file, its extensionless or index form, or the 404 page. */
-function routeOf(lookup: PublishedSites, site: SiteTarget, rawPath: string): Route {
-  const decoded = decodePath(rawPath);
-  if (decoded.kind === "bad-request") return "bad-request";
-  if (decoded.kind === "path") {
-    const cacheControl = site.immutable ? REVISION_CACHE : PRODUCTION_CACHE;
-    for (const path of candidatePaths(decoded.path)) {
-      const file = lookup.findFile(site.projectSlug, site.revisionId, path);
-      if (file) return fileAnswer(file, 200, cacheControl);
-    }
-  }
-  const page = lookup.findFile(site.projectSlug, site.revisionId, "/404.html");
-  return page ? fileAnswer(page, 404, NO_STORE) : "not-found";
+/** A navigation asks for HTML; an image, a script or an API call does not, and gets the 404. */
+function acceptsHtml(req: IncomingMessage): boolean {
+  const accept = req.headers.accept;
+  return accept !== undefined && accept.toLowerCase().includes("text/html");
 }

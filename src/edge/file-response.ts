@@ -5,8 +5,9 @@ import { parseRange, type RangeRequest } from "./byte-range.js";
 import { loadBlobBody, worthCompressing } from "./compression.js";
 import { streamBlob } from "./disk-response.js";
 import { chooseEncoding, entityTag, ifRangeHolds, noneMatchHits, type Encoding } from "./negotiation.js";
-import { ALWAYS } from "./plain-response.js";
-import { writeHead, type ResponsePlan } from "./response-head.js";
+import { sendPlain } from "./plain-response.js";
+import { hasConditions, preconditionVerdict } from "./preconditions.js";
+import { writeHead, writeNotModified, type ResponsePlan } from "./response-head.js";
 import type { StoredFile } from "../platform/local/published-sites.js";
 import type { VariantMaker } from "./variants.js";
 
@@ -22,9 +23,17 @@ export interface BlobSource {
 
 /** How to answer with a file: a 200 with validators and ranges, or a site's 404 page. */
 export interface FileAnswer {
+  kind: "file";
   file: StoredFile;
   status: 200 | 404;
-  cacheControl: string;
+  /**
+   * The response's own fields, decided once per route: content type, caching, Last-Modified, the
+   * edge's defaults and what `_headers` sets (names in lowercase). Validators and coding are added
+   * per response.
+   */
+  fields: OutgoingHttpHeaders;
+  /** The revision's publish time, in ms: what Last-Modified says and the date preconditions use. */
+  lastModified: number;
   /** Response heads of whole bodies from memory, by coding, once built (see `fileAnswer`). */
   heads?: WholeHeads;
 }
@@ -42,12 +51,19 @@ interface WholeHeads {
  * An answer meant to be reused across requests (the route memo keeps it): its response heads are
  * computed once per coding, so a hot file costs one `writeHead` with a ready object.
  */
-export function fileAnswer(file: StoredFile, status: 200 | 404, cacheControl: string): FileAnswer {
+export function fileAnswer(
+  file: StoredFile,
+  status: 200 | 404,
+  fields: OutgoingHttpHeaders,
+  lastModified: number,
+): FileAnswer {
   const compressible = worthCompressing(file.contentType, file.size);
   return {
+    kind: "file",
     file,
     status,
-    cacheControl,
+    fields,
+    lastModified,
     heads: { compressible, identity: undefined, br: undefined, gzip: undefined },
   };
 }
@@ -68,7 +84,7 @@ export function sendFile(
   const { file, status, heads } = answer;
   // The common request (no range, no validator) of a blob in memory whose wanted coding is made:
   // ready heads, one write.
-  if (heads && req.headers.range === undefined && req.headers["if-none-match"] === undefined) {
+  if (heads && req.headers.range === undefined && !hasConditions(req.headers)) {
     const cached = source.cache.get(file.hash);
     if (cached) {
       const wanted = heads.compressible ? chooseEncoding(req.headers["accept-encoding"]) : "identity";
@@ -87,6 +103,12 @@ export function sendFile(
   const wanted: Encoding =
     compressible && range.kind === "whole" ? chooseEncoding(req.headers["accept-encoding"]) : "identity";
   const plan: ResponsePlan = { file, status, range, headers: representationHeaders(answer, compressible) };
+  // Preconditions apply only to a file that exists (RFC 9110 §13.2.1), never to a 404 page.
+  if (status === 200) {
+    const verdict = preconditionVerdict(req.headers, file.hash, answer.lastModified);
+    if (verdict === "failed") return sendPlain(res, 412, "Precondition Failed");
+    if (verdict === "not-modified") return writeNotModified(res, plan, wanted);
+  }
 
   const cached = source.cache.get(file.hash);
   if (cached) return sendFromMemory(req, res, source, cached, wanted, plan);
@@ -157,11 +179,7 @@ function sendWhole(
 
 /** The representation's fields, common to every answer with a file, on both paths. */
 function representationHeaders(answer: FileAnswer, compressible: boolean): OutgoingHttpHeaders {
-  const headers: OutgoingHttpHeaders = {
-    ...ALWAYS,
-    "content-type": answer.file.contentType,
-    "cache-control": answer.cacheControl,
-  };
+  const headers: OutgoingHttpHeaders = { ...answer.fields };
   if (compressible) headers.vary = "Accept-Encoding";
   if (answer.status === 200) headers["accept-ranges"] = "bytes";
   return headers;

@@ -1,1 +1,2 @@
 export { createEdgeHandler, type EdgeHandler, type EdgeOptions } from "./edge-handler.js";
+export { answerClientError } from "./http-exactness.js";

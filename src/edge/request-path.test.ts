@@ -3,14 +3,20 @@ import { describe, expect, it } from "vitest";
 import { candidatePaths, decodePath, requestTarget } from "./request-path.js";
 
 describe("request path", () => {
-  it("requestTarget: drops the query and keeps the Host header for origin-form", () => {
-    expect(requestTarget("/a/b?x=1#y", "site.test")).toEqual({ host: "site.test", rawPath: "/a/b" });
+  it("requestTarget: splits path and query (no fragment) and keeps the Host header for origin-form", () => {
+    expect(requestTarget("/a/b?x=1#y", "site.test")).toEqual({
+      host: "site.test",
+      rawPath: "/a/b",
+      query: "?x=1",
+    });
+    expect(requestTarget("/a#y?z", "site.test")).toEqual({ host: "site.test", rawPath: "/a", query: "" });
   });
 
   it("requestTarget: takes host and path from an absolute-form target", () => {
     expect(requestTarget("http://Other.test:8080/a%20b?q", "site.test")).toEqual({
       host: "other.test:8080",
       rawPath: "/a%20b",
+      query: "?q",
     });
   });
 

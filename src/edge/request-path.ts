@@ -6,10 +6,11 @@
 
 import { CONTROL_CHARACTER } from "../core/formats.js";
 
-/** Where a request is aimed: the hostname to serve and the still-encoded path. */
+/** Where a request is aimed: the hostname to serve, the still-encoded path and the query ("" or from `?`). */
 export interface RequestTarget {
   host: string | undefined;
   rawPath: string;
+  query: string;
 }
 
 /** A decoded site path, or why there is none: 400 (malformed) or the site's 404. */
@@ -22,12 +23,15 @@ const NEVER_IN_SEGMENT = new RegExp(String.raw`${CONTROL_CHARACTER.source}|[\\/]
 export function requestTarget(url: string, hostHeader: string | undefined): RequestTarget | undefined {
   if (url.startsWith("/")) {
     const end = url.search(/[?#]/);
-    return { host: hostHeader, rawPath: end === -1 ? url : url.slice(0, end) };
+    if (end === -1) return { host: hostHeader, rawPath: url, query: "" };
+    const hash = url.indexOf("#", end);
+    const query = url[end] === "?" ? url.slice(end, hash === -1 ? undefined : hash) : "";
+    return { host: hostHeader, rawPath: url.slice(0, end), query };
   }
   if (!/^https?:\/\//i.test(url)) return undefined;
   try {
     const parsed = new URL(url);
-    return { host: parsed.host, rawPath: parsed.pathname };
+    return { host: parsed.host, rawPath: parsed.pathname, query: parsed.search };
   } catch {
     return undefined;
   }

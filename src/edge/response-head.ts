@@ -15,6 +15,16 @@ export interface ResponsePlan {
 /** What is left to send once the headers are written: a span of bytes (inclusive), or nothing. */
 export type BodySpan = { start: number; end: number } | undefined;
 
+/** Answers 304: the validator and caching fields of the chosen coding, not the representation's metadata. */
+export function writeNotModified(res: ServerResponse, plan: ResponsePlan, encoding: Encoding): void {
+  const { headers } = plan;
+  headers.etag = entityTag(plan.file.hash, encoding);
+  delete headers["content-type"];
+  delete headers["accept-ranges"];
+  res.writeHead(304, headers);
+  res.end();
+}
+
 /**
  * Writes the status and headers for the chosen coding: 304 on a matching If-None-Match (checked
  * before Range, as RFC 9110 §13.2.2 orders), 416, 206 or the status of the plan. Returns the span
@@ -32,11 +42,7 @@ export function writeHead(
   if (plan.status === 200) {
     headers.etag = entityTag(file.hash, encoding);
     if (noneMatchHits(req.headers["if-none-match"], headers.etag)) {
-      // A 304 repeats the validator and caching fields, not the representation's metadata.
-      delete headers["content-type"];
-      delete headers["accept-ranges"];
-      res.writeHead(304, headers);
-      res.end();
+      writeNotModified(res, plan, encoding);
       return undefined;
     }
   }

@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { RouteMemo } from "./route-memo.js";
 
-const site = () => ({ projectSlug: "blue-fox-k3", revisionId: "aaaaaaaaa1", immutable: false });
+const site = () => ({
+  projectSlug: "blue-fox-k3",
+  revisionId: "aaaaaaaaa1",
+  immutable: false,
+  publishedAt: 0,
+});
 
 describe("RouteMemo", () => {
   it("remembers routes per site object: a new object (after a write) starts empty", () => {

@@ -1,8 +1,7 @@
 import type { SiteTarget } from "../platform/local/published-sites.js";
-import type { FileAnswer } from "./file-response.js";
+import type { Route } from "./site-router.js";
 
-/** Where a request path of a site leads: a file (or the site's 404 page), a 400, or a plain 404. */
-export type Route = FileAnswer | "bad-request" | "not-found";
+export type { Route };
 
 const DEFAULT_MAX_ROUTES = 10_000;
 // Longer request targets are routed every time, never remembered: a flood of them holds no memory.

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { getRequestListener } from "@hono/node-server";
 import { type Logger, pino } from "pino";
 import { createApiApp } from "../api/app.js";
+import { answerClientError } from "../edge/index.js";
 import { type Clock, systemClock } from "../core/clock.js";
 import { RateLimiter } from "../core/rate-limiter.js";
 import { createServices, type ServiceConfig, type Services } from "../core/operations/services.js";
@@ -97,6 +98,8 @@ export async function startServer(
     api.handle(getRequestListener(apiApp.fetch));
     upload.handle(local.uploadListener);
     edge.handle(local.edgeListener);
+    // What the HTTP parser refuses (a 20 KB URL, a malformed request) gets a plain-text answer too.
+    edge.server.on("clientError", answerClientError);
     const sweeper = startSweeper(services, config.sweepIntervalSeconds, logger);
 
     return {

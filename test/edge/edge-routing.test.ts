@@ -46,22 +46,26 @@ describe("edge routing", () => {
     expect(await body(HOST, "/")).toEqual({ status: 200, text: "home", type: "text/html; charset=utf-8" });
   });
 
-  it("GET /name: serves /name.html, and /name.html itself", async () => {
+  it("GET /name: serves /name.html; /name.html itself is a 308 to /name", async () => {
     expect((await body(HOST, "/about")).text).toBe("about");
-    expect((await body(HOST, "/about.html")).text).toBe("about");
+    const moved = await edge.get(HOST, "/about.html");
+    expect([moved.status, moved.headers.location]).toEqual([308, "/about"]);
   });
 
   it("GET /name: prefers the exact file to name.html", async () => {
     expect((await body(HOST, "/exact")).text).toBe("exact, no extension");
   });
 
-  it("GET /dir and /dir/: serve /dir/index.html", async () => {
-    expect((await body(HOST, "/docs")).text).toBe("docs");
+  it("GET /dir/: serves /dir/index.html; /dir is a 308 to /dir/", async () => {
     expect((await body(HOST, "/docs/")).text).toBe("docs");
+    const moved = await edge.get(HOST, "/docs");
+    expect([moved.status, moved.headers.location]).toEqual([308, "/docs/"]);
   });
 
-  it("GET /name/: looks only for /name/index.html", async () => {
-    expect((await body(HOST, "/about/")).status).toBe(404);
+  it("GET /name/: serves only /name/index.html, else a 308 to /name when /name.html exists, else 404", async () => {
+    const moved = await edge.get(HOST, "/about/");
+    expect([moved.status, moved.headers.location]).toEqual([308, "/about"]);
+    expect((await body(HOST, "/nothing/")).status).toBe(404);
   });
 
   it("GET: ignores the query string", async () => {
@@ -97,9 +101,10 @@ describe("edge routing", () => {
     }
   });
 
-  it("GET: a missing Host header is a 404", async () => {
-    expect((await edge.get(undefined, "/")).status).toBe(404);
+  it("GET: an HTTP/1.0 request without Host reaches no site (404); HTTP/1.1 without Host is a 400", async () => {
     expect(await edge.raw("GET / HTTP/1.0\r\n\r\n")).toMatch(/^HTTP\/1\.1 404 /);
+    const reply = await edge.get(undefined, "/");
+    expect([reply.status, reply.body.toString()]).toEqual([400, "Bad Request\n"]);
   });
 
   it("GET: Host is matched case-insensitively, with a port or one trailing dot", async () => {
@@ -189,7 +194,9 @@ describe("edge routing", () => {
   });
 
   it("GET double-encoded dots: decoded once, naming only a literal manifest entry", async () => {
-    expect((await body(HOST, "/%252e%252e/index.html")).text).toBe("literal percent name");
+    const moved = await edge.get(HOST, "/%252e%252e/index.html");
+    expect([moved.status, moved.headers.location]).toEqual([308, "/%252e%252e/"]);
+    expect((await body(HOST, "/%252e%252e/")).text).toBe("literal percent name");
     expect((await body(HOST, "/%252e%252e/secret.txt")).status).toBe(404);
   });
 });

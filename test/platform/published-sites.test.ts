@@ -34,7 +34,12 @@ describe("PublishedSites", () => {
   });
 
   it("resolve: a production hostname serves the published revision, not immutable", () => {
-    const expected = { projectSlug: "blue-fox-k3", revisionId: "bbbbbbbbb2", immutable: false };
+    const expected = {
+      projectSlug: "blue-fox-k3",
+      revisionId: "bbbbbbbbb2",
+      immutable: false,
+      publishedAt: edge.clock.now,
+    };
     expect(lookup.resolve("blue-fox-k3.sites.test")).toEqual(expected);
     expect(lookup.resolve("WWW.EXAMPLE.COM.:443")).toEqual(expected);
   });
@@ -44,6 +49,7 @@ describe("PublishedSites", () => {
       projectSlug: "blue-fox-k3",
       revisionId: "aaaaaaaaa1",
       immutable: true,
+      publishedAt: edge.clock.now,
     });
   });
 

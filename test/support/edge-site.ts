@@ -10,6 +10,7 @@ import { BlobStore } from "../../src/platform/local/blob-store.js";
 import { openPlatformDatabase, type PlatformDatabase } from "../../src/platform/local/database.js";
 import { SiteTables } from "../../src/platform/local/site-tables.js";
 import { createEdgeHandler, type EdgeOptions } from "../../src/edge/edge-handler.js";
+import { answerClientError } from "../../src/edge/http-exactness.js";
 
 /**
  * Test support for the edge: a real platform database and blob store in a temporary directory, a
@@ -27,6 +28,8 @@ export interface SiteContent {
   /** Production hostnames; default the generated one. */
   hostnames?: string[];
   expiresAt?: number;
+  /** The revision's publish time (its files' Last-Modified); default the edge clock's now. */
+  publishedAt?: number;
 }
 
 export interface EdgeReply {
@@ -57,7 +60,7 @@ export interface TestEdge {
     hostnames: string[],
   ): Promise<void>;
   /** Writes a revision's files without publishing it. */
-  addRevision(site: Pick<SiteContent, "slug" | "revisionId" | "files">): Promise<void>;
+  addRevision(site: Pick<SiteContent, "slug" | "revisionId" | "files" | "publishedAt">): Promise<void>;
   /** Sends a request with an explicit Host header (none when `host` is undefined). */
   get(
     host: string | undefined,
@@ -88,8 +91,9 @@ export async function startTestEdge(options: Partial<EdgeOptions> = {}): Promise
     onError: (error) => errors.push(error),
     ...options,
   });
-  // Node answers a missing Host with its own 400 unless told otherwise; the edge then answers 404.
+  // Node answers a missing Host with its own bare 400 unless told otherwise; the edge answers itself.
   const server: Server = createServer({ requireHostHeader: false }, handler);
+  server.on("clientError", answerClientError);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
 
@@ -105,13 +109,15 @@ export async function startTestEdge(options: Partial<EdgeOptions> = {}): Promise
     return hash;
   };
 
-  const addRevision = async (site: Pick<SiteContent, "slug" | "revisionId" | "files">): Promise<void> => {
+  const addRevision = async (
+    site: Pick<SiteContent, "slug" | "revisionId" | "files" | "publishedAt">,
+  ): Promise<void> => {
     const rows: [string, string][] = [];
     for (const [path, bytes] of Object.entries(site.files)) rows.push([path, await addBlob(bytes, path)]);
     db.prepare("INSERT INTO revisions (project_slug, revision_id, created_at) VALUES (?, ?, ?)").run(
       site.slug,
       site.revisionId,
-      Date.now(),
+      site.publishedAt ?? clock.now,
     );
     const file = db.prepare(
       "INSERT INTO revision_files (project_slug, revision_id, path, hash, content_type) VALUES (?, ?, ?, ?, ?)",

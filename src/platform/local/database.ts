@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { openSqlite, type SqliteDatabase } from "../../shared/sqlite.js";
+import { REVISION_RULES_TABLE } from "./revision-rules.js";
 
 /**
  * The local platform's own database: blobs held, upload sessions, and the published manifest the
@@ -83,6 +84,7 @@ export function openPlatformDatabase(dir: string): PlatformDatabase {
   const db = openSqlite(join(dir, "platform.sqlite"));
   const before = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'session_blobs'").get();
   db.exec(SCHEMA);
+  db.exec(REVISION_RULES_TABLE);
   // Columns added since the table was first created: a database from before gets them empty.
   const columns = new Set(
     (db.prepare("PRAGMA table_info(upload_sessions)").all() as { name: string }[]).map((c) => c.name),

@@ -19,6 +19,7 @@ import {
   collectGarbageStep,
   reclaimBlobs,
 } from "./garbage-collector.js";
+import { readSessionRules } from "./revision-rules.js";
 import { SiteTables } from "./site-tables.js";
 import {
   describeBytes,
@@ -197,7 +198,10 @@ export class LocalPlatform implements Platform {
     const missing = sessions.missingCount(input.sessionId);
     if (missing > 0)
       throw new InvalidCompletionError(`${missing} assets are still missing; upload them first`);
+    // Parsed before anything is written: a revision whose rules do not parse is never published.
+    const rules = await readSessionRules(this.options.db, this.options.blobs, input.sessionId);
     this.sites.publish({
+      rules,
       projectSlug: input.projectSlug,
       revisionId: input.revisionId,
       sessionId: input.sessionId,

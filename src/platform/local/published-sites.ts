@@ -1,5 +1,6 @@
 import type { Statement } from "better-sqlite3";
 import { PROJECT_SLUG } from "../../core/formats.js";
+import { CompiledRules, NO_RULES, type SiteRules } from "../../core/site-rules/index.js";
 import type { PlatformDatabase } from "./database.js";
 import { manifestGeneration, type ManifestGeneration } from "./site-tables.js";
 
@@ -12,6 +13,8 @@ export interface SiteTarget {
   readonly revisionId: string;
   /** True on a revision host, whose content can never change. */
   readonly immutable: boolean;
+  /** When the revision was published (ms since the epoch): its files' Last-Modified. */
+  readonly publishedAt: number;
 }
 
 /** A file of a revision: the blob that holds it and how to serve it (shared: never mutate it). */
@@ -83,15 +86,19 @@ export class PublishedSites {
   // slug → revision → path → file (null: no such file). Nested maps need no composite key per lookup.
   private files = new Map<string, Map<string, Map<string, StoredFile | null>>>();
   private fileCount = 0;
-  private readonly revisionStatement: Statement<[string, string], { expires_at: number }>;
+  // "slug/revision" → that revision's compiled rules; bounded like the other caches.
+  private rules = new Map<string, CompiledRules>();
+  private readonly revisionStatement: Statement<[string, string], { expires_at: number; created_at: number }>;
   private readonly productionStatement: Statement<
     [string],
-    { project_slug: string; revision_id: string; expires_at: number }
+    { project_slug: string; revision_id: string; expires_at: number; created_at: number }
   >;
   private readonly fileStatement: Statement<
     [string, string, string],
     { hash: string; size: number; content_type: string }
   >;
+
+  private readonly rulesStatement: Statement<[string, string], { rules: string }>;
 
   constructor(db: PlatformDatabase, options: PublishedSitesOptions) {
     this.suffix = `.${normalizeHost(options.sitesDomain)}`;
@@ -102,14 +109,18 @@ export class PublishedSites {
     this.seen = this.generation.value;
     // Expiry is read, not filtered on: what is cached must not depend on the time it was read.
     this.revisionStatement = db.prepare(
-      `SELECT s.expires_at FROM sites s
+      `SELECT s.expires_at, r.created_at FROM sites s
          JOIN revisions r ON r.project_slug = s.project_slug
         WHERE s.project_slug = ? AND r.revision_id = ?`,
     );
     this.productionStatement = db.prepare(
-      `SELECT s.project_slug, s.revision_id, s.expires_at FROM site_hosts h
+      `SELECT s.project_slug, s.revision_id, s.expires_at, r.created_at FROM site_hosts h
          JOIN sites s ON s.project_slug = h.project_slug
-        WHERE h.hostname = ? AND s.revision_id IS NOT NULL`,
+         JOIN revisions r ON r.project_slug = s.project_slug AND r.revision_id = s.revision_id
+        WHERE h.hostname = ?`,
+    );
+    this.rulesStatement = db.prepare(
+      "SELECT rules FROM revision_rules WHERE project_slug = ? AND revision_id = ?",
     );
     this.fileStatement = db.prepare(
       `SELECT f.hash, b.size, f.content_type FROM revision_files f
@@ -151,9 +162,24 @@ export class PublishedSites {
     return file ?? undefined;
   }
 
+  /** A revision's `_redirects` and `_headers`, compiled on first use and kept until the next write. */
+  rulesOf(projectSlug: string, revisionId: string): CompiledRules {
+    this.forgetIfWritten();
+    const key = `${projectSlug}/${revisionId}`;
+    let compiled = this.rules.get(key);
+    if (compiled === undefined) {
+      const row = this.rulesStatement.get(projectSlug, revisionId);
+      compiled = new CompiledRules(row ? (JSON.parse(row.rules) as SiteRules) : NO_RULES);
+      if (this.rules.size >= this.maxHosts) this.rules.clear();
+      this.rules.set(key, compiled);
+    }
+    return compiled;
+  }
+
   private forgetIfWritten(): void {
     if (this.generation.value === this.seen) return;
     this.seen = this.generation.value;
+    this.rules.clear();
     this.hosts.clear();
     this.files = new Map();
     this.fileCount = 0;
@@ -165,12 +191,20 @@ export class PublishedSites {
     if (revision) {
       const row = this.revisionStatement.get(revision.projectSlug, revision.revisionId);
       if (row)
-        pinned = { target: Object.freeze({ ...revision, immutable: true }), expiresAt: row.expires_at };
+        pinned = {
+          target: Object.freeze({ ...revision, immutable: true, publishedAt: row.created_at }),
+          expiresAt: row.expires_at,
+        };
     }
     let production: Live | undefined;
     const row = this.productionStatement.get(hostname);
     if (row) {
-      const target = { projectSlug: row.project_slug, revisionId: row.revision_id, immutable: false };
+      const target = {
+        projectSlug: row.project_slug,
+        revisionId: row.revision_id,
+        immutable: false,
+        publishedAt: row.created_at,
+      };
       production = { target: Object.freeze(target), expiresAt: row.expires_at };
     }
     return pinned || production ? { pinned, production } : NOWHERE;

@@ -12,7 +12,7 @@ export interface ManifestGeneration {
 
 // The tables the edge reads; blobs are left out (a blob row never changes, and one is only
 // deleted once no revision file names it).
-const MANIFEST_TABLES = ["sites", "site_hosts", "revisions", "revision_files"] as const;
+const MANIFEST_TABLES = ["sites", "site_hosts", "revisions", "revision_files", "revision_rules"] as const;
 const generations = new WeakMap<PlatformDatabase, { value: number }>();
 
 /**
@@ -62,6 +62,10 @@ export class SiteTables {
         `INSERT OR IGNORE INTO revision_files (project_slug, revision_id, path, hash, content_type)
          SELECT ?, ?, path, hash, content_type FROM session_assets WHERE session_id = ?`,
       ),
+      insertRules: db.prepare(
+        "INSERT OR IGNORE INTO revision_rules (project_slug, revision_id, rules) VALUES (?, ?, ?)",
+      ),
+      deleteRules: db.prepare("DELETE FROM revision_rules WHERE project_slug = ?"),
       upsertSite: db.prepare(
         `INSERT INTO sites (project_slug, revision_id, expires_at) VALUES (?, ?, ?)
          ON CONFLICT (project_slug) DO UPDATE SET revision_id = excluded.revision_id,
@@ -78,6 +82,9 @@ export class SiteTables {
         "DELETE FROM revision_files WHERE project_slug = ? AND revision_id = ?",
       ),
       deleteRevision: db.prepare("DELETE FROM revisions WHERE project_slug = ? AND revision_id = ?"),
+      deleteRevisionRules: db.prepare(
+        "DELETE FROM revision_rules WHERE project_slug = ? AND revision_id = ?",
+      ),
       deleteHosts: db.prepare("DELETE FROM site_hosts WHERE project_slug = ?"),
       insertHost: db.prepare("INSERT OR REPLACE INTO site_hosts (hostname, project_slug) VALUES (?, ?)"),
       deleteSite: db.prepare("DELETE FROM sites WHERE project_slug = ?"),
@@ -112,11 +119,14 @@ export class SiteTables {
     expiresAt: number;
     now: number;
     preview?: boolean;
+    /** The revision's parsed `_redirects` and `_headers` (JSON), when it has either. */
+    rules?: string;
   }): void {
     const s = this.statements;
     this.db.transaction(() => {
       s.insertRevision.run(input.projectSlug, input.revisionId, input.now);
       s.copyFiles.run(input.projectSlug, input.revisionId, input.sessionId);
+      if (input.rules !== undefined) s.insertRules.run(input.projectSlug, input.revisionId, input.rules);
       if (input.preview === true) s.upsertSiteExpiry.run(input.projectSlug, input.expiresAt);
       else s.upsertSite.run(input.projectSlug, input.revisionId, input.expiresAt);
       this.replaceHosts(input.projectSlug, input.hostnames);
@@ -134,7 +144,7 @@ export class SiteTables {
     })();
   }
 
-  /** Forgets revisions of a project and their files, never the one its hostnames serve. */
+  /** Forgets revisions of a project, their files and rules, never the one its hostnames serve. */
   prune(projectSlug: string, revisionIds: string[]): void {
     const s = this.statements;
     this.db.transaction(() => {
@@ -142,6 +152,7 @@ export class SiteTables {
       for (const revisionId of revisionIds) {
         if (revisionId === production) continue;
         s.deleteRevisionFiles.run(projectSlug, revisionId);
+        s.deleteRevisionRules.run(projectSlug, revisionId);
         s.deleteRevision.run(projectSlug, revisionId);
       }
     })();
@@ -162,6 +173,7 @@ export class SiteTables {
       s.deleteHosts.run(projectSlug);
       s.deleteSite.run(projectSlug);
       s.deleteFiles.run(projectSlug);
+      s.deleteRules.run(projectSlug);
       s.deleteRevisions.run(projectSlug);
       s.deleteSessionAssets.run(projectSlug);
       s.deleteSessionBlobs.run(projectSlug);

@@ -1,0 +1,128 @@
+import { encodePath } from "./encode-path.js";
+import { compilePattern, fillTarget, staticKey } from "./path-pattern.js";
+import type { HeaderRule, RedirectRule, RedirectStatus, SiteRules } from "./rule-types.js";
+
+/** A path pattern ready to test: a static key, or a regular expression and the names it binds. */
+type Matcher = { key: string } | { regex: RegExp; names: string[] };
+
+/** Rules of one kind: static sources in a map, dynamic ones in file order; first match wins. */
+interface RuleSet {
+  statics: Map<string, { index: number; rule: RedirectRule }>;
+  dynamics: { index: number; regex: RegExp; names: string[]; rule: RedirectRule }[];
+}
+
+/** Where a redirect rule sends a request: a Location (encoded) for 3xx, a site path for a 200 rewrite. */
+export type RuleOutcome =
+  | { kind: "redirect"; status: Exclude<RedirectStatus, 200>; location: string }
+  | { kind: "rewrite"; path: string };
+
+/** What `_headers` does to one path: headers to set (lowercase names) and names to remove. */
+export interface HeaderChanges {
+  set: Map<string, string>;
+  remove: Set<string>;
+}
+
+const NO_VALUES: ReadonlyMap<string, string> = new Map();
+
+/**
+ * A revision's rules compiled for the edge, once per revision: static sources are looked up in a
+ * map (one probe, whatever the number of rules), dynamic ones (at most 100) are tried in order,
+ * and only those written before the static match, so "first match wins" holds across both.
+ * Paths are decoded site paths; a trailing slash is optional in the request.
+ */
+export class CompiledRules {
+  private readonly redirects: RuleSet;
+  private readonly rewrites: RuleSet;
+  private readonly headers: { matcher: Matcher; rule: HeaderRule }[];
+
+  constructor(rules: SiteRules) {
+    this.redirects = ruleSet(rules.redirects.filter((rule) => rule.status !== 200));
+    this.rewrites = ruleSet(rules.redirects.filter((rule) => rule.status === 200));
+    this.headers = rules.headers.map((rule) => ({ matcher: matcherOf(rule.path), rule }));
+  }
+
+  /** True when the revision has no rule at all (the edge then skips every lookup). */
+  get empty(): boolean {
+    return (
+      this.headers.length === 0 &&
+      this.redirects.statics.size + this.redirects.dynamics.length === 0 &&
+      this.rewrites.statics.size + this.rewrites.dynamics.length === 0
+    );
+  }
+
+  /** The first 3xx rule matching `path`; `query` (with its `?`, or "") is kept when the target has none. */
+  redirectFor(path: string, query: string): RuleOutcome | undefined {
+    const found = firstMatch(this.redirects, path);
+    if (!found) return undefined;
+    let location = fillTarget(found.rule.to, found.values, encodePath);
+    if (query !== "" && !location.includes("?")) {
+      const hash = location.indexOf("#");
+      location = hash === -1 ? location + query : location.slice(0, hash) + query + location.slice(hash);
+    }
+    return { kind: "redirect", status: found.rule.status as Exclude<RedirectStatus, 200>, location };
+  }
+
+  /** The site path the first 200 rule matching `path` serves instead, or undefined. */
+  rewriteFor(path: string): RuleOutcome | undefined {
+    const found = firstMatch(this.rewrites, path);
+    if (!found) return undefined;
+    const target = fillTarget(found.rule.to, found.values, (value) => value);
+    return { kind: "rewrite", path: target.replace(/[?#].*$/s, "") };
+  }
+
+  /** What every `_headers` rule matching `path` sets and removes; undefined when none matches. */
+  headersFor(path: string): HeaderChanges | undefined {
+    let changes: HeaderChanges | undefined;
+    for (const { matcher, rule } of this.headers) {
+      if (!matches(matcher, path)) continue;
+      changes ??= { set: new Map(), remove: new Set() };
+      for (const [name, value] of rule.set) {
+        const earlier = changes.set.get(name);
+        changes.set.set(name, earlier === undefined ? value : `${earlier}, ${value}`);
+      }
+      for (const name of rule.remove) changes.remove.add(name);
+    }
+    return changes;
+  }
+}
+
+function matcherOf(pattern: string): Matcher {
+  const compiled = compilePattern(pattern);
+  return compiled.kind === "static"
+    ? { key: compiled.key }
+    : { regex: new RegExp(compiled.source, "s"), names: compiled.names };
+}
+
+function matches(matcher: Matcher, path: string): boolean {
+  return "key" in matcher ? matcher.key === staticKey(path) : matcher.regex.test(path);
+}
+
+function ruleSet(rules: RedirectRule[]): RuleSet {
+  const set: RuleSet = { statics: new Map(), dynamics: [] };
+  rules.forEach((rule, index) => {
+    const compiled = compilePattern(rule.from);
+    if (compiled.kind === "static") {
+      if (!set.statics.has(compiled.key)) set.statics.set(compiled.key, { index, rule });
+    } else {
+      set.dynamics.push({ index, regex: new RegExp(compiled.source, "s"), names: compiled.names, rule });
+    }
+  });
+  return set;
+}
+
+function firstMatch(
+  set: RuleSet,
+  path: string,
+): { rule: RedirectRule; values: ReadonlyMap<string, string> } | undefined {
+  const fixed = set.statics.size === 0 ? undefined : set.statics.get(staticKey(path));
+  const before = fixed ? fixed.index : Infinity;
+  for (const dynamic of set.dynamics) {
+    if (dynamic.index > before) break;
+    const match = dynamic.regex.exec(path);
+    if (!match) continue;
+    const values = new Map<string, string>();
+    dynamic.names.forEach((name, i) => values.set(name, match[i + 1] ?? ""));
+    return { rule: dynamic.rule, values };
+  }
+  return fixed ? { rule: fixed.rule, values: NO_VALUES } : undefined;
+}

@@ -1,0 +1,147 @@
+import type { OutgoingHttpHeaders } from "node:http";
+import { encodePath, type HeaderChanges, HEADERS_FILE, REDIRECTS_FILE } from "../core/site-rules/index.js";
+import type { PublishedSites, SiteTarget, StoredFile } from "../platform/local/published-sites.js";
+import { fileAnswer, type FileAnswer } from "./file-response.js";
+import { NO_STORE } from "./plain-response.js";
+import { candidatePaths, decodePath, requestTarget } from "./request-path.js";
+
+/** A redirect: `_redirects`' 3xx rules and the canonical URLs (308). */
+export interface Redirect {
+  kind: "redirect";
+  status: 301 | 302 | 303 | 307 | 308;
+  location: string;
+  fields: OutgoingHttpHeaders;
+}
+
+/** A missing path of a single-page app: its `/index.html` for navigations (Accept: text/html), else 404. */
+export interface AppFallback {
+  kind: "app";
+  page: FileAnswer;
+}
+
+/** Where a request target of a site leads: a file (or the site's 404 page), a redirect, the app's page, a 400 or a plain 404. */
+export type Route = FileAnswer | Redirect | AppFallback | "bad-request" | "not-found";
+
+// A production page can change with any publish: browsers must ask again every time (a 304 is cheap).
+const PRODUCTION_CACHE = "public, max-age=0, must-revalidate";
+// A revision host's content never changes for as long as it is served.
+const REVISION_CACHE = "public, max-age=31536000, immutable";
+const RULES_FILES = new Set([`/${REDIRECTS_FILE}`, `/${HEADERS_FILE}`]);
+
+/**
+ * Routes a request target (origin-form, query included) of a site, in this order: `_redirects`'
+ * 3xx rules (always followed, as Cloudflare Pages does); the file, its extensionless or index form,
+ * or a 308 to the canonical URL of that file; `_redirects`' 200 rewrites (only where no file
+ * answers, so `/* /index.html 200` never hides an asset); the site's `/404.html`; the app fallback
+ * when the site has an `/index.html`. `_redirects` and `_headers` themselves are never served.
+ */
+export function routeOf(lookup: PublishedSites, site: SiteTarget, target: string): Route {
+  const rawPath = requestTarget(target, undefined)!.rawPath;
+  const decoded = decodePath(rawPath);
+  if (decoded.kind === "bad-request") return "bad-request";
+  const rules = lookup.rulesOf(site.projectSlug, site.revisionId);
+  const find = (path: string): StoredFile | undefined =>
+    RULES_FILES.has(path) ? undefined : lookup.findFile(site.projectSlug, site.revisionId, path);
+  const path = decoded.kind === "path" ? decoded.path : undefined;
+  const changes = path === undefined || rules.empty ? undefined : rules.headersFor(path);
+  const serve = (file: StoredFile, status: 200 | 404): FileAnswer =>
+    fileAnswer(file, status, fieldsOf(site, file, status, changes), site.publishedAt);
+  if (path !== undefined) {
+    const query = queryOf(target, rawPath);
+    const ruled = rules.empty ? undefined : rules.redirectFor(path, query);
+    if (ruled?.kind === "redirect") return redirect(site, ruled.status, ruled.location);
+    const found = canonical(path, find);
+    if (found?.kind === "file") return serve(found.file, 200);
+    if (found?.kind === "move") return redirect(site, 308, encodePath(found.path) + query);
+    const rewrite = rules.empty ? undefined : rules.rewriteFor(path);
+    if (rewrite?.kind === "rewrite") {
+      for (const candidate of candidatePaths(rewrite.path)) {
+        const file = find(candidate);
+        if (file) return serve(file, 200);
+      }
+    }
+  }
+  const page = find("/404.html");
+  if (page) return serve(page, 404);
+  const index = find("/index.html");
+  return index ? { kind: "app", page: serve(index, 200) } : "not-found";
+}
+
+/** The query of an origin-form target with its `?`, or "". */
+function queryOf(target: string, rawPath: string): string {
+  const rest = target.slice(rawPath.length);
+  const hash = rest.indexOf("#");
+  const query = hash === -1 ? rest : rest.slice(0, hash);
+  return query === "?" ? "" : query;
+}
+
+type Found = { kind: "file"; file: StoredFile } | { kind: "move"; path: string } | undefined;
+
+/**
+ * The file a path serves, or the canonical path to move to, as Cloudflare Pages' auto-trailing-slash
+ * does: `/a.html` → `/a`, `/d/index.html` and `/d/index` → `/d/`, `/d` (a folder with an index) → `/d/`,
+ * `/a/` (no such folder, but `/a.html`) → `/a`. A file and a folder of the same name: the file wins.
+ */
+export function canonical(path: string, find: (path: string) => StoredFile | undefined): Found {
+  if (path.endsWith("/")) {
+    const index = find(`${path}index.html`);
+    if (index) return { kind: "file", file: index };
+    const bare = path.slice(0, -1);
+    if (bare !== "" && !bare.endsWith("/") && find(`${bare}.html`)) return { kind: "move", path: bare };
+    return undefined;
+  }
+  const exact = find(path);
+  if (exact) {
+    if (path.endsWith("/index.html")) return { kind: "move", path: path.slice(0, -"index.html".length) };
+    const bare = path.endsWith(".html") ? path.slice(0, -".html".length) : undefined;
+    if (bare !== undefined && !bare.endsWith("/") && find(bare) === undefined) {
+      return { kind: "move", path: bare };
+    }
+    return { kind: "file", file: exact };
+  }
+  const page = find(`${path}.html`);
+  if (page) {
+    return path.endsWith("/index")
+      ? { kind: "move", path: path.slice(0, -"index".length) }
+      : { kind: "file", file: page };
+  }
+  if (find(`${path}/index.html`)) return { kind: "move", path: `${path}/` };
+  return undefined;
+}
+
+function redirect(site: SiteTarget, status: Redirect["status"], location: string): Redirect {
+  const fields: OutgoingHttpHeaders = {
+    location,
+    "cache-control": site.immutable ? REVISION_CACHE : PRODUCTION_CACHE,
+  };
+  if (site.immutable) fields["x-robots-tag"] = "noindex";
+  return { kind: "redirect", status, location, fields };
+}
+
+/**
+ * A file response's own fields: the edge's defaults (Cloudflare Pages' safe ones for static
+ * content), then what `_headers` sets or removes. A 404 page is never kept (`no-store`), and a
+ * revision host is never indexed (`X-Robots-Tag: noindex`), whatever `_headers` says.
+ */
+function fieldsOf(
+  site: SiteTarget,
+  file: StoredFile,
+  status: 200 | 404,
+  changes: HeaderChanges | undefined,
+): OutgoingHttpHeaders {
+  const fields: OutgoingHttpHeaders = {
+    "x-content-type-options": "nosniff",
+    "content-type": file.contentType,
+    "cache-control": site.immutable ? REVISION_CACHE : PRODUCTION_CACHE,
+    "referrer-policy": "strict-origin-when-cross-origin",
+    "access-control-allow-origin": "*",
+  };
+  if (status === 200) fields["last-modified"] = new Date(site.publishedAt).toUTCString();
+  if (changes) {
+    for (const [name, value] of changes.set) fields[name] = value;
+    for (const name of changes.remove) delete fields[name];
+  }
+  if (status === 404) fields["cache-control"] = NO_STORE;
+  if (site.immutable) fields["x-robots-tag"] = "noindex";
+  return fields;
+}

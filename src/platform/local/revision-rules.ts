@@ -1,0 +1,53 @@
+import { readFile } from "node:fs/promises";
+import {
+  decodeRulesFile,
+  HEADERS_FILE,
+  parseSiteRules,
+  REDIRECTS_FILE,
+  type SiteRules,
+} from "../../core/site-rules/index.js";
+import type { BlobStore } from "./blob-store.js";
+// The platform database's own type, named from shared: database.ts creates this file's table.
+import type { SqliteDatabase as PlatformDatabase } from "../../shared/sqlite.js";
+
+/**
+ * A revision's `_redirects` and `_headers`, parsed once at publish and kept as JSON beside its
+ * files; the edge compiles them once per revision. A revision without either file has no row.
+ */
+export const REVISION_RULES_TABLE = `
+CREATE TABLE IF NOT EXISTS revision_rules (
+  project_slug TEXT NOT NULL,
+  revision_id TEXT NOT NULL,
+  rules TEXT NOT NULL,
+  PRIMARY KEY (project_slug, revision_id)
+) WITHOUT ROWID;`;
+
+/**
+ * Reads and parses the rules files of an upload session's manifest (at the site's root). Returns
+ * their JSON, or undefined when the site has neither; throws InvalidSiteConfigError naming the
+ * file and line when one does not parse, so nothing is published.
+ */
+export async function readSessionRules(
+  db: PlatformDatabase,
+  blobs: BlobStore,
+  sessionId: string,
+): Promise<string | undefined> {
+  const rows = db
+    .prepare("SELECT path, hash FROM session_assets WHERE session_id = ? AND path IN (?, ?)")
+    .all(sessionId, `/${REDIRECTS_FILE}`, `/${HEADERS_FILE}`) as { path: string; hash: string }[];
+  if (rows.length === 0) return undefined;
+  const text = async (name: string): Promise<string | undefined> => {
+    const row = rows.find((candidate) => candidate.path === `/${name}`);
+    return row ? decodeRulesFile(await readBlob(blobs, row.hash), name) : undefined;
+  };
+  const rules: SiteRules = parseSiteRules({
+    redirects: await text(REDIRECTS_FILE),
+    headers: await text(HEADERS_FILE),
+  });
+  return JSON.stringify(rules);
+}
+
+/** The bytes of a stored blob (the rules files are small: a few MiB at most). */
+function readBlob(blobs: BlobStore, hash: string): Promise<Buffer> {
+  return readFile(blobs.pathOf(hash));
+}
