@@ -4,6 +4,7 @@ import { connect, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { hashAsset } from "../../src/core/asset-hash.js";
+import { parseSiteRules } from "../../src/core/site-rules/index.js";
 import { edgeGet } from "./http.js";
 import { mediaTypeFor } from "../../src/shared/media-types.js";
 import { BlobStore } from "../../src/platform/local/blob-store.js";
@@ -123,6 +124,19 @@ export async function startTestEdge(options: Partial<EdgeOptions> = {}): Promise
       "INSERT INTO revision_files (project_slug, revision_id, path, hash, content_type) VALUES (?, ?, ?, ?, ?)",
     );
     for (const [path, hash] of rows) file.run(site.slug, site.revisionId, path, hash, mediaTypeFor(path));
+    // As publishing does: the rules files are parsed once and kept beside the revision's files.
+    const text = (path: string) => {
+      const bytes = site.files[path];
+      return bytes === undefined ? undefined : Buffer.from(bytes).toString("utf8");
+    };
+    const rules = { redirects: text("/_redirects"), headers: text("/_headers") };
+    if (rules.redirects !== undefined || rules.headers !== undefined) {
+      db.prepare("INSERT INTO revision_rules (project_slug, revision_id, rules) VALUES (?, ?, ?)").run(
+        site.slug,
+        site.revisionId,
+        JSON.stringify(parseSiteRules(rules)),
+      );
+    }
   };
 
   const publish = async (site: SiteContent): Promise<void> => {

@@ -49,9 +49,10 @@ export function parseHeaders(text: string): HeaderRule[] {
     const trimmed = content.trim();
     if (trimmed === "" || trimmed.startsWith("#")) continue;
     if (!/^\s/.test(content)) {
-      finish();
+      // An unindented line that is no path is most likely a header line missing its indent.
       const names = patternNames(trimmed);
       if (typeof names === "string") return fail(number, `${names}; header lines must be indented`);
+      finish();
       if (rules.length === MAX_HEADER_RULES) fail(number, `more than ${MAX_HEADER_RULES} rules`);
       current = { path: trimmed, set: [], remove: [], line: number };
       rules.push(current);
