@@ -1,6 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { hashAsset } from "../../src/core/asset-hash.js";
-import { InvalidCompletionError, RevisionNotFoundError } from "../../src/core/errors.js";
+import {
+  InvalidCompletionError,
+  InvalidSiteConfigError,
+  RevisionNotFoundError,
+} from "../../src/core/errors.js";
 import type { ManifestEntry } from "../../src/core/manifest.js";
 import type { Platform, UploadSession } from "../../src/core/ports/index.js";
 import { uploadBucket } from "../support/multipart.js";
@@ -198,6 +202,41 @@ export function platformContract(name: string, open: () => Promise<PlatformHarne
       await publish(slug, "rev0000001", session, completion);
       await publish(slug, "rev0000001", session, completion);
       expect(await h.fetchSite(`${slug}.sites.test`, "/x.txt")).toEqual({ status: 200, body: "once" });
+    });
+
+    it("publishRevision: a _redirects or _headers that does not parse is refused with InvalidSiteConfigError naming file and line; nothing is published", async () => {
+      const slug = "amber-otter-a1b2c";
+      const cases = [
+        {
+          files: { "/_redirects": "/a /b\n/c\n" },
+          message: '_redirects:2: expected "from to [status]", got 1 field',
+        },
+        {
+          files: { "/_headers": "/*\n  Bad Header: x\n" },
+          message: '_headers:2: "Bad Header" is not a header name',
+        },
+      ];
+      for (const { files, message } of cases) {
+        const { session, completion } = await uploadAll(slug, { "/index.html": "new", ...files });
+        const refused = publish(slug, "rev0000001", session, completion);
+        await expect(refused).rejects.toBeInstanceOf(InvalidSiteConfigError);
+        await expect(refused).rejects.toThrow(message);
+        expect((await h.fetchSite(`${slug}.sites.test`, "/")).status).toBe(404);
+      }
+    });
+
+    it("publishRevision: the revision's _redirects apply on its edge, and neither rules file is served", async () => {
+      const slug = "amber-otter-a1b2c";
+      const { session, completion } = await uploadAll(slug, {
+        "/index.html": "home",
+        "/new.html": "new page",
+        "/_redirects": "/old /new 200\n",
+        "/_headers": "/*\n  X-Frame-Options: DENY\n",
+      });
+      await publish(slug, "rev0000001", session, completion);
+      expect(await h.fetchSite(`${slug}.sites.test`, "/old")).toEqual({ status: 200, body: "new page" });
+      expect((await h.fetchSite(`${slug}.sites.test`, "/_redirects")).status).toBe(404);
+      expect((await h.fetchSite(`${slug}.sites.test`, "/_headers")).status).toBe(404);
     });
 
     it("openUploadSession: content only another project holds is asked for; the project that has it is not asked again", async () => {

@@ -3,6 +3,7 @@ import { formatBytes, formatCount, formatDuration, plural } from "../format.js";
 import { HashCache } from "../scan/hash-cache.js";
 import { hashSite } from "../scan/hash.js";
 import { checkLimits } from "../scan/limits.js";
+import { checkSiteRules } from "../scan/site-rules-check.js";
 import { walkSite, type SiteFile } from "../scan/walk.js";
 
 /** A site folder read for a deploy: its files, their hashes (same order), one file per distinct hash. */
@@ -12,10 +13,11 @@ export interface ScannedSite {
   fileByHash: Map<string, SiteFile>;
 }
 
-/** Walks the folder, checks the limits (before anything is sent), and hashes the files. */
+/** Walks the folder, checks the limits and the rules files (before anything is sent), and hashes the files. */
 export async function scanSite(ctx: CommandContext, folder: FolderProject): Promise<ScannedSite> {
   const files = await walkSite(folder.realDir);
   checkLimits(folder.realDir, files, ctx.settings);
+  await checkSiteRules(ctx.io.cwd, files);
   const hashes = await hashFiles(ctx, folder, files);
   const fileByHash = new Map<string, SiteFile>();
   files.forEach((file, i) => {

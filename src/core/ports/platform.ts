@@ -32,8 +32,8 @@ export interface PublishInput extends SiteSettings {
 /**
  * The edge platform, shaped like Cloudflare's Workers static-assets flow: open an upload session
  * for a manifest, redeem its completion token by publishing a revision, route hostnames, unpublish.
- * Implementations throw InvalidCompletionError, QuotaExceededError, InsufficientStorageError and
- * UploadPlatformError from core/errors.
+ * Implementations throw InvalidCompletionError, QuotaExceededError, InsufficientStorageError,
+ * InvalidSiteConfigError and UploadPlatformError from core/errors.
  */
 export interface Platform {
   /**
@@ -48,8 +48,10 @@ export interface Platform {
     /** The address of the client that prepares it, whose pending bytes it counts against. */
     clientAddress?: string;
   }): Promise<UploadSession>;
-  /** Checks the completion token against the session and that every asset is held, then publishes
-   * the revision and makes it the project's production revision in one step. Idempotent. */
+  /** Checks the completion token against the session and that every asset is held, parses the
+   * site's `_redirects` and `_headers` (InvalidSiteConfigError when one does not parse: nothing is
+   * published), then publishes the revision and makes it the project's production revision in one
+   * step. Idempotent. */
   publishRevision(input: PublishInput): Promise<void>;
   /**
    * Makes a published revision the one the project's hostnames serve, in one step (the edge

@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  createTestProject,
+  deployFiles,
+  identity,
+  manifestOf,
+  type TestProject,
+} from "../support/deploy-flow.js";
+import { api, edgeGet } from "../support/http.js";
+import { uploadBucket } from "../support/multipart.js";
+import { startTestServer } from "../support/server.js";
+import { snapshotStore } from "../support/store-snapshot.js";
+
+describe("deploy with _redirects and _headers", () => {
+  let server: Awaited<ReturnType<typeof startTestServer>>;
+  let p: TestProject;
+  beforeAll(async () => {
+    server = await startTestServer();
+    p = await createTestProject(server.urls.api, "site-config");
+    await deployFiles(server.urls.api, p, { "/index.html": "before" });
+  });
+  afterAll(async () => server.stop());
+
+  /** Prepares and uploads everything, and returns what completes the deploy (not sent yet). */
+  const upload = async (files: Record<string, string>) => {
+    const { manifest, byHash } = await manifestOf(p.slug, files);
+    const prepared = await api(server.urls.api, "POST", `/projects/${p.slug}/prepare`, {
+      token: p.token,
+      body: { ...identity(p), manifest },
+    });
+    let completionJwt: string = prepared.body.uploadJwt;
+    for (const bucket of prepared.body.buckets as string[][]) {
+      const parts = bucket.map((hash) => ({ hash, bytes: byHash.get(hash)! }));
+      const uploaded = await uploadBucket(prepared.body.urls.upload, prepared.body.uploadJwt, parts);
+      if (uploaded.status === 201) completionJwt = uploaded.body.result.jwt;
+    }
+    return { deployId: prepared.body.deployId as string, completionJwt };
+  };
+  const deploy = (completion: { deployId: string; completionJwt: string }) =>
+    api(server.urls.api, "POST", `/projects/${p.slug}/deploy`, {
+      token: p.token,
+      body: { ...identity(p), ...completion },
+    });
+  const home = async () => (await edgeGet(server.urls.edge, `${p.slug}.localhost`, "/")).body.toString();
+
+  it("POST deploy: 422 INVALID_SITE_CONFIG naming _redirects and the line that does not parse, nothing changed", async () => {
+    const completion = await upload({ "/index.html": "after", "/_redirects": "# ok\n/a /b\n/c /d 404\n" });
+    const before = snapshotStore(server.dataDir);
+    const refused = await deploy(completion);
+    expect(refused.status).toBe(422);
+    expect(refused.body.error).toEqual({
+      code: "INVALID_SITE_CONFIG",
+      message: '_redirects:3: status "404" is not one of 301, 302, 303, 307, 308, 200',
+    });
+    expect(snapshotStore(server.dataDir)).toEqual(before);
+    expect(await home()).toBe("before");
+  });
+
+  it("POST deploy: 422 INVALID_SITE_CONFIG naming _headers and its line, nothing changed", async () => {
+    const completion = await upload({ "/index.html": "after", "/_headers": "/*\n  X-Frame-Options DENY\n" });
+    const before = snapshotStore(server.dataDir);
+    const refused = await deploy(completion);
+    expect([refused.status, refused.body.error.code]).toEqual([422, "INVALID_SITE_CONFIG"]);
+    expect(refused.body.error.message).toBe(
+      '_headers:2: expected "Name: value" or "! Name", got "X-Frame-Options DENY"',
+    );
+    expect(snapshotStore(server.dataDir)).toEqual(before);
+    expect(await home()).toBe("before");
+  });
+
+  it("POST deploy: a rules file that is not UTF-8 is refused with 422 INVALID_SITE_CONFIG", async () => {
+    const { manifest, byHash } = await manifestOf(p.slug, { "/_redirects": Buffer.from([0x2f, 0xff, 0xfe]) });
+    const prepared = await api(server.urls.api, "POST", `/projects/${p.slug}/prepare`, {
+      token: p.token,
+      body: { ...identity(p), manifest },
+    });
+    const parts = prepared.body.buckets.flat().map((hash: string) => ({ hash, bytes: byHash.get(hash)! }));
+    const uploaded = await uploadBucket(prepared.body.urls.upload, prepared.body.uploadJwt, parts);
+    const refused = await deploy({
+      deployId: prepared.body.deployId,
+      completionJwt: uploaded.body.result.jwt,
+    });
+    expect(refused.body.error).toEqual({
+      code: "INVALID_SITE_CONFIG",
+      message: "_redirects: not UTF-8 text",
+    });
+  });
+
+  it("POST deploy: the site's _redirects and _headers apply on the edge from the next request; neither is served", async () => {
+    await deployFiles(server.urls.api, p, {
+      "/index.html": "home",
+      "/guide.html": "guide",
+      "/_redirects": "/start /guide 302\n",
+      "/_headers": "/*\n  X-Frame-Options: DENY\n",
+    });
+    const host = `${p.slug}.localhost`;
+    const moved = await edgeGet(server.urls.edge, host, "/start?x=1");
+    expect([moved.status, moved.headers.location]).toEqual([302, "/guide?x=1"]);
+    expect((await edgeGet(server.urls.edge, host, "/guide")).headers["x-frame-options"]).toBe("DENY");
+    expect((await edgeGet(server.urls.edge, host, "/_redirects")).status).toBe(404);
+    expect((await edgeGet(server.urls.edge, host, "/_headers")).status).toBe(404);
+  });
+});
