@@ -49,13 +49,13 @@ export function routeOf(lookup: PublishedSites, site: SiteTarget, target: string
   if (path !== undefined) {
     const query = queryOf(target, rawPath);
     const ruled = rules.empty ? undefined : rules.redirectFor(path, query);
-    if (ruled?.kind === "redirect") return redirect(site, ruled.status, ruled.location);
+    if (ruled) return redirect(site, ruled.status, ruled.location);
     const found = canonical(path, find);
     if (found?.kind === "file") return serve(found.file, 200);
     if (found?.kind === "move") return redirect(site, 308, encodePath(found.path) + query);
     const rewrite = rules.empty ? undefined : rules.rewriteFor(path);
-    if (rewrite?.kind === "rewrite") {
-      for (const candidate of candidatePaths(rewrite.path)) {
+    if (rewrite !== undefined) {
+      for (const candidate of candidatePaths(rewrite)) {
         const file = find(candidate);
         if (file) return serve(file, 200);
       }

@@ -154,7 +154,12 @@ describe("edge with _redirects and _headers", () => {
   });
 
   it("GET single-page app: a request that does not ask for HTML gets a plain 404", async () => {
-    for (const headers of [{}, { accept: "image/avif,image/webp,*/*" }, { accept: "application/json" }]) {
+    const cases: Record<string, string>[] = [
+      {},
+      { accept: "image/avif,image/webp,*/*" },
+      { accept: "application/json" },
+    ];
+    for (const headers of cases) {
       const reply = await edge.get(APP_HOST, "/missing.png", headers);
       expect([reply.status, reply.body.toString()], JSON.stringify(headers)).toEqual([404, "Not Found\n"]);
     }

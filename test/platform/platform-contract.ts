@@ -206,7 +206,7 @@ export function platformContract(name: string, open: () => Promise<PlatformHarne
 
     it("publishRevision: a _redirects or _headers that does not parse is refused with InvalidSiteConfigError naming file and line; nothing is published", async () => {
       const slug = "amber-otter-a1b2c";
-      const cases = [
+      const cases: { files: Record<string, string>; message: string }[] = [
         {
           files: { "/_redirects": "/a /b\n/c\n" },
           message: '_redirects:2: expected "from to [status]", got 1 field',

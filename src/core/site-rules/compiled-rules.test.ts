@@ -52,7 +52,7 @@ describe("CompiledRules", () => {
 
   it("rewriteFor: only 200 rules, giving the decoded site path without query or fragment", () => {
     const rules = compile("/app/* /app/index.html?from=:splat 200\n/old /new");
-    expect(rules.rewriteFor("/app/a b/c")).toEqual({ kind: "rewrite", path: "/app/index.html" });
+    expect(rules.rewriteFor("/app/a b/c")).toBe("/app/index.html");
     expect(rules.rewriteFor("/old")).toBeUndefined();
     expect(rules.redirectFor("/app/x", "")).toBeUndefined();
   });

@@ -11,10 +11,12 @@ interface RuleSet {
   dynamics: { index: number; regex: RegExp; names: string[]; rule: RedirectRule }[];
 }
 
-/** Where a redirect rule sends a request: a Location (encoded) for 3xx, a site path for a 200 rewrite. */
-export type RuleOutcome =
-  | { kind: "redirect"; status: Exclude<RedirectStatus, 200>; location: string }
-  | { kind: "rewrite"; path: string };
+/** Where a 3xx rule sends a request: its status and the Location (percent-encoded). */
+export interface RuleRedirect {
+  kind: "redirect";
+  status: Exclude<RedirectStatus, 200>;
+  location: string;
+}
 
 /** What `_headers` does to one path: headers to set (lowercase names) and names to remove. */
 export interface HeaderChanges {
@@ -51,7 +53,7 @@ export class CompiledRules {
   }
 
   /** The first 3xx rule matching `path`; `query` (with its `?`, or "") is kept when the target has none. */
-  redirectFor(path: string, query: string): RuleOutcome | undefined {
+  redirectFor(path: string, query: string): RuleRedirect | undefined {
     const found = firstMatch(this.redirects, path);
     if (!found) return undefined;
     let location = fillTarget(found.rule.to, found.values, encodePath);
@@ -62,12 +64,12 @@ export class CompiledRules {
     return { kind: "redirect", status: found.rule.status as Exclude<RedirectStatus, 200>, location };
   }
 
-  /** The site path the first 200 rule matching `path` serves instead, or undefined. */
-  rewriteFor(path: string): RuleOutcome | undefined {
+  /** The (decoded) site path the first 200 rule matching `path` serves instead, or undefined. */
+  rewriteFor(path: string): string | undefined {
     const found = firstMatch(this.rewrites, path);
     if (!found) return undefined;
     const target = fillTarget(found.rule.to, found.values, (value) => value);
-    return { kind: "rewrite", path: target.replace(/[?#].*$/s, "") };
+    return target.replace(/[?#].*$/s, "");
   }
 
   /** What every `_headers` rule matching `path` sets and removes; undefined when none matches. */
