@@ -7,6 +7,7 @@ import { pino } from "pino";
 import { startServer, type RunningServer } from "../../src/server/start.js";
 import { runCli } from "../../src/client/index.js";
 import { type EdgeResponse, edgeGet as edgeRequest } from "../support/http.js";
+import { canonicalPath } from "../support/site-paths.js";
 
 type ServerOverrides = Parameters<typeof startServer>[0];
 
@@ -115,9 +116,12 @@ export function fixtureSite(): Record<string, string | Buffer> {
 /** A response of the edge: status, headers, bytes. */
 export type { EdgeResponse };
 
-/** GETs a site URL's path through the edge listener with its Host header, uncompressed. */
+/**
+ * GETs a site URL's path through the edge listener with its Host header, uncompressed; a site
+ * file's path is asked for at its canonical URL (`about.html` at `/about`).
+ */
 export function edgeGet(edgeUrl: string, siteUrl: string, path: string): Promise<EdgeResponse> {
-  return edgeRequest(edgeUrl, new URL(siteUrl).host, encodeURI(`/${path}`), {
+  return edgeRequest(edgeUrl, new URL(siteUrl).host, encodeURI(canonicalPath(`/${path}`)), {
     "accept-encoding": "identity",
   });
 }

@@ -12,6 +12,7 @@ import { uploadBucket } from "../support/multipart.js";
 import { startTestServer } from "../support/server.js";
 import { blobStoreState, databaseFiles, queryDatabase } from "../support/store-snapshot.js";
 import { completeDeploy, prepareFiles } from "../support/upload-flow.js";
+import { canonicalPath } from "../support/site-paths.js";
 
 type TestServer = Awaited<ReturnType<typeof startTestServer>>;
 type Files = Record<string, Buffer>;
@@ -40,7 +41,7 @@ describe("concurrency", () => {
   /** Every file of `files` served byte for byte on `host`. */
   async function expectServes(host: string, files: Files, context: string): Promise<void> {
     for (const [path, bytes] of Object.entries(files)) {
-      const response = await edgeGet(server.urls.edge, host, path);
+      const response = await edgeGet(server.urls.edge, host, canonicalPath(path));
       expect(response.status, `${context} ${host}${path}`).toBe(200);
       expect(response.body.equals(bytes), `${context} ${host}${path}: other bytes`).toBe(true);
     }

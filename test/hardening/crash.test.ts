@@ -7,6 +7,7 @@ import { tempDir } from "../support/server.js";
 import { ensureBuilt } from "../support/build.js";
 import { type ServerProcess, spawnServer } from "../support/server-process.js";
 import { blobStoreState, databaseFiles, integrityCheck, queryDatabase } from "../support/store-snapshot.js";
+import { canonicalPath } from "../support/site-paths.js";
 
 type Files = Record<string, Buffer>;
 
@@ -89,7 +90,7 @@ describe("crash recovery", () => {
   /** Every file of `files` served byte for byte on `host`; false at the first difference. */
   async function servesAll(server: ServerProcess, host: string, files: Files): Promise<boolean> {
     for (const [path, bytes] of Object.entries(files)) {
-      const response = await edgeGet(server.urls.edge, host, path);
+      const response = await edgeGet(server.urls.edge, host, canonicalPath(path));
       if (response.status !== 200 || !response.body.equals(bytes)) return false;
     }
     return true;

@@ -162,13 +162,15 @@ describe("secrets and exposure (the real binary, debug logs)", () => {
       expect(response.headers.get("access-control-allow-origin")).toBe(ORIGIN);
       expect(response.headers.get("access-control-allow-credentials")).toBeNull();
     }
-    // Only the API is configured for browsers: the upload service and the edge send no CORS grant.
+    // The API is configured for browsers; the upload service sends no CORS grant; the edge sends
+    // Cloudflare Pages' `*` on public site content (issue 11), never the Origin, never credentials.
     const upload = await rawUpload(`${server.urls.upload}/accounts/x/workers/assets/upload?base64=true`, {});
     expect(upload.status).toBe(404);
     const uploadHead = await fetch(`${server.urls.upload}/`, { headers: { origin: ORIGIN } });
     expect(uploadHead.headers.get("access-control-allow-origin")).toBeNull();
     const edge = await edgeGet(server.urls.edge, `${a.slug}.localhost`, "/", { origin: ORIGIN });
-    expect(edge.headers["access-control-allow-origin"]).toBeUndefined();
+    expect(edge.headers["access-control-allow-origin"]).toBe("*");
+    expect(edge.headers["access-control-allow-credentials"]).toBeUndefined();
   });
 
   it("exposure: the edge sends nosniff on content and errors alike", async () => {

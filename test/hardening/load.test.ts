@@ -7,6 +7,7 @@ import { tempDir } from "../support/server.js";
 import { ensureBuilt } from "../support/build.js";
 import { type ServerProcess, spawnServer } from "../support/server-process.js";
 import { blobStoreState, databaseFiles, integrityCheck } from "../support/store-snapshot.js";
+import { canonicalPath } from "../support/site-paths.js";
 
 /** How long the mixed load runs; `HARDENING_LOAD_SECONDS=60` for the issue's full minute. */
 const LOAD_SECONDS = Number(process.env.HARDENING_LOAD_SECONDS ?? 20);
@@ -118,7 +119,7 @@ describe("sustained mixed load", () => {
       const host = random.next() < 0.7 ? `${entry.p.slug}.localhost` : entry.revisionHost;
       const headers: Record<string, string> = random.next() < 0.3 ? { "accept-encoding": "br, gzip" } : {};
       if (random.next() < 0.2) headers.range = "bytes=0-99";
-      const response = await edgeGet(server.urls.edge, host, path, headers);
+      const response = await edgeGet(server.urls.edge, host, canonicalPath(path), headers);
       if (!tally("edge", response.status, [200, 206], path)) return;
       if (
         response.status === 200 &&

@@ -9,6 +9,7 @@ import {
   type TestProject,
 } from "../support/deploy-flow.js";
 import { api, edgeGet } from "../support/http.js";
+import { canonicalPath } from "../support/site-paths.js";
 import { multipartBody, uploadBucket, type UploadPart } from "../support/multipart.js";
 import { startTestServer } from "../support/server.js";
 import { blobStoreState, snapshotStore } from "../support/store-snapshot.js";
@@ -155,7 +156,7 @@ describe("upload protocol", () => {
       ...declared,
     };
     for (const [path, type] of Object.entries(expected)) {
-      const served = await edgeGet(server.urls.edge, `${q.slug}.localhost`, path);
+      const served = await edgeGet(server.urls.edge, `${q.slug}.localhost`, canonicalPath(path));
       expect(served.status, path).toBe(200);
       expect(served.headers["content-type"], path).toBe(type);
       expect(served.body.toString(), path).toBe(files[path as keyof typeof files]);
@@ -553,7 +554,7 @@ describe("upload protocol: buckets", () => {
     }
     expect((await completeDeploy(server.urls.api, p, prepared.deployId, jwt!)).status).toBe(200);
     for (const path of Object.keys(files)) {
-      const served = await edgeGet(server.urls.edge, `${p.slug}.localhost`, path);
+      const served = await edgeGet(server.urls.edge, `${p.slug}.localhost`, canonicalPath(path));
       expect(served.body.equals(Buffer.from(files[path]!)), path).toBe(true);
     }
     return buckets;
