@@ -1,36 +1,13 @@
-import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runInProcess, startTestBed, writeSite, type TestBed } from "../client/helpers.js";
+import { CHROMIUM, chromiumPresent } from "./chromium.js";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const INSTALL = fileURLToPath(new URL("../../scripts/install-chromium.sh", import.meta.url));
-const present = existsSync(CHROMIUM) || installChromium();
+const present = chromiumPresent();
 const SHOTS = fileURLToPath(new URL("../../.tmp/browser/", import.meta.url));
-
-if (!present && !process.env.CI) {
-  console.warn(
-    `browser test skipped: no chromium at ${CHROMIUM}; install it with scripts/install-chromium.sh`,
-  );
-}
-
-/** Runs scripts/install-chromium.sh when we are root with apt-get (the README's promise); true if it worked. */
-function installChromium(): boolean {
-  if (
-    process.env.CHROMIUM_PATH !== undefined ||
-    process.getuid?.() !== 0 ||
-    !existsSync("/usr/bin/apt-get")
-  ) {
-    return false;
-  }
-  console.warn("browser test: chromium is missing; installing it with scripts/install-chromium.sh");
-  const result = spawnSync("bash", [INSTALL], { stdio: "inherit", timeout: 600_000 });
-  return result.status === 0 && existsSync(CHROMIUM);
-}
 
 const SITE = {
   "index.html": `<!doctype html>
