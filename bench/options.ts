@@ -1,9 +1,9 @@
 import { tmpdir } from "node:os";
 
 /** Which benchmarks exist. */
-export type SuiteName = "edge" | "deploy" | "api";
+export type SuiteName = "edge" | "rules" | "deploy" | "api";
 /** Every benchmark, in the order a run takes them. */
-export const SUITES: readonly SuiteName[] = ["edge", "deploy", "api"];
+export const SUITES: readonly SuiteName[] = ["edge", "rules", "deploy", "api"];
 
 /** One generated site of benchmark 2. */
 export interface SiteSpec {
@@ -21,6 +21,8 @@ export interface BenchOptions {
   waitIdle: boolean;
   workRoot: string;
   edge: { rounds: number; seconds: number; warmupSeconds: number };
+  /** Benchmark 4: the edge with and without `_redirects` and `_headers`. */
+  rules: { rounds: number; seconds: number; warmupSeconds: number };
   deploy: { rounds: number; sites: SiteSpec[]; changedShare: number };
   api: {
     rounds: number;
@@ -33,7 +35,7 @@ export interface BenchOptions {
 
 const MB = 1_000_000;
 
-const USAGE = `usage: npm run bench -- [--quick] [--only=edge,deploy,api] [--profile] [--wait-idle]
+const USAGE = `usage: npm run bench -- [--quick] [--only=edge,rules,deploy,api] [--profile] [--wait-idle]
   --quick       small sizes and few rounds, for development (or BENCH_QUICK=1); BENCHMARKS.md is left alone
   --only=LIST   run only these benchmarks; BENCHMARKS.md is left alone
   --profile     afterwards, profile the slowest path of each benchmark with node --cpu-prof (BENCH_PROFILE=1);
@@ -68,6 +70,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
       waitIdle,
       workRoot,
       edge: { rounds: 2, seconds: 1, warmupSeconds: 1 },
+      rules: { rounds: 2, seconds: 1, warmupSeconds: 1 },
       deploy: {
         rounds: 2,
         sites: [
@@ -86,6 +89,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
     waitIdle,
     workRoot,
     edge: { rounds: 7, seconds: 2, warmupSeconds: 1 },
+    rules: { rounds: 5, seconds: 2, warmupSeconds: 1 },
     deploy: {
       rounds: 5,
       sites: [

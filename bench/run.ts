@@ -11,6 +11,7 @@ import { renderResults } from "./report/tables.js";
 import { checkTargets } from "./report/targets.js";
 import { runApi } from "./suites/api-load.js";
 import { runDeployPipeline, siteDirOf } from "./suites/deploy-pipeline.js";
+import { runEdgeRules } from "./suites/edge-rules.js";
 import { runEdgeServing } from "./suites/edge-serving.js";
 import { runProfiles } from "./suites/profile.js";
 
@@ -47,6 +48,9 @@ log(
 try {
   if (options.suites.includes("edge")) {
     results.edge = await runEdgeServing({ workDir: join(work, "edge"), ...options.edge, log });
+  }
+  if (options.suites.includes("rules")) {
+    results.rules = await runEdgeRules({ workDir: join(work, "rules"), ...options.rules, log });
   }
   if (options.suites.includes("deploy")) {
     results.deploy = await runDeployPipeline({ workDir: join(work, "deploy"), ...options.deploy, log });

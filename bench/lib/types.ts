@@ -29,6 +29,26 @@ export interface EdgeResult {
   files: EdgeFileResult[];
 }
 
+/** One file and workload of benchmark 4: requests per second without and with the rules files. */
+export interface RulesRow {
+  file: string;
+  workload: "same target" | "every target new";
+  without: Summary;
+  with: Summary;
+  /** Per-round ratios of requests per second, with rules over without. */
+  withOverWithout: Summary;
+  errors: number;
+}
+
+/** Benchmark 4 (issue 11): the edge with 100 `_redirects` and 20 `_headers` rules against none. */
+export interface RulesResult {
+  rounds: number;
+  seconds: number;
+  redirectRules: number;
+  headerRules: number;
+  rows: RulesRow[];
+}
+
 /** One deploy step of benchmark 2, over the rounds. */
 export interface DeployStepResult {
   step: "first" | "unchanged" | "changed";
@@ -135,6 +155,7 @@ export interface BenchResults {
   command: string;
   machine: MachineInfo;
   edge?: EdgeResult;
+  rules?: RulesResult;
   deploy?: DeployResult;
   api?: ApiResult;
   profiles?: ProfileSummary[];

@@ -24,6 +24,8 @@ export interface WrkOptions {
   headers?: Record<string, string>;
   /** A file whose content every request POSTs. */
   bodyFile?: string;
+  /** Give every request a query string of its own (no two targets alike: no route is reused). */
+  uniqueTargets?: boolean;
 }
 
 /** Runs wrk (keep-alive, 2 threads and 50 connections unless told otherwise) and reads its report. */
@@ -39,7 +41,8 @@ export async function runWrk(options: WrkOptions): Promise<WrkResult> {
   ];
   for (const [name, value] of Object.entries(options.headers ?? {})) args.push("-H", `${name}: ${value}`);
   args.push(options.url);
-  const run = await runTimed("wrk", args, { env: { BENCH_WRK_BODY: options.bodyFile ?? "" } });
+  const env = { BENCH_WRK_BODY: options.bodyFile ?? "", BENCH_WRK_UNIQUE: options.uniqueTargets ? "1" : "" };
+  const run = await runTimed("wrk", args, { env });
   const line = /^BENCH_WRK (\{.*\})$/m.exec(run.stdout);
   if (run.code !== 0 || !line) throw new Error(`wrk failed (${run.code}):\n${run.stdout}\n${run.stderr}`);
   const raw = JSON.parse(line[1]!) as Record<string, number>;

@@ -1,11 +1,25 @@
 -- wrk script of the bench. When BENCH_WRK_BODY names a file, every request is a POST of its
--- content (headers come from wrk's -H). At the end it prints one machine-readable line.
+-- content (headers come from wrk's -H). With BENCH_WRK_UNIQUE=1, every request adds a query string
+-- of its own, so no two requests share a target. At the end it prints one machine-readable line.
 local body_file = os.getenv("BENCH_WRK_BODY")
 if body_file ~= nil and body_file ~= "" then
   local file = assert(io.open(body_file, "rb"))
   wrk.method = "POST"
   wrk.body = file:read("*a")
   file:close()
+end
+
+if os.getenv("BENCH_WRK_UNIQUE") == "1" then
+  local threads = 0
+  setup = function(thread)
+    threads = threads + 1
+    thread:set("thread_id", threads)
+  end
+  local sent = 0
+  request = function()
+    sent = sent + 1
+    return wrk.format(nil, wrk.path .. "?u=" .. tostring(thread_id) .. "-" .. tostring(sent))
+  end
 end
 
 done = function(summary, latency, requests)

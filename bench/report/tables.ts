@@ -5,6 +5,7 @@ import type {
   EdgeResult,
   MachineInfo,
   ProfileSummary,
+  RulesResult,
 } from "../lib/types.js";
 import { int, mb, ms, plusMinus, ratioWithRange, size, table, times } from "./format.js";
 import { checkTargets } from "./targets.js";
@@ -49,6 +50,22 @@ export function edgeTable(edge: EdgeResult): string {
       "p99 ms edge / nginx / sirv / bare",
       "errors",
     ],
+    rows,
+  );
+}
+
+/** Benchmark 4 as a table: requests per second without and with the rules files, and their ratio. */
+export function rulesTable(rules: RulesResult): string {
+  const rows = rules.rows.map((row) => [
+    row.file,
+    row.workload,
+    `${int(row.without.median)}${plusMinus(row.without)}`,
+    `${int(row.with.median)}${plusMinus(row.with)}`,
+    `${ratioWithRange(row.withOverWithout)} · target ≥ 0.9×`,
+    String(row.errors),
+  ]);
+  return table(
+    ["file", "requests", "without rules req/s", "with rules req/s", "with / without", "errors"],
     rows,
   );
 }
@@ -211,6 +228,11 @@ export function renderResults(results: BenchResults): string {
   if (results.edge) {
     parts.push(
       `### 1. Edge serving\n\nwrk, 2 threads, 50 keep-alive connections, ${results.edge.seconds} s per run, ${results.edge.rounds} rounds with the contenders in rotating order; no \`Accept-Encoding\`, so every server sends the identity body. *bare node* is node:http answering from memory with a static server's headers and nothing else: the ceiling of a Node edge on this machine. Medians; ± is half the range over the rounds; ratios are medians of the per-round ratios (range in brackets).\n\n${edgeTable(results.edge)}`,
+    );
+  }
+  if (results.rules) {
+    parts.push(
+      `### 4. Edge with site rules\n\nOne server, benchmark 1's page and script on two sites: one without rules files, one with ${results.rules.redirectRules} \`_redirects\` rules (80 static, 20 with splats or placeholders, none matching the files) and ${results.rules.headerRules} \`_headers\` rules (3 headers on every path, a cache rule on the script). wrk as in benchmark 1, ${results.rules.seconds} s per run, ${results.rules.rounds} rounds with the sites in rotating order. *same target*: every request for the same URL (its route is remembered); *every target new*: each request adds a query string of its own, so every request is routed afresh through the rules.\n\n${rulesTable(results.rules)}`,
     );
   }
   if (results.deploy) {

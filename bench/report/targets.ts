@@ -35,6 +35,15 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
       });
     }
   }
+  for (const row of results.rules?.rows ?? []) {
+    checks.push({
+      benchmark: "rules",
+      what: `${row.file}, ${row.workload}: with 100 redirect and 20 header rules / without`,
+      target: "≥ 0.9×",
+      measured: times(row.withOverWithout.median),
+      met: row.withOverWithout.median >= 0.9,
+    });
+  }
   const sites = results.deploy?.sites ?? [];
   const largest = sites.reduce<(typeof sites)[number] | undefined>(
     (best, site) => (best === undefined || site.files > best.files ? site : best),
