@@ -1,9 +1,7 @@
-import { readFile } from "node:fs/promises";
 import type { Transform } from "node:stream";
 import { promisify } from "node:util";
 import { brotliCompress, constants, createBrotliCompress, createGzip, gzip } from "node:zlib";
 import { isCompressible } from "../shared/media-types.js";
-import type { CachedBlob } from "./blob-cache.js";
 
 const brotliAsync = promisify(brotliCompress);
 const gzipAsync = promisify(gzip);
@@ -29,18 +27,6 @@ const MIN_COMPRESS_BYTES = 256;
 /** True when a blob of this type and size is sent compressed to clients that accept it. */
 export function worthCompressing(contentType: string, size: number): boolean {
   return size >= MIN_COMPRESS_BYTES && isCompressible(contentType);
-}
-
-/**
- * Reads a whole blob into memory; a size mismatch means a damaged blob. Its compressed variants
- * are made later, each on the first request that asks for it.
- */
-export async function loadBlobBody(path: string, size: number): Promise<CachedBlob> {
-  const body = await readFile(path);
-  if (body.length !== size) {
-    throw new Error(`blob ${path} holds ${body.length} bytes, its row says ${size}`);
-  }
-  return { body, br: undefined, gzip: undefined };
 }
 
 /** Compresses a body held in memory in one coding. */

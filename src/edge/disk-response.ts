@@ -1,7 +1,9 @@
 import { open } from "node:fs/promises";
+import type { Readable } from "node:stream";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { pipeline } from "node:stream/promises";
-import type { BlobStore } from "../platform/local/blob-store.js";
+import { closingAfterStreams, type BlobReader } from "../platform/local/blob-reader.js";
+import { RangeStream } from "../platform/local/range-stream.js";
 import { entityTag, noneMatchHits, type Encoding } from "./negotiation.js";
 import { writeHead, type ResponsePlan } from "./response-head.js";
 import type { VariantMaker } from "./variants.js";
@@ -16,7 +18,7 @@ import type { VariantMaker } from "./variants.js";
 export async function streamBlob(
   req: IncomingMessage,
   res: ServerResponse,
-  source: { blobs: BlobStore; variants: VariantMaker },
+  source: { reader: BlobReader; variants: VariantMaker },
   wanted: Encoding,
   plan: ResponsePlan,
 ): Promise<void> {
@@ -32,33 +34,54 @@ export async function streamBlob(
   }
 
   let encoding = wanted;
-  let path = source.blobs.pathOf(file.hash);
+  let variant: string | undefined;
   if (wanted !== "identity") {
-    const variant = await source.variants.onDisk(file.hash, wanted, file.size);
-    if (variant) path = variant;
-    else encoding = "identity";
+    variant = await source.variants.onDisk(file.hash, wanted, file.size);
+    if (!variant) encoding = "identity";
   }
+  const body = variant === undefined ? await openBlob(source.reader, file) : await openVariant(variant);
+  let sent = false;
+  try {
+    const span = writeHead(req, res, plan, encoding, body.size);
+    if (!span) return;
+    sent = true;
+    await pipeline(body.stream(span.start, span.end), res);
+  } catch (error) {
+    // A client that goes away mid-body is ordinary; anything else is a read failure worth reporting.
+    if (!sent || (error as NodeJS.ErrnoException).code !== "ERR_STREAM_PREMATURE_CLOSE") throw error;
+  } finally {
+    body.close();
+  }
+}
+
+/** What a body is streamed from: a blob in its pack, or a variant's file. */
+interface Body {
+  size: number;
+  stream(start: number, end: number): Readable;
+  close(): void;
+}
+
+async function openBlob(reader: BlobReader, file: { hash: string; size: number }): Promise<Body> {
+  const blob = await reader.open(file.hash);
+  if (blob.size !== file.size) {
+    blob.close();
+    throw new Error(`blob ${file.hash} holds ${blob.size} bytes, its row says ${file.size}`);
+  }
+  return blob;
+}
+
+async function openVariant(path: string): Promise<Body> {
   const handle = await open(path, "r");
   let size: number;
   try {
     size = (await handle.stat()).size;
-    if (encoding === "identity" && size !== file.size)
-      throw new Error(`blob ${path} holds ${size} bytes, its row says ${file.size}`);
   } catch (error) {
     await handle.close();
     throw error;
   }
-  const span = writeHead(req, res, plan, encoding, size);
-  if (!span) {
-    await handle.close();
-    return;
-  }
-  // The stream owns the handle from here and closes it on end, error or destroy.
-  const body = handle.createReadStream({ start: span.start, end: span.end });
-  try {
-    await pipeline(body, res);
-  } catch (error) {
-    // A client that goes away mid-body is ordinary; anything else is a read failure worth reporting.
-    if ((error as NodeJS.ErrnoException).code !== "ERR_STREAM_PREMATURE_CLOSE") throw error;
-  }
+  return closingAfterStreams(
+    size,
+    (start, end) => new RangeStream(handle, start, end),
+    () => void handle.close().catch(() => undefined),
+  );
 }

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { BlobStore } from "../platform/local/blob-store.js";
+import type { BlobReader } from "../platform/local/blob-reader.js";
+import type { PackStore } from "../platform/local/pack-store.js";
 import type { PlatformDatabase } from "../platform/local/database.js";
 import { BlobCache } from "./blob-cache.js";
 import { sendFile, type BlobSource } from "./file-response.js";
@@ -13,7 +14,10 @@ import { PublishedSites } from "../platform/local/published-sites.js";
 
 export interface EdgeOptions {
   db: PlatformDatabase;
-  blobs: BlobStore;
+  /** Reads blobs out of their packs. */
+  reader: BlobReader;
+  /** Where compressed variants of large blobs are kept. */
+  packs: PackStore;
   /** Generated hostnames are `<slug>.<sitesDomain>`, revision hosts `<revisionId>--<slug>.<sitesDomain>`. */
   sitesDomain: string;
   /** Milliseconds since the epoch, for expiry; injectable so tests can move time. */
@@ -45,8 +49,8 @@ export function createEdgeHandler(options: EdgeOptions): EdgeHandler {
   const cache = new BlobCache({ maxBytes: options.cacheBytes, maxEntryBytes: options.cacheFileBytes });
   const source: BlobSource = {
     cache,
-    blobs: options.blobs,
-    variants: new VariantMaker(cache, options.blobs, options.maxCompressions),
+    reader: options.reader,
+    variants: new VariantMaker(cache, options.reader, options.packs, options.maxCompressions),
   };
   const report = options.onError ?? ((error: unknown) => console.error("edge: request failed:", error));
   const fail = (res: ServerResponse, error: unknown): void => {

@@ -1,8 +1,8 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
-import type { BlobStore } from "../platform/local/blob-store.js";
+import type { BlobReader } from "../platform/local/blob-reader.js";
 import type { BlobCache, CachedBlob } from "./blob-cache.js";
 import { parseRange, type RangeRequest } from "./byte-range.js";
-import { loadBlobBody, worthCompressing } from "./compression.js";
+import { worthCompressing } from "./compression.js";
 import { streamBlob } from "./disk-response.js";
 import { chooseEncoding, entityTag, ifRangeHolds, noneMatchHits, type Encoding } from "./negotiation.js";
 import { sendPlain } from "./plain-response.js";
@@ -12,12 +12,12 @@ import type { StoredFile } from "../platform/local/published-sites.js";
 import type { VariantMaker } from "./variants.js";
 
 /**
- * Where blob bytes come from: memory for small blobs, the blob store's files for the rest, and
- * their compressed variants, each made once on demand.
+ * Where blob bytes come from: memory for small blobs, their packs for the rest, and their
+ * compressed variants, each made once on demand.
  */
 export interface BlobSource {
   cache: BlobCache;
-  blobs: BlobStore;
+  reader: BlobReader;
   variants: VariantMaker;
 }
 
@@ -113,9 +113,12 @@ export function sendFile(
   const cached = source.cache.get(file.hash);
   if (cached) return sendFromMemory(req, res, source, cached, wanted, plan);
   if (!source.cache.admits(file.size)) return streamBlob(req, res, source, wanted, plan);
-  const path = source.blobs.pathOf(file.hash);
   return source.cache
-    .load(file.hash, () => loadBlobBody(path, file.size))
+    .load(file.hash, async () => ({
+      body: await source.reader.read(file.hash),
+      br: undefined,
+      gzip: undefined,
+    }))
     .then((blob) => sendFromMemory(req, res, source, blob, wanted, plan));
 }
 

@@ -1,8 +1,9 @@
 import { createWriteStream } from "node:fs";
-import { open, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { pipeline } from "node:stream/promises";
-import type { BlobStore } from "../platform/local/blob-store.js";
+import type { BlobReader } from "../platform/local/blob-reader.js";
+import type { PackStore } from "../platform/local/pack-store.js";
 import type { BlobCache, CachedBlob } from "./blob-cache.js";
 import { type Coding, compressBody, compressorFor } from "./compression.js";
 
@@ -11,8 +12,8 @@ export const DEFAULT_MAX_COMPRESSIONS = Math.max(1, Math.floor(availableParallel
 
 /**
  * Makes the compressed variants of blobs, each once: a small blob's in memory (kept with it in the
- * blob cache, within its bound), a large blob's as a file beside the blob store (deleted with the
- * blob). At most `maxAtOnce` compressions run at a time; a request that would start one more is
+ * blob cache, within its bound), a large blob's as a file under the content's `variants/` (deleted
+ * with the blob). At most `maxAtOnce` compressions run at a time; a request that would start one more is
  * told to send the blob as it is instead, and requests for a variant being made wait for it.
  */
 export class VariantMaker {
@@ -20,7 +21,8 @@ export class VariantMaker {
 
   constructor(
     private readonly cache: BlobCache,
-    private readonly blobs: BlobStore,
+    private readonly reader: BlobReader,
+    private readonly packs: PackStore,
     private readonly maxAtOnce = DEFAULT_MAX_COMPRESSIONS,
   ) {}
 
@@ -40,7 +42,7 @@ export class VariantMaker {
   /** The size of a large blob's variant file if it was made, else undefined. Makes nothing. */
   async existingSize(hash: string, coding: Coding): Promise<number | undefined> {
     try {
-      return (await stat(this.blobs.variantPath(hash, coding))).size;
+      return (await stat(this.packs.variantPath(hash, coding))).size;
     } catch {
       return undefined;
     }
@@ -51,20 +53,18 @@ export class VariantMaker {
    * if it is missing; undefined when it must be sent as it is.
    */
   async onDisk(hash: string, coding: Coding, size: number): Promise<string | undefined> {
-    const path = this.blobs.variantPath(hash, coding);
+    const path = this.packs.variantPath(hash, coding);
     if ((await this.existingSize(hash, coding)) !== undefined) return path;
     const making = this.run(`${hash}.${coding}`, () =>
-      this.blobs.storeVariant(hash, coding, async (temporary) => {
-        const source = await open(this.blobs.pathOf(hash), "r");
+      this.packs.storeVariant(hash, coding, async (temporary) => {
+        const blob = await this.reader.open(hash);
         try {
-          const found = (await source.stat()).size;
-          if (found !== size) throw new Error(`blob ${hash} holds ${found} bytes, its row says ${size}`);
-        } catch (error) {
-          await source.close();
-          throw error;
+          if (blob.size !== size)
+            throw new Error(`blob ${hash} holds ${blob.size} bytes, its row says ${size}`);
+          await pipeline(blob.stream(0, size - 1), compressorFor(coding, size), createWriteStream(temporary));
+        } finally {
+          blob.close();
         }
-        // The read stream owns the handle from here and closes it.
-        await pipeline(source.createReadStream(), compressorFor(coding, size), createWriteStream(temporary));
       }),
     );
     if (!making) return undefined;

@@ -3,11 +3,13 @@ import { getRequestListener } from "@hono/node-server";
 import type { Logger } from "pino";
 import { generateAccountId } from "../core/ids.js";
 import { createEdgeHandler, type EdgeHandler } from "../edge/index.js";
-import { BlobStore } from "../platform/local/blob-store.js";
+import { BlobReader } from "../platform/local/blob-reader.js";
 import type { BucketLimits } from "../platform/local/buckets.js";
 import { openPlatformDatabase, settingOrCreate } from "../platform/local/database.js";
 import { removeOrphanFiles } from "../platform/local/garbage-collector.js";
 import { LocalPlatform } from "../platform/local/local-platform.js";
+import { PackHandles } from "../platform/local/pack-handles.js";
+import { PackStore } from "../platform/local/pack-store.js";
 import { UploadTokens } from "../platform/local/tokens.js";
 import { freeBytesOf, type StorageLimits } from "../platform/local/storage-limits.js";
 import { UploadSessions } from "../platform/local/upload-sessions.js";
@@ -40,15 +42,17 @@ export interface LocalPlatformParts {
 }
 
 /**
- * Opens the local platform's database and blobs under `dir` (removing blob files a crash left
+ * Opens the local platform's database and content under `dir` (removing files a crash left
  * unnamed) and builds the platform, the upload service and the edge on that one state.
  */
 export function openLocalPlatform(dir: string, options: LocalPlatformOptions): LocalPlatformParts {
   const { logger, now } = options;
   const db = openPlatformDatabase(dir);
-  const blobs = new BlobStore(dir);
-  const orphans = removeOrphanFiles(db, blobs);
-  if (orphans > 0) logger.info({ orphans }, "removed blob files no row named");
+  const packs = new PackStore(dir);
+  const orphans = removeOrphanFiles(db, packs);
+  if (orphans > 0) logger.info({ orphans }, "removed content files no row named");
+  const files = { packs, handles: new PackHandles((id) => packs.packPath(id)) };
+  const reader = new BlobReader(db, packs, files.handles);
   const accountId = settingOrCreate(db, "account_id", generateAccountId);
   const secret =
     options.uploadJwtSecret ??
@@ -62,7 +66,8 @@ export function openLocalPlatform(dir: string, options: LocalPlatformOptions): L
 
   const platform = new LocalPlatform({
     db,
-    blobs,
+    files,
+    reader,
     sessions,
     tokens,
     accountId,
@@ -74,7 +79,7 @@ export function openLocalPlatform(dir: string, options: LocalPlatformOptions): L
   const service = new UploadService({
     accountId,
     sessions,
-    blobs,
+    packs,
     tokens,
     maxAssetBytes: options.maxAssetBytes,
     // A full bucket plus room for the multipart framing of up to maxFiles parts.
@@ -87,7 +92,8 @@ export function openLocalPlatform(dir: string, options: LocalPlatformOptions): L
     uploadListener: getRequestListener(createUploadApp({ service, logger }).fetch),
     edgeListener: createEdgeHandler({
       db,
-      blobs,
+      reader,
+      packs,
       sitesDomain: options.sitesDomain,
       cacheBytes: options.edgeCacheBytes,
       now,

@@ -1,7 +1,8 @@
 import { AssetHasher, hashExtension } from "../core/asset-hash.js";
 import { ASSET_HASH } from "../core/formats.js";
-import type { BlobStore } from "../platform/local/blob-store.js";
-import type { ReceivedBucket, UploadSessions } from "../platform/local/upload-sessions.js";
+import type { PackStore } from "../platform/local/pack-store.js";
+import type { PackWriter } from "../platform/local/pack-writer.js";
+import type { ReceivedBucket, StoredBlob, UploadSessions } from "../platform/local/upload-sessions.js";
 import { Base64PartSink } from "./base64-part.js";
 import type { PartHeaders, PartSink } from "./multipart.js";
 import { UploadError, UploadErrorCode, badRequest } from "./upload-errors.js";
@@ -9,33 +10,31 @@ import { UploadError, UploadErrorCode, badRequest } from "./upload-errors.js";
 // A media type as sent in a part header: `type/subtype` and optional parameters, printable ASCII.
 const MEDIA_TYPE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+(\s*;[\x20-\x7e]*)?$/i;
 const discard: PartSink = { write: () => undefined, end: () => undefined };
-// Parts up to this size are held in memory until they are stored: one write instead of a stream.
-const MEMORY_PART_BYTES = 256 * 1024;
-// Blobs being made durable at once, per request; bounds the memory of parts held for storing.
-const STORING_AT_ONCE = 16;
 
-/** What receiving a bucket needs: where sessions and blobs are kept, the size limit, the clock. */
+/** What receiving a bucket needs: where sessions and content are kept, the size limit, the clock. */
 export interface BucketReceiverOptions {
   sessions: UploadSessions;
-  blobs: BlobStore;
+  packs: PackStore;
   maxAssetBytes: number;
   /** Milliseconds since the epoch. */
   now: () => number;
 }
 
 /**
- * The parts of one bucket request: each verified against its hash, then stored (written,
- * fdatasynced, renamed) in the background while the next parts are read. `finish` waits for them,
- * syncs their directories and only then writes their rows, in one transaction: a row never names
- * a file a crash could lose, and a bucket costs one transaction, not one a file.
+ * The parts of one bucket request: each verified against its hash while its decoded bytes are
+ * appended to the bucket's pack. `finish` makes the pack durable (one fdatasync, a rename, a
+ * directory fsync) and only then writes its rows, in one transaction: a row never names bytes a
+ * crash could lose, and a bucket costs one file and one transaction, not one of each per blob. A
+ * bucket refused anywhere is `discard`ed whole: no pack, no row.
  */
 export class BucketReceiver {
   private readonly seen = new Set<string>();
   private readonly mediaTypes: ReceivedBucket["mediaTypes"] = [];
   private readonly alreadyHeld: string[] = [];
-  private readonly storing = new Set<Promise<unknown>>();
-  private readonly stored: Promise<{ hash: string; size: number }>[] = [];
-  private current: { sink: Base64PartSink; file: string } | undefined;
+  private readonly stored: StoredBlob[] = [];
+  private pack: PackWriter | undefined;
+  // Where the part being received starts in the pack; undefined when its bytes are held already.
+  private partStart: number | undefined;
   private hasher: AssetHasher | undefined;
 
   constructor(
@@ -45,7 +44,7 @@ export class BucketReceiver {
 
   /** Checks a part's name and headers and returns where its body goes. */
   async open(part: PartHeaders): Promise<PartSink> {
-    const { sessions, blobs, maxAssetBytes } = this.options;
+    const { sessions, maxAssetBytes } = this.options;
     const hash = part.name ?? part.filename ?? "";
     if (!ASSET_HASH.test(hash))
       throw badRequest(`part name ${JSON.stringify(hash.slice(0, 80))} is not an asset hash`);
@@ -68,21 +67,17 @@ export class BucketReceiver {
     }
     this.seen.add(hash);
     this.hasher ??= await AssetHasher.create();
-    const file = blobs.temporaryPath();
+    // Another project's content: verified for this session, and not stored a second time.
+    const held = sessions.hasBlob(hash);
+    const pack = held ? undefined : (this.pack ??= this.options.packs.newWriter());
+    this.partStart = pack?.length;
     const { path, size: declaredSize } = asset;
-    const sink = new Base64PartSink(this.hasher, file, {
-      maxBytes: maxAssetBytes,
-      memoryBytes: MEMORY_PART_BYTES,
-    });
-    this.current = { sink, file };
+    const sink = new Base64PartSink(this.hasher, pack, maxAssetBytes);
     return {
       write: (chunk) => sink.write(chunk),
       end: async () => {
         await sink.end();
-        this.current = undefined;
         if (sink.hash(hashExtension(path)) !== hash) {
-          await sink.abort();
-          blobs.discard(file);
           throw new UploadError(
             400,
             UploadErrorCode.hashMismatch,
@@ -91,8 +86,6 @@ export class BucketReceiver {
         }
         // The quotas counted the size the manifest declared: a part may not bring more.
         if (sink.size > declaredSize) {
-          await sink.abort();
-          blobs.discard(file);
           throw new UploadError(
             413,
             UploadErrorCode.quotaExceeded,
@@ -101,56 +94,48 @@ export class BucketReceiver {
           );
         }
         if (declared !== undefined) this.mediaTypes.push({ hash, mediaType: declared });
-        // Another project's blob: verified for this session, and not stored a second time.
-        if (sessions.hasBlob(hash)) {
-          blobs.discard(file);
-          this.alreadyHeld.push(hash);
-          return;
-        }
-        await this.store(sink, file, hash);
+        if (this.partStart === undefined) this.alreadyHeld.push(hash);
+        else this.stored.push({ hash, size: sink.size, offset: this.partStart });
+        this.partStart = undefined;
       },
     };
   }
 
-  /** Discards the part being received, after a refusal or a broken connection. */
-  async abort(): Promise<void> {
-    if (!this.current) return;
-    const { sink, file } = this.current;
-    this.current = undefined;
-    await sink.abort();
-    this.options.blobs.discard(file);
+  /** Drops everything the request brought, after a refusal or a broken connection: nothing is recorded. */
+  async discard(): Promise<void> {
+    const writer = this.pack;
+    this.pack = undefined;
+    await writer?.discard();
   }
 
   /**
-   * Waits for the blobs being stored, makes their directory entries durable, then records them and
-   * the declared media types. A blob that failed to store is not recorded, and its error is thrown.
+   * Makes the pack of the verified parts durable, then records it, its blobs, the content this
+   * session proved it has, and the declared media types, in one transaction. When the pack cannot
+   * be made durable (a full disk), nothing is recorded and its file is removed.
    */
   async finish(): Promise<void> {
-    const { blobs, sessions, now } = this.options;
-    const results = await Promise.allSettled(this.stored);
-    const done = results.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
-    await blobs.syncDirectories(done.map((blob) => blob.hash));
+    const { packs, sessions, now } = this.options;
+    const writer = this.pack;
+    this.pack = undefined;
+    let pack: { id: string; size: number } | undefined;
+    if (writer && this.stored.length > 0) {
+      try {
+        pack = await packs.commit(writer);
+      } catch (error) {
+        await writer.discard();
+        throw error;
+      }
+    } else {
+      await writer?.discard();
+    }
     sessions.record(
       this.sessionId,
-      { blobs: done, alreadyHeld: this.alreadyHeld, mediaTypes: this.mediaTypes },
+      {
+        pack: pack && { ...pack, blobs: this.stored },
+        alreadyHeld: this.alreadyHeld,
+        mediaTypes: this.mediaTypes,
+      },
       now(),
     );
-    const failed = results.find((result) => result.status === "rejected");
-    if (failed) throw failed.reason;
-  }
-
-  private async store(sink: Base64PartSink, file: string, hash: string): Promise<void> {
-    if (this.storing.size >= STORING_AT_ONCE) await Promise.race(this.storing);
-    const size = sink.size;
-    const task = this.options.blobs.store(sink.received(), file, hash).then(() => ({ hash, size }));
-    const settled: Promise<unknown> = task.then(
-      () => this.storing.delete(settled),
-      () => {
-        this.storing.delete(settled);
-        this.options.blobs.discard(file);
-      },
-    );
-    this.storing.add(settled);
-    this.stored.push(task);
   }
 }

@@ -78,14 +78,13 @@ export class UploadService {
         receiver.open(part),
       );
     } catch (error) {
-      await receiver.abort();
+      // A bucket is taken whole or not at all: a refused one leaves no pack and no row.
+      await receiver.discard();
       if (error instanceof MultipartError || error instanceof PartContentError)
         throw badRequest(error.message);
       throw error;
-    } finally {
-      // What was verified is kept even when a later part is refused: it is correct content.
-      await receiver.finish();
     }
+    await receiver.finish();
     if (sessions.missingCount(session.id) > 0) return { status: 202 };
     const jwt = await tokens.sign(
       ["completion"],

@@ -11,7 +11,7 @@ import { api, edgeGet } from "../support/http.js";
 import { uploadBucket } from "../support/multipart.js";
 import { startTestServer } from "../support/server.js";
 import { snapshotStore } from "../support/store-snapshot.js";
-import { blobFiles, completeDeploy, prepareFiles } from "../support/upload-flow.js";
+import { storedBlobs, completeDeploy, prepareFiles } from "../support/upload-flow.js";
 
 // Issue 14, item 6: "already held" judged across projects told one project what another uploaded,
 // and let anyone who knew a hash publish content without its bytes.
@@ -93,13 +93,13 @@ describe("deduplication is per project", () => {
     ]);
     expect(wrong.status).toBe(400);
     expect(wrong.body.errors[0].code).toBe(10004);
-    const stored = blobFiles(server.dataDir);
+    const stored = storedBlobs(server.dataDir);
     const right = await uploadBucket(prepared.prepared.urls.upload, prepared.prepared.uploadJwt, [
       { hash, bytes: prepared.byHash.get(hash)! },
     ]);
     expect(right.status).toBe(201);
     // Verified, and not stored a second time.
-    expect(blobFiles(server.dataDir)).toEqual(stored);
+    expect(storedBlobs(server.dataDir)).toEqual(stored);
     expect(
       (await completeDeploy(server.urls.api, second, prepared.prepared.deployId, right.body.result.jwt))
         .status,

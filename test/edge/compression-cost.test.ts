@@ -3,6 +3,7 @@ import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { hashAsset } from "../../src/core/asset-hash.js";
 import { MIB } from "../../src/core/formats.js";
+import { collectGarbage } from "../../src/platform/local/garbage-collector.js";
 import { startTestEdge, type TestEdge } from "../support/edge-site.js";
 
 /**
@@ -139,8 +140,9 @@ describe("compression costs at the edge", () => {
   it("GET: a variant's file is deleted with its blob", async () => {
     await edge.get(HOST, "/page-2", { "accept-encoding": "br" });
     const hash = await hashAsset(page(2), "/page-2.html");
-    expect(existsSync(edge.blobs.variantPath(hash, "br"))).toBe(true);
-    edge.blobs.delete(hash);
-    expect(existsSync(edge.blobs.variantPath(hash, "br"))).toBe(false);
+    expect(existsSync(edge.packs.variantPath(hash, "br"))).toBe(true);
+    edge.db.prepare("DELETE FROM revision_files WHERE hash = ?").run(hash);
+    expect(collectGarbage(edge.db, edge.files, Date.now()).blobsDeleted).toBe(1);
+    expect(existsSync(edge.packs.variantPath(hash, "br"))).toBe(false);
   });
 });

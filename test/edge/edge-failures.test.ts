@@ -18,7 +18,7 @@ describe("edge blob failures and memory", () => {
         files: { "/index.html": "cached" },
       });
       expect((await edge.get(HOST, "/")).body.toString()).toBe("cached");
-      rmSync(edge.blobs.pathOf(await hashAsset(Buffer.from("cached"), "/index.html")));
+      rmSync(edge.blobFile(await hashAsset(Buffer.from("cached"), "/index.html")).path);
       expect((await edge.get(HOST, "/")).body.toString()).toBe("cached");
     } finally {
       await edge.close();
@@ -36,11 +36,10 @@ describe("edge blob failures and memory", () => {
       try {
         const files = { "/index.html": "fine", "/gone.html": "gone", "/short.html": "truncated later" };
         await edge.publish({ slug: "blue-fox-k3", revisionId: "bbbbbbbbb2", files });
-        rmSync(edge.blobs.pathOf(await hashAsset(Buffer.from(files["/gone.html"]), "/gone.html")));
-        writeFileSync(
-          edge.blobs.pathOf(await hashAsset(Buffer.from(files["/short.html"]), "/short.html")),
-          "x",
-        );
+        const gone = await hashAsset(Buffer.from(files["/gone.html"]), "/gone.html");
+        const short = await hashAsset(Buffer.from(files["/short.html"]), "/short.html");
+        rmSync(edge.blobFile(gone).path);
+        writeFileSync(edge.blobFile(short).path, "x");
         for (const path of ["/gone", "/short"]) {
           const reply = await edge.get(HOST, path, { "accept-encoding": "br" });
           expect(reply.status, path).toBe(500);
@@ -50,6 +49,12 @@ describe("edge blob failures and memory", () => {
         }
         expect(edge.errors.length).toBe(2);
         expect((await edge.get(HOST, "/")).body.toString()).toBe("fine");
+        // Marked, so that the next prepare asks for them again; the whole one is not.
+        const damaged = edge.db
+          .prepare("SELECT hash FROM blobs WHERE damaged = 1 ORDER BY hash")
+          .pluck()
+          .all();
+        expect(damaged).toEqual([gone, short].sort());
       } finally {
         await edge.close();
       }

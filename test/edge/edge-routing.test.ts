@@ -1,5 +1,5 @@
 import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { hashAsset } from "../../src/core/asset-hash.js";
 import { DAY, startTestEdge, type TestEdge } from "../support/edge-site.js";
@@ -168,9 +168,10 @@ describe("edge routing", () => {
   });
 
   it("GET traversal attempts: never leave the manifest, answered as the site's 404", async () => {
-    // Something worth stealing next to the blobs, and a blob's own file path.
-    writeFileSync(join(edge.blobs.pathOf("0".repeat(32)), "..", "..", "..", "secret.txt"), "secret");
+    // Something worth stealing next to the packs, and a blob's own pack and (old layout) file path.
+    writeFileSync(join(edge.packs.dir, "secret.txt"), "secret");
     const hash = await hashAsset(Buffer.from("home"), "/index.html");
+    const pack = basename(edge.blobFile(hash).path);
     for (const path of [
       "/../index.html",
       "/docs/../index.html",
@@ -186,6 +187,8 @@ describe("edge routing", () => {
       "/index.html%00.txt",
       "/platform.sqlite",
       `/blobs/${hash.slice(0, 2)}/${hash}`,
+      `/packs/${pack}`,
+      `/../packs/${pack}`,
     ]) {
       const reply = await edge.get(HOST, path);
       expect(reply.status, path).toBe(404);

@@ -11,7 +11,7 @@ import {
 import { api } from "../support/http.js";
 import { rawMessage, rawRequest, type RawResponse } from "../support/raw-http.js";
 import { startTestServer } from "../support/server.js";
-import { blobFiles } from "../support/upload-flow.js";
+import { storedBlobs } from "../support/upload-flow.js";
 import { fuzzSettings, FUZZ_RUNS, fuzzTimeout } from "./fuzz-arbitraries.js";
 
 type TestServer = Awaited<ReturnType<typeof startTestServer>>;
@@ -298,7 +298,7 @@ describe("edge under attack", () => {
     // Its content was its own: reclaimed from disk.
     const { manifest } = await manifestOf(c.slug, { "/index.html": C_SECRET });
     const hash = Object.values(manifest)[0]!.hash;
-    expect(blobFiles(server.dataDir).has(hash)).toBe(false);
+    expect(storedBlobs(server.dataDir).has(hash)).toBe(false);
   });
 
   it("edge expired project: its hosts answer 404 and its routes 410, until deleted", async () => {

@@ -115,7 +115,8 @@ describe("secrets and exposure (the real binary, debug logs)", () => {
     expect(logs).toMatch(/"msg":"request"/);
     const haystacks: [string, string][] = [["logs", logs]];
     for (const file of filesUnder(dir.path)) {
-      if (file.includes(`${join("platform", "blobs")}`)) continue;
+      // Uploaded content, which this test put its tokens into on purpose.
+      if (file.includes(join("platform", "blobs")) || file.includes(join("platform", "packs"))) continue;
       haystacks.push([file.slice(dir.path.length), readFileSync(file).toString("latin1")]);
     }
     expect(haystacks.map(([name]) => name)).toEqual(

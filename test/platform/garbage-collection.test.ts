@@ -9,7 +9,7 @@ import {
 import { api, edgeGet } from "../support/http.js";
 import { uploadBucket } from "../support/multipart.js";
 import { startTestServer } from "../support/server.js";
-import { blobFiles, completeDeploy, jwtPayload, prepareFiles } from "../support/upload-flow.js";
+import { storedBlobs, completeDeploy, jwtPayload, prepareFiles } from "../support/upload-flow.js";
 
 type TestServer = Awaited<ReturnType<typeof startTestServer>>;
 
@@ -67,16 +67,16 @@ describe("garbage collection", () => {
       await hashOf("/old.txt", "a's first revision only"),
       await hashOf("/pending.txt", "a's pending upload"),
     ];
-    const before = blobFiles(server.dataDir);
+    const before = storedBlobs(server.dataDir);
     for (const hash of [shared, bIndex, ...aOnly]) expect(before.has(hash), hash).toBe(true);
     server.platform.collectGarbage();
     for (const hash of [shared, bIndex, ...aOnly])
-      expect(blobFiles(server.dataDir).has(hash), hash).toBe(true);
+      expect(storedBlobs(server.dataDir).has(hash), hash).toBe(true);
 
     const deleted = await deleteProject(server.urls.api, a);
     expect(deleted.status).toBe(200);
     // The delete path reclaims at once, without waiting for a collection.
-    let files = blobFiles(server.dataDir);
+    let files = storedBlobs(server.dataDir);
     for (const hash of aOnly) expect(files.has(hash), hash).toBe(false);
     expect(files.has(shared)).toBe(true);
     expect(files.has(bIndex)).toBe(true);
@@ -96,7 +96,7 @@ describe("garbage collection", () => {
     server.platform.collectGarbage();
     const later = server.platform.collectGarbage(server.clock.now() + 2 * HOUR);
     expect(later.sessionsExpired).toBeGreaterThan(0);
-    files = blobFiles(server.dataDir);
+    files = storedBlobs(server.dataDir);
     expect(files.has(shared)).toBe(true);
     expect(files.has(bIndex)).toBe(true);
     await expectBServes();
@@ -125,14 +125,14 @@ describe("garbage collection", () => {
 
     // The only revision that named `held` goes away; B's open session still needs it.
     expect((await deleteProject(server.urls.api, a)).status).toBe(200);
-    expect(blobFiles(server.dataDir).has(held)).toBe(true);
+    expect(storedBlobs(server.dataDir).has(held)).toBe(true);
     server.platform.collectGarbage();
-    expect(blobFiles(server.dataDir).has(held)).toBe(true);
+    expect(storedBlobs(server.dataDir).has(held)).toBe(true);
 
     // Uploaded but not deployed yet: kept while the session is open.
     const jwt = await uploadAll(prepared, byHash);
     server.platform.collectGarbage();
-    const files = blobFiles(server.dataDir);
+    const files = storedBlobs(server.dataDir);
     expect(files.has(held)).toBe(true);
     expect(files.has(fresh)).toBe(true);
 
@@ -170,14 +170,14 @@ describe("garbage collection: expired upload sessions", () => {
     const open = server.platform.collectGarbage();
     expect(open.sessionsExpired).toBe(0);
     expect(open.blobsDeleted).toBe(0);
-    for (const hash of hashes) expect(blobFiles(server.dataDir).has(hash)).toBe(true);
+    for (const hash of hashes) expect(storedBlobs(server.dataDir).has(hash)).toBe(true);
 
     server.clock.advance(0.001);
     const result = server.platform.collectGarbage();
     expect(result.sessionsExpired).toBe(1);
     expect(result.blobsDeleted).toBe(2);
     expect(result.bytesFreed).toBe([...byHash.values()].reduce((sum, b) => sum + b.length, 0));
-    const after = blobFiles(server.dataDir);
+    const after = storedBlobs(server.dataDir);
     for (const hash of hashes) expect(after.has(hash)).toBe(false);
 
     // And the platform knows it: the next prepare asks for the content again.

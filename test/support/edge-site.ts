@@ -7,7 +7,10 @@ import { hashAsset } from "../../src/core/asset-hash.js";
 import { parseSiteRules } from "../../src/core/site-rules/index.js";
 import { edgeGet } from "./http.js";
 import { mediaTypeFor } from "../../src/shared/media-types.js";
-import { BlobStore } from "../../src/platform/local/blob-store.js";
+import { BlobReader } from "../../src/platform/local/blob-reader.js";
+import type { ContentFiles } from "../../src/platform/local/garbage-collector.js";
+import { PackHandles } from "../../src/platform/local/pack-handles.js";
+import { PackStore } from "../../src/platform/local/pack-store.js";
 import { openPlatformDatabase, type PlatformDatabase } from "../../src/platform/local/database.js";
 import { SiteTables } from "../../src/platform/local/site-tables.js";
 import { createEdgeHandler, type EdgeOptions } from "../../src/edge/edge-handler.js";
@@ -41,12 +44,16 @@ export interface EdgeReply {
 
 export interface TestEdge {
   db: PlatformDatabase;
-  blobs: BlobStore;
+  packs: PackStore;
+  /** The pack files and open packs, as a collection removes them. */
+  files: ContentFiles;
+  /** Where a blob's bytes are: its pack's file and the range in it. */
+  blobFile(hash: string): { path: string; offset: number; size: number };
   /** The edge's clock: set `clock.now` to move time. */
   clock: { now: number };
   errors: unknown[];
   port: number;
-  /** Stores bytes as a blob the way uploads do and returns its asset hash. */
+  /** Stores bytes as a blob in a pack of its own, the way uploads do, and returns its asset hash. */
   addBlob(bytes: string | Uint8Array, path: string): Promise<string>;
   /** Writes a revision's files and makes it the site's production revision. */
   publish(site: SiteContent): Promise<void>;
@@ -81,12 +88,15 @@ export interface TestEdge {
 export async function startTestEdge(options: Partial<EdgeOptions> = {}): Promise<TestEdge> {
   const dir = mkdtempSync(join(tmpdir(), "edge-test-"));
   const db = openPlatformDatabase(dir);
-  const blobs = new BlobStore(dir);
+  const packs = new PackStore(dir);
+  const files: ContentFiles = { packs, handles: new PackHandles((id) => packs.packPath(id)) };
+  const reader = new BlobReader(db, packs, files.handles);
   const clock = { now: Date.now() };
   const errors: unknown[] = [];
   const handler = createEdgeHandler({
     db,
-    blobs,
+    reader,
+    packs,
     sitesDomain: SITES_DOMAIN,
     now: () => clock.now,
     onError: (error) => errors.push(error),
@@ -101,13 +111,32 @@ export async function startTestEdge(options: Partial<EdgeOptions> = {}): Promise
   const addBlob = async (bytes: string | Uint8Array, path: string): Promise<string> => {
     const data = typeof bytes === "string" ? Buffer.from(bytes) : bytes;
     const hash = await hashAsset(data, path);
-    await blobs.store({ inMemory: Buffer.from(data) }, blobs.temporaryPath(), hash);
-    db.prepare("INSERT OR IGNORE INTO blobs (hash, size, created_at) VALUES (?, ?, ?)").run(
+    if (db.prepare("SELECT 1 FROM blobs WHERE hash = ?").get(hash) !== undefined) return hash;
+    const writer = packs.newWriter();
+    await writer.append(data);
+    const pack = await packs.commit(writer);
+    db.prepare("INSERT INTO packs (id, size, live_bytes, created_at) VALUES (?, ?, ?, ?)").run(
+      pack.id,
+      pack.size,
+      pack.size,
+      Date.now(),
+    );
+    db.prepare("INSERT INTO blobs (hash, size, created_at, pack, pack_offset) VALUES (?, ?, ?, ?, 0)").run(
       hash,
       data.length,
       Date.now(),
+      pack.id,
     );
     return hash;
+  };
+
+  const blobFile = (hash: string): { path: string; offset: number; size: number } => {
+    const row = db.prepare("SELECT pack, pack_offset, size FROM blobs WHERE hash = ?").get(hash) as {
+      pack: string;
+      pack_offset: number;
+      size: number;
+    };
+    return { path: packs.packPath(row.pack), offset: row.pack_offset, size: row.size };
   };
 
   const addRevision = async (
@@ -204,7 +233,9 @@ export async function startTestEdge(options: Partial<EdgeOptions> = {}): Promise
 
   return {
     db,
-    blobs,
+    packs,
+    files,
+    blobFile,
     clock,
     errors,
     port,

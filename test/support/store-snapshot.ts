@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 
@@ -48,9 +48,12 @@ export function snapshotStore(dataDir: string): StoreSnapshot {
   return { metadata: snapshotDatabase(files.metadata), platform: snapshotDatabase(files.platform) };
 }
 
-/** The snapshot without the platform's `blobs` table, for comparisons that allow verified content in. */
+/**
+ * The snapshot without the platform's `blobs` and `packs` tables, for comparisons that allow
+ * verified content in.
+ */
 export function withoutBlobs(snapshot: StoreSnapshot): StoreSnapshot {
-  const { blobs: _blobs, ...platform } = snapshot.platform;
+  const { blobs: _blobs, packs: _packs, ...platform } = snapshot.platform;
   return { metadata: snapshot.metadata, platform };
 }
 
@@ -86,14 +89,38 @@ export function integrityCheck(file: string): string[] {
   );
 }
 
-/** The path of a blob file under a DATA_DIR. */
-export function blobPath(dataDir: string, hash: string): string {
-  return join(dataDir, "platform", "blobs", hash.slice(0, 2), hash);
+interface BlobRow {
+  hash: string;
+  size: number;
+  pack: string | null;
+  pack_offset: number | null;
+}
+
+/** Where a blob's bytes are under a DATA_DIR: its pack (or, before packs, its own file) and range. */
+export function blobLocation(dataDir: string, hash: string): { path: string; offset: number; size: number } {
+  const [row] = queryDatabase<BlobRow>(
+    databaseFiles(dataDir).platform,
+    "SELECT hash, size, pack, pack_offset FROM blobs WHERE hash = ?",
+    hash,
+  );
+  if (!row) throw new Error(`no blob row for ${hash}`);
+  return locate(dataDir, row);
+}
+
+function locate(dataDir: string, row: BlobRow): { path: string; offset: number; size: number } {
+  return row.pack === null
+    ? { path: join(dataDir, "platform", "blobs", row.hash.slice(0, 2), row.hash), offset: 0, size: row.size }
+    : {
+        path: join(dataDir, "platform", "packs", `${row.pack}.pack`),
+        offset: row.pack_offset ?? 0,
+        size: row.size,
+      };
 }
 
 /**
- * The content of a DATA_DIR's blob store against its rows: rows whose file is missing or of the
- * wrong size, files no row names, and files left in the temporary folder.
+ * The content of a DATA_DIR against its rows: blob rows whose bytes are missing (no file) or cut
+ * short, pack rows whose file is missing or of another size, content files no row names, and
+ * files left in the temporary folder.
  */
 export function blobStoreState(dataDir: string): {
   rows: number;
@@ -102,24 +129,37 @@ export function blobStoreState(dataDir: string): {
   unnamedFiles: string[];
   temporaryFiles: string[];
 } {
-  const rows = queryDatabase<{ hash: string; size: number }>(
-    databaseFiles(dataDir).platform,
-    "SELECT hash, size FROM blobs",
+  const database = databaseFiles(dataDir).platform;
+  const rows = queryDatabase<BlobRow>(
+    database,
+    "SELECT hash, size, pack, pack_offset FROM blobs WHERE damaged = 0",
   );
+  const packs = queryDatabase<{ id: string; size: number }>(database, "SELECT id, size FROM packs");
   const missingFiles: string[] = [];
   const wrongSize: string[] = [];
   for (const row of rows) {
-    const path = blobPath(dataDir, row.hash);
+    const { path, offset, size } = locate(dataDir, row);
     if (!existsSync(path)) missingFiles.push(row.hash);
-    else if (statSync(path).size !== row.size) wrongSize.push(row.hash);
+    else if (row.pack === null ? statSync(path).size !== size : statSync(path).size < offset + size)
+      wrongSize.push(row.hash);
   }
-  const named = new Set(rows.map((row) => row.hash));
-  const root = join(dataDir, "platform", "blobs");
-  const unnamedFiles = existsSync(root)
-    ? readdirSync(root, { recursive: true, withFileTypes: true })
-        .filter((entry) => entry.isFile() && !named.has(entry.name))
-        .map((entry) => entry.name)
-    : [];
+  for (const pack of packs) {
+    const path = join(dataDir, "platform", "packs", `${pack.id}.pack`);
+    if (!existsSync(path)) missingFiles.push(`pack ${pack.id}`);
+    else if (statSync(path).size !== pack.size) wrongSize.push(`pack ${pack.id}`);
+  }
+  const named = new Set([
+    ...rows.filter((row) => row.pack === null).map((row) => row.hash),
+    ...packs.map((pack) => `${pack.id}.pack`),
+  ]);
+  const unnamedFiles: string[] = [];
+  for (const folder of ["blobs", "packs"]) {
+    const root = join(dataDir, "platform", folder);
+    if (!existsSync(root)) continue;
+    for (const entry of readdirSync(root, { recursive: true, withFileTypes: true })) {
+      if (entry.isFile() && !named.has(entry.name)) unnamedFiles.push(entry.name);
+    }
+  }
   const tmp = join(dataDir, "platform", "tmp");
   const temporaryFiles = existsSync(tmp) ? readdirSync(tmp) : [];
   return { rows: rows.length, missingFiles, wrongSize, unnamedFiles, temporaryFiles };
@@ -127,5 +167,13 @@ export function blobStoreState(dataDir: string): {
 
 /** Reads a blob's bytes from a DATA_DIR. */
 export function readBlob(dataDir: string, hash: string): Buffer {
-  return readFileSync(blobPath(dataDir, hash));
+  const { path, offset, size } = blobLocation(dataDir, hash);
+  const file = openSync(path, "r");
+  try {
+    const body = Buffer.alloc(size);
+    readSync(file, body, 0, size, offset);
+    return body;
+  } finally {
+    closeSync(file);
+  }
 }

@@ -1,5 +1,4 @@
-import { existsSync, readdirSync } from "node:fs";
-import { join } from "node:path";
+import { blobStoreState, databaseFiles, queryDatabase } from "./store-snapshot.js";
 import { type TestProject, identity, manifestOf } from "./deploy-flow.js";
 import { api, type JsonResponse } from "./http.js";
 
@@ -59,15 +58,18 @@ export async function rawUpload(
   return { status: response.status, body: text ? JSON.parse(text) : undefined };
 }
 
-/** The hashes of every blob file under `<dataDir>/platform/blobs/`, whatever the fan-out. */
-export function blobFiles(dataDir: string): Set<string> {
-  const root = join(dataDir, "platform", "blobs");
-  const found = new Set<string>();
-  if (!existsSync(root)) return found;
-  for (const entry of readdirSync(root, { recursive: true, withFileTypes: true })) {
-    if (entry.isFile()) found.add(entry.name);
-  }
-  return found;
+/**
+ * The hashes of every blob a DATA_DIR holds whole: a row not marked damaged whose bytes are on
+ * disk (in its pack, or its own file from before packs).
+ */
+export function storedBlobs(dataDir: string): Set<string> {
+  const state = blobStoreState(dataDir);
+  const broken = new Set([...state.missingFiles, ...state.wrongSize]);
+  const rows = queryDatabase<{ hash: string }>(
+    databaseFiles(dataDir).platform,
+    "SELECT hash FROM blobs WHERE damaged = 0",
+  );
+  return new Set(rows.map((row) => row.hash).filter((hash) => !broken.has(hash)));
 }
 
 /** The payload of a JWT, decoded without checking its signature. */

@@ -13,7 +13,7 @@ import { canonicalPath } from "../support/site-paths.js";
 import { multipartBody, uploadBucket, type UploadPart } from "../support/multipart.js";
 import { startTestServer } from "../support/server.js";
 import { blobStoreState, snapshotStore } from "../support/store-snapshot.js";
-import { blobFiles, completeDeploy, jwtPayload, prepareFiles, rawUpload } from "../support/upload-flow.js";
+import { storedBlobs, completeDeploy, jwtPayload, prepareFiles, rawUpload } from "../support/upload-flow.js";
 
 type TestServer = Awaited<ReturnType<typeof startTestServer>>;
 
@@ -419,7 +419,7 @@ describe("upload protocol", () => {
       await expectStillMissing();
     });
 
-    it("upload: a part that is refused after a good one leaves the good one held and itself missing", async () => {
+    it("upload: a bucket refused part-way, after a good part, writes no pack and no row: both are asked again", async () => {
       const r = await project("mixed");
       const own = await prepareFiles(server.urls.api, r, {
         "/good.txt": "good part",
@@ -432,11 +432,15 @@ describe("upload protocol", () => {
         { hash: bad, bytes: Buffer.from("not the bad part") },
       ]);
       expectRefused(refused, 400, CODE.hashMismatch, /match/);
+      expect(storedBlobs(server.dataDir).has(good)).toBe(false);
+      const disk = blobStoreState(server.dataDir);
+      expect(disk.unnamedFiles).toEqual([]);
+      expect(disk.temporaryFiles).toEqual([]);
       const again = await prepareFiles(server.urls.api, r, {
         "/good.txt": "good part",
         "/bad.txt": "bad part",
       });
-      expect(again.prepared.buckets.flat()).toEqual([bad]);
+      expect(again.prepared.buckets.flat().sort()).toEqual([good, bad].sort());
     });
   });
 
@@ -669,7 +673,7 @@ describe("upload protocol: asset size limit", () => {
     ]);
     expectRefused(refused, 400, CODE.badRequest, new RegExp(`exceeds ${MAX_ASSET_BYTES} bytes`));
     expect(snapshotStore(server.dataDir)).toEqual(before);
-    expect(blobFiles(server.dataDir).has(hash!)).toBe(false);
+    expect(storedBlobs(server.dataDir).has(hash!)).toBe(false);
     expect(blobStoreState(server.dataDir).temporaryFiles).toEqual([]);
     // Still missing: the deploy cannot complete with the upload token.
     const early = await completeDeploy(server.urls.api, p, prepared.body.deployId, prepared.body.uploadJwt);

@@ -17,6 +17,15 @@ CREATE TABLE IF NOT EXISTS blobs (
   size INTEGER NOT NULL,
   created_at INTEGER NOT NULL
 ) WITHOUT ROWID;
+-- Content is stored a bucket at a time: one pack file holds the blobs one upload verified, each a
+-- byte range named by its blob's row (pack, pack_offset). A pack never changes once durable;
+-- live_bytes counts what rows still name, so compaction knows which packs are mostly dead.
+CREATE TABLE IF NOT EXISTS packs (
+  id TEXT PRIMARY KEY,
+  size INTEGER NOT NULL,
+  live_bytes INTEGER NOT NULL,
+  created_at INTEGER NOT NULL
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS upload_sessions (
   id TEXT PRIMARY KEY,
   project_slug TEXT NOT NULL,
@@ -94,6 +103,7 @@ export function openPlatformDatabase(dir: string): PlatformDatabase {
     db.exec("ALTER TABLE upload_sessions ADD COLUMN pending_bytes INTEGER NOT NULL DEFAULT 0");
   }
   db.exec("CREATE INDEX IF NOT EXISTS upload_sessions_address ON upload_sessions(client_address)");
+  addPackColumns(db);
   // A database from before per-project deduplication: its open sessions were told that held
   // content need not be sent, so they keep it.
   if (before === undefined) {
@@ -101,6 +111,22 @@ export function openPlatformDatabase(dir: string): PlatformDatabase {
       SELECT DISTINCT s.session_id, s.hash FROM session_assets s JOIN blobs b ON b.hash = s.hash`);
   }
   return db;
+}
+
+/**
+ * Where a blob's bytes are: a byte range of a pack (`pack`, `pack_offset`), or, for content stored
+ * before packs, a file of its own (`pack` NULL) that compaction later moves into a pack. `damaged`:
+ * its bytes were found short or missing; it is not served and counts as not held, so the next
+ * prepare asks for it again and its upload repairs the row.
+ */
+function addPackColumns(db: PlatformDatabase): void {
+  const columns = new Set(
+    (db.prepare("PRAGMA table_info(blobs)").all() as { name: string }[]).map((c) => c.name),
+  );
+  if (!columns.has("pack")) db.exec("ALTER TABLE blobs ADD COLUMN pack TEXT");
+  if (!columns.has("pack_offset")) db.exec("ALTER TABLE blobs ADD COLUMN pack_offset INTEGER");
+  if (!columns.has("damaged")) db.exec("ALTER TABLE blobs ADD COLUMN damaged INTEGER NOT NULL DEFAULT 0");
+  db.exec("CREATE INDEX IF NOT EXISTS blobs_pack ON blobs(pack, pack_offset)");
 }
 
 /** Reads a setting, or stores `create()` as its value the first time. */

@@ -1,5 +1,12 @@
-import type { BlobStore } from "./blob-store.js";
 import type { PlatformDatabase } from "./database.js";
+import type { PackHandles } from "./pack-handles.js";
+import type { PackStore } from "./pack-store.js";
+
+/** The content files and the open packs, which a collection removes and forgets. */
+export interface ContentFiles {
+  packs: PackStore;
+  handles: PackHandles;
+}
 
 /** What one collection did. */
 export interface CollectionResult {
@@ -13,25 +20,26 @@ const UNREFERENCED = `NOT EXISTS (SELECT 1 FROM revision_files f WHERE f.hash = 
 
 /**
  * Reclaims what nothing needs any more: expired upload sessions, then every blob that no revision
- * and no open session names. Rows are chosen and deleted in one transaction (no upload or publish
- * can interleave: the platform database is used synchronously by one process), and files are
- * removed only after their rows are gone, so a row never names a missing blob. All at once: for
+ * and no open session names, then packs no blob lives in any more. Rows are chosen and deleted in
+ * one transaction (no upload or publish can interleave: the platform database is used
+ * synchronously by one process), and files are removed only after their rows are gone, so a row
+ * never names a missing file. Packs still partly alive are left to compaction. All at once: for
  * tests and small databases; the sweeper goes through `collectGarbageStep`.
  */
 export function collectGarbage(
   db: PlatformDatabase,
-  blobs: BlobStore,
+  files: ContentFiles,
   now: number,
   batch = Number.MAX_SAFE_INTEGER,
 ): CollectionResult {
   const { sessionsExpired, removed } = db.transaction(() => {
     const expired = expireSessions(db, now, batch);
     const rows = db
-      .prepare(`SELECT hash, size FROM blobs b WHERE ${UNREFERENCED} LIMIT ?`)
+      .prepare(`SELECT ${BLOB_COLUMNS} FROM blobs b WHERE ${UNREFERENCED} LIMIT ?`)
       .all(batch) as BlobRow[];
     return { sessionsExpired: expired.sessions, removed: deleteRows(db, rows) };
   })();
-  return { sessionsExpired, ...deleteFiles(blobs, removed) };
+  return { sessionsExpired, ...deleteFiles(files, removed) };
 }
 
 /**
@@ -42,21 +50,25 @@ export function collectGarbage(
  */
 export function collectGarbageStep(
   db: PlatformDatabase,
-  blobs: BlobStore,
+  files: ContentFiles,
   now: number,
   batch: number,
 ): CollectionResult & { done: boolean } {
   const { sessionsExpired, rows, removed } = db.transaction(() => {
     const expired = expireSessions(db, now, batch);
     if (expired.rows + expired.sessions > 0) {
-      return { sessionsExpired: expired.sessions, rows: expired.rows + expired.sessions, removed: [] };
+      return {
+        sessionsExpired: expired.sessions,
+        rows: expired.rows + expired.sessions,
+        removed: { blobs: [], packs: [] },
+      };
     }
     const unreferenced = db
-      .prepare(`SELECT hash, size FROM blobs b WHERE ${UNREFERENCED} LIMIT ?`)
+      .prepare(`SELECT ${BLOB_COLUMNS} FROM blobs b WHERE ${UNREFERENCED} LIMIT ?`)
       .all(batch) as BlobRow[];
     return { sessionsExpired: 0, rows: unreferenced.length, removed: deleteRows(db, unreferenced) };
   })();
-  return { sessionsExpired, ...deleteFiles(blobs, removed), done: rows === 0 };
+  return { sessionsExpired, ...deleteFiles(files, removed), done: rows === 0 };
 }
 
 /**
@@ -95,27 +107,34 @@ function expireSessions(
 }
 
 /** Reclaims those of `hashes` that nothing references any more (after a project is removed). */
-export function reclaimBlobs(db: PlatformDatabase, blobs: BlobStore, hashes: string[]): CollectionResult {
-  const select = db.prepare(`SELECT hash, size FROM blobs b WHERE b.hash = ? AND ${UNREFERENCED}`);
+export function reclaimBlobs(db: PlatformDatabase, files: ContentFiles, hashes: string[]): CollectionResult {
+  const select = db.prepare(`SELECT ${BLOB_COLUMNS} FROM blobs b WHERE b.hash = ? AND ${UNREFERENCED}`);
   const removed = db.transaction(() =>
     deleteRows(
       db,
       hashes.flatMap((hash) => (select.all(hash) as BlobRow[]) ?? []),
     ),
   )();
-  return { sessionsExpired: 0, ...deleteFiles(blobs, removed) };
+  return { sessionsExpired: 0, ...deleteFiles(files, removed) };
 }
 
 /**
- * Deletes blob files no row names: what a crash between removing a row and its file left behind.
- * Run at start, before any upload, since an upload writes its file just before its row.
+ * Deletes content files no row names: what a crash between writing a pack and its rows, or between
+ * removing rows and their file, left behind. Run at start, before any upload.
  */
-export function removeOrphanFiles(db: PlatformDatabase, blobs: BlobStore): number {
-  const known = db.prepare("SELECT 1 FROM blobs WHERE hash = ?").pluck();
+export function removeOrphanFiles(db: PlatformDatabase, packs: PackStore): number {
+  const knownPack = db.prepare("SELECT 1 FROM packs WHERE id = ?").pluck();
+  const knownLoose = db.prepare("SELECT 1 FROM blobs WHERE hash = ? AND pack IS NULL").pluck();
   let removed = 0;
-  for (const hash of blobs.hashes()) {
-    if (known.get(hash) === undefined) {
-      blobs.delete(hash);
+  for (const id of packs.packIds()) {
+    if (knownPack.get(id) === undefined) {
+      packs.deletePack(id);
+      removed++;
+    }
+  }
+  for (const hash of packs.looseHashes()) {
+    if (knownLoose.get(hash) === undefined) {
+      packs.deleteLoose(hash);
       removed++;
     }
   }
@@ -125,22 +144,69 @@ export function removeOrphanFiles(db: PlatformDatabase, blobs: BlobStore): numbe
 interface BlobRow {
   hash: string;
   size: number;
+  pack: string | null;
 }
 
-function deleteRows(db: PlatformDatabase, rows: BlobRow[]): BlobRow[] {
+interface Removed {
+  blobs: BlobRow[];
+  /** Packs left with no live blob, whose rows are gone too. */
+  packs: string[];
+}
+
+const BLOB_COLUMNS = "hash, size, pack";
+
+/** Deletes blob rows, takes their bytes off their packs, and deletes the packs left empty. */
+function deleteRows(db: PlatformDatabase, rows: BlobRow[]): Removed {
   const remove = db.prepare("DELETE FROM blobs WHERE hash = ?");
-  for (const row of rows) remove.run(row.hash);
-  return rows;
+  const release = db.prepare("UPDATE packs SET live_bytes = live_bytes - ? WHERE id = ?");
+  const touched = new Set<string>();
+  for (const row of rows) {
+    remove.run(row.hash);
+    if (row.pack !== null) {
+      release.run(row.size, row.pack);
+      touched.add(row.pack);
+    }
+  }
+  return { blobs: rows, packs: deleteEmptyPacks(db, touched) };
 }
 
-function deleteFiles(blobs: BlobStore, rows: BlobRow[]): { blobsDeleted: number; bytesFreed: number } {
-  for (const row of rows) {
+/** Deletes the rows of those packs no blob row names any more; returns their ids. */
+export function deleteEmptyPacks(db: PlatformDatabase, candidates: Iterable<string>): string[] {
+  const named = db.prepare("SELECT 1 FROM blobs WHERE pack = ? LIMIT 1").pluck();
+  const remove = db.prepare("DELETE FROM packs WHERE id = ?");
+  const empty: string[] = [];
+  for (const id of candidates) {
+    if (named.get(id) === undefined) {
+      remove.run(id);
+      empty.push(id);
+    }
+  }
+  return empty;
+}
+
+/** Removes the files of what `deleteRows` removed; their rows are gone already. */
+export function deleteFiles(
+  files: ContentFiles,
+  removed: Removed,
+): { blobsDeleted: number; bytesFreed: number } {
+  const attempt = (remove: () => void): void => {
     try {
-      blobs.delete(row.hash);
+      remove();
     } catch {
       // The rows are gone, so the request that got here has succeeded; a file that cannot be
       // removed now is an orphan, and orphans are removed at the next start.
     }
+  };
+  for (const row of removed.blobs) {
+    attempt(() => files.packs.deleteVariants(row.hash));
+    if (row.pack === null) attempt(() => files.packs.deleteLoose(row.hash));
   }
-  return { blobsDeleted: rows.length, bytesFreed: rows.reduce((sum, row) => sum + row.size, 0) };
+  for (const id of removed.packs) {
+    files.handles.forget(id);
+    attempt(() => files.packs.deletePack(id));
+  }
+  return {
+    blobsDeleted: removed.blobs.length,
+    bytesFreed: removed.blobs.reduce((sum, row) => sum + row.size, 0),
+  };
 }

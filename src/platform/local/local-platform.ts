@@ -11,10 +11,12 @@ import { type BucketLimits, groupIntoBuckets } from "./buckets.js";
 import type { UploadTokens } from "./tokens.js";
 import type { UploadSessions } from "./upload-sessions.js";
 import type { Platform, PublishInput, SiteSettings, UploadSession } from "../../core/ports/index.js";
-import type { BlobStore } from "./blob-store.js";
+import type { BlobReader } from "./blob-reader.js";
+import { compactStep } from "./compaction.js";
 import type { PlatformDatabase } from "./database.js";
 import {
   type CollectionResult,
+  type ContentFiles,
   collectGarbage,
   collectGarbageStep,
   reclaimBlobs,
@@ -39,7 +41,10 @@ const SWEEP_BATCH = 500;
 
 export interface LocalPlatformOptions {
   db: PlatformDatabase;
-  blobs: BlobStore;
+  /** The pack files and the open packs. */
+  files: ContentFiles;
+  /** Reads blobs out of their packs (compaction copies them). */
+  reader: BlobReader;
   sessions: UploadSessions;
   tokens: UploadTokens;
   accountId: string;
@@ -199,7 +204,7 @@ export class LocalPlatform implements Platform {
     if (missing > 0)
       throw new InvalidCompletionError(`${missing} assets are still missing; upload them first`);
     // Parsed before anything is written: a revision whose rules do not parse is never published.
-    const rules = await readSessionRules(this.options.db, this.options.blobs, input.sessionId);
+    const rules = await readSessionRules(this.options.db, this.options.reader, input.sessionId);
     this.sites.publish({
       rules,
       projectSlug: input.projectSlug,
@@ -227,32 +232,51 @@ export class LocalPlatform implements Platform {
   }
 
   async unpublishProject(projectSlug: string): Promise<void> {
-    const { db, blobs } = this.options;
+    const { db, files } = this.options;
     const candidates = this.sites.hashesOf(projectSlug);
     this.sites.remove(projectSlug);
-    reclaimBlobs(db, blobs, candidates);
+    reclaimBlobs(db, files, candidates);
   }
 
   /**
    * Reclaims in steps of at most SWEEP_BATCH rows (expired sessions' manifests, the sessions, then
    * unreferenced blobs), yielding to the event loop between them, so a large collection (a million
-   * expired rows) never stalls the API, uploads and the edge that share this process.
+   * expired rows) never stalls the API, uploads and the edge that share this process. Then
+   * compacts, a pack at a time, every pack left mostly dead, and moves content stored before packs
+   * into packs.
    */
   async sweep(now: Date): Promise<CollectionResult> {
+    const { db, files } = this.options;
     const total: CollectionResult = { sessionsExpired: 0, blobsDeleted: 0, bytesFreed: 0 };
     for (;;) {
-      const step = collectGarbageStep(this.options.db, this.options.blobs, now.getTime(), SWEEP_BATCH);
+      const step = collectGarbageStep(db, files, now.getTime(), SWEEP_BATCH);
       total.sessionsExpired += step.sessionsExpired;
       total.blobsDeleted += step.blobsDeleted;
       total.bytesFreed += step.bytesFreed;
-      if (step.done) return total;
+      if (step.done) break;
+      await yieldToEventLoop();
+    }
+    total.bytesFreed += (await this.compact()).bytesFreed;
+    return total;
+  }
+
+  /** Compacts until no pack is mostly dead and no content is stored outside packs. */
+  async compact(): Promise<{ packsRemoved: number; bytesFreed: number; blobsMoved: number }> {
+    const { db, files, reader, now } = this.options;
+    const total = { packsRemoved: 0, bytesFreed: 0, blobsMoved: 0 };
+    for (;;) {
+      const step = await compactStep(db, files, reader, now());
+      if (!step) return total;
+      total.packsRemoved += step.packsRemoved;
+      total.bytesFreed += step.bytesFreed;
+      total.blobsMoved += step.blobsMoved;
       await yieldToEventLoop();
     }
   }
 
-  /** Reclaims expired sessions and unreferenced content. */
+  /** Reclaims expired sessions and unreferenced content (packs left partly alive stay for `compact`). */
   collectGarbage(now = this.options.now()): CollectionResult {
-    return collectGarbage(this.options.db, this.options.blobs, now);
+    return collectGarbage(this.options.db, this.options.files, now);
   }
 
   async check(): Promise<void> {
@@ -260,6 +284,7 @@ export class LocalPlatform implements Platform {
   }
 
   async close(): Promise<void> {
+    this.options.files.handles.closeAll();
     if (this.options.db.open) this.options.db.close();
   }
 }

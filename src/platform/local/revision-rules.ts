@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import {
   decodeRulesFile,
   HEADERS_FILE,
@@ -6,7 +5,7 @@ import {
   REDIRECTS_FILE,
   type SiteRules,
 } from "../../core/site-rules/index.js";
-import type { BlobStore } from "./blob-store.js";
+import type { BlobReader } from "./blob-reader.js";
 // The platform database's own type, named from shared: database.ts creates this file's table.
 import type { SqliteDatabase as PlatformDatabase } from "../../shared/sqlite.js";
 
@@ -29,7 +28,7 @@ CREATE TABLE IF NOT EXISTS revision_rules (
  */
 export async function readSessionRules(
   db: PlatformDatabase,
-  blobs: BlobStore,
+  reader: BlobReader,
   sessionId: string,
 ): Promise<string | undefined> {
   const rows = db
@@ -38,16 +37,11 @@ export async function readSessionRules(
   if (rows.length === 0) return undefined;
   const text = async (name: string): Promise<string | undefined> => {
     const row = rows.find((candidate) => candidate.path === `/${name}`);
-    return row ? decodeRulesFile(await readBlob(blobs, row.hash), name) : undefined;
+    return row ? decodeRulesFile(await reader.read(row.hash), name) : undefined;
   };
   const rules: SiteRules = parseSiteRules({
     redirects: await text(REDIRECTS_FILE),
     headers: await text(HEADERS_FILE),
   });
   return JSON.stringify(rules);
-}
-
-/** The bytes of a stored blob (the rules files are small: a few MiB at most). */
-function readBlob(blobs: BlobStore, hash: string): Promise<Buffer> {
-  return readFile(blobs.pathOf(hash));
 }

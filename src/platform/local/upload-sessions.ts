@@ -18,12 +18,19 @@ export interface OpenedSession {
   addedBytes: number;
 }
 
+/** A blob a bucket stored: its bytes are `size` bytes from `offset` of the bucket's pack. */
+export interface StoredBlob {
+  hash: string;
+  size: number;
+  offset: number;
+}
+
 /**
- * What one bucket request verified: blobs it wrote (to record), content whose blob was held
- * already (verified all the same), and media types its parts declared.
+ * What one bucket request verified: the pack it wrote (durable already) with the blobs in it,
+ * content whose blob was held already (verified all the same), and media types its parts declared.
  */
 export interface ReceivedBucket {
-  blobs: { hash: string; size: number }[];
+  pack?: { id: string; size: number; blobs: StoredBlob[] };
   /** Hashes whose bytes were verified but not stored again: the platform held them. */
   alreadyHeld?: string[];
   mediaTypes: { hash: string; mediaType: string }[];
@@ -69,18 +76,26 @@ export class UploadSessions {
       setMediaType: db.prepare(
         "UPDATE session_assets SET content_type = ? WHERE session_id = ? AND hash = ?",
       ),
-      insertBlob: db.prepare("INSERT OR IGNORE INTO blobs (hash, size, created_at) VALUES (?, ?, ?)"),
-      selectBlob: db.prepare("SELECT 1 FROM blobs WHERE hash = ?"),
+      insertPack: db.prepare("INSERT INTO packs (id, size, live_bytes, created_at) VALUES (?, ?, ?, ?)"),
+      selectBlobState: db.prepare("SELECT pack, damaged FROM blobs WHERE hash = ?"),
+      insertBlob: db.prepare(
+        "INSERT INTO blobs (hash, size, created_at, pack, pack_offset, damaged) VALUES (?, ?, ?, ?, ?, 0)",
+      ),
+      repairBlob: db.prepare("UPDATE blobs SET pack = ?, pack_offset = ?, damaged = 0 WHERE hash = ?"),
+      releasePackBytes: db.prepare("UPDATE packs SET live_bytes = live_bytes - ? WHERE id = ?"),
+      selectBlob: db.prepare("SELECT 1 FROM blobs WHERE hash = ? AND damaged = 0"),
       insertSessionBlob: db.prepare("INSERT OR IGNORE INTO session_blobs (session_id, hash) VALUES (?, ?)"),
       selectSessionBlob: db.prepare("SELECT 1 FROM session_blobs WHERE session_id = ? AND hash = ?"),
       deleteSessionBlobs: db.prepare("DELETE FROM session_blobs WHERE session_id = ?"),
       // Content a project already has: in one of its kept revisions, or verified in (or granted
-      // to) one of its open sessions.
+      // to) one of its open sessions; and whose bytes are whole (a damaged blob is asked again).
       selectOwnedByRevision: db.prepare(
-        "SELECT 1 FROM revision_files WHERE project_slug = ? AND hash = ? LIMIT 1",
+        `SELECT 1 FROM revision_files f JOIN blobs b ON b.hash = f.hash AND b.damaged = 0
+         WHERE f.project_slug = ? AND f.hash = ? LIMIT 1`,
       ),
       selectOwnedBySession: db.prepare(
         `SELECT 1 FROM upload_sessions u JOIN session_blobs h ON h.session_id = u.id AND h.hash = ?
+         JOIN blobs b ON b.hash = h.hash AND b.damaged = 0
          WHERE u.project_slug = ? AND u.expires_at > ? LIMIT 1`,
       ),
     };
@@ -196,7 +211,7 @@ export class UploadSessions {
     return (this.statements.countMissing.get(sessionId) as { n: number }).n;
   }
 
-  /** True when the platform holds the blob (for any project). */
+  /** True when the platform holds the blob whole (for any project). */
   hasBlob(hash: string): boolean {
     return this.statements.selectBlob.get(hash) !== undefined;
   }
@@ -207,16 +222,31 @@ export class UploadSessions {
   }
 
   /**
-   * Records what one bucket request brought, in one transaction: the blobs (whose files are already
-   * durable), that the session has each verified hash, and the media types its parts declared,
-   * which apply to this session's paths only.
+   * Records what one bucket request brought, in one transaction: its pack (already durable) and
+   * the blobs in it, that the session has each verified hash, and the media types its parts
+   * declared, which apply to this session's paths only. A blob another upload recorded meanwhile
+   * keeps its row (this pack's copy is dead bytes); a damaged one is repaired to this copy.
    */
   record(sessionId: string, bucket: ReceivedBucket, now: number): void {
     const s = this.statements;
     this.db.transaction(() => {
-      for (const blob of bucket.blobs) {
-        s.insertBlob.run(blob.hash, blob.size, now);
-        s.insertSessionBlob.run(sessionId, blob.hash);
+      if (bucket.pack) {
+        const { id, size, blobs } = bucket.pack;
+        let live = 0;
+        for (const blob of blobs) {
+          const state = s.selectBlobState.get(blob.hash) as
+            { pack: string | null; damaged: number } | undefined;
+          if (!state) {
+            s.insertBlob.run(blob.hash, blob.size, now, id, blob.offset);
+            live += blob.size;
+          } else if (state.damaged) {
+            s.repairBlob.run(id, blob.offset, blob.hash);
+            if (state.pack !== null) s.releasePackBytes.run(blob.size, state.pack);
+            live += blob.size;
+          }
+          s.insertSessionBlob.run(sessionId, blob.hash);
+        }
+        s.insertPack.run(id, size, live, now);
       }
       for (const hash of bucket.alreadyHeld ?? []) s.insertSessionBlob.run(sessionId, hash);
       for (const { hash, mediaType } of bucket.mediaTypes) s.setMediaType.run(mediaType, sessionId, hash);

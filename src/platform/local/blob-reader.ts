@@ -1,0 +1,180 @@
+import { open, type FileHandle } from "node:fs/promises";
+import type { Readable } from "node:stream";
+import type { PlatformDatabase } from "./database.js";
+import type { PackHandles } from "./pack-handles.js";
+import type { PackStore } from "./pack-store.js";
+import { RangeStream } from "./range-stream.js";
+
+/** A blob that cannot be served: no row, marked damaged, or its bytes short or missing. */
+export class BlobUnavailableError extends Error {}
+
+/** A blob opened for reading: ranges of it as streams, until `close`. */
+export interface OpenedBlob {
+  readonly size: number;
+  /** Bytes `start` to `end`, inclusive, of the blob. */
+  stream(start: number, end: number): Readable;
+  /** All of it, in memory. */
+  readAll(): Promise<Buffer>;
+  close(): void;
+}
+
+interface Location {
+  size: number;
+  pack: string | null;
+  pack_offset: number | null;
+  damaged: number;
+}
+
+/**
+ * Reads blobs wherever their row says they are: a byte range of a pack, or a file of their own
+ * (stored before packs). A blob whose bytes are not all there is never served: reading it throws
+ * BlobUnavailableError and marks its row damaged, so the next prepare asks for it again.
+ */
+export class BlobReader {
+  private readonly statements;
+
+  constructor(
+    db: PlatformDatabase,
+    private readonly packs: PackStore,
+    private readonly handles: PackHandles,
+  ) {
+    this.statements = {
+      locate: db.prepare("SELECT size, pack, pack_offset, damaged FROM blobs WHERE hash = ?"),
+      packSize: db.prepare("SELECT size FROM packs WHERE id = ?").pluck(),
+      markDamaged: db.prepare("UPDATE blobs SET damaged = 1 WHERE hash = ?"),
+    };
+  }
+
+  /** The whole blob, in memory. */
+  async read(hash: string): Promise<Buffer> {
+    const blob = await this.open(hash);
+    try {
+      return await blob.readAll();
+    } finally {
+      blob.close();
+    }
+  }
+
+  /**
+   * Opens a blob, checking before any byte is sent that all of it is there (so a damaged blob
+   * still gets a clean error response, not a cut one).
+   */
+  async open(hash: string): Promise<OpenedBlob> {
+    // A compaction may move the blob and delete its old pack between the lookup and the open:
+    // then the row names the new pack, so look again once.
+    for (let attempt = 0; ; attempt++) {
+      const location = this.locate(hash);
+      try {
+        return location.pack === null
+          ? await this.openLoose(hash, location)
+          : await this.openInPack(hash, location, location.pack);
+      } catch (error) {
+        if (isMissingFile(error) && attempt === 0 && this.locate(hash).pack !== location.pack) continue;
+        if (error instanceof BlobUnavailableError) throw error;
+        if (isMissingFile(error)) throw this.damaged(hash, "its file is missing");
+        throw error;
+      }
+    }
+  }
+
+  private locate(hash: string): Location {
+    const location = this.statements.locate.get(hash) as Location | undefined;
+    if (!location) throw new BlobUnavailableError(`blob ${hash} is not held`);
+    if (location.damaged) throw new BlobUnavailableError(`blob ${hash} is damaged and awaits a new upload`);
+    return location;
+  }
+
+  private async openInPack(hash: string, location: Location, pack: string): Promise<OpenedBlob> {
+    const handle = await this.handles.acquire(pack);
+    const start = location.pack_offset ?? 0;
+    const recorded = this.statements.packSize.get(pack) as number | undefined;
+    if (recorded !== handle.size || start + location.size > handle.size) {
+      handle.release();
+      throw this.damaged(
+        hash,
+        `its pack ${pack} holds ${handle.size} bytes, its row says ${recorded ?? "none"}`,
+      );
+    }
+    return opened(handle.file, location.size, start, () => handle.release());
+  }
+
+  private async openLoose(hash: string, location: Location): Promise<OpenedBlob> {
+    const file = await open(this.packs.loosePath(hash), "r");
+    let size: number;
+    try {
+      size = (await file.stat()).size;
+    } catch (error) {
+      await file.close();
+      throw error;
+    }
+    if (size !== location.size) {
+      await file.close();
+      throw this.damaged(hash, `its file holds ${size} bytes, its row says ${location.size}`);
+    }
+    return opened(file, size, 0, () => void file.close().catch(() => undefined));
+  }
+
+  private damaged(hash: string, why: string): BlobUnavailableError {
+    this.statements.markDamaged.run(hash);
+    return new BlobUnavailableError(`blob ${hash} is damaged: ${why}; marked so that it is uploaded again`);
+  }
+}
+
+function opened(file: FileHandle, size: number, offset: number, close: () => void): OpenedBlob {
+  return closingAfterStreams(
+    size,
+    (start, end) => new RangeStream(file, offset + start, offset + end),
+    close,
+    async () => {
+      const body = Buffer.allocUnsafe(size);
+      let done = 0;
+      while (done < size) {
+        const { bytesRead } = await file.read(body, done, size - done, offset + done);
+        if (bytesRead === 0) throw new BlobUnavailableError(`blob ends after ${done} of ${size} bytes`);
+        done += bytesRead;
+      }
+      return body;
+    },
+  );
+}
+
+/**
+ * A body whose `close` waits for the streams made of it: a stream destroyed mid-read (a client
+ * that went away) may still have a read in flight, which must not find its descriptor closed.
+ */
+export function closingAfterStreams(
+  size: number,
+  open: (start: number, end: number) => Readable,
+  close: () => void,
+  readAll: () => Promise<Buffer> = () => Promise.reject(new Error("not readable whole")),
+): OpenedBlob {
+  let streams = 0;
+  let closing = false;
+  let closed = false;
+  const closeWhenIdle = (): void => {
+    if (!closing || streams > 0 || closed) return;
+    closed = true;
+    close();
+  };
+  return {
+    size,
+    stream: (start, end) => {
+      const stream = open(start, end);
+      streams++;
+      stream.once("close", () => {
+        streams--;
+        closeWhenIdle();
+      });
+      return stream;
+    },
+    readAll,
+    close: () => {
+      closing = true;
+      closeWhenIdle();
+    },
+  };
+}
+
+function isMissingFile(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException).code === "ENOENT";
+}

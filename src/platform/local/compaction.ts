@@ -1,0 +1,133 @@
+import type { BlobReader } from "./blob-reader.js";
+import type { PlatformDatabase } from "./database.js";
+import { deleteEmptyPacks, type ContentFiles } from "./garbage-collector.js";
+
+/**
+ * A pack is compacted once less than this share of its bytes is still named by a blob row: then
+ * dead bytes never exceed live ones, so the content on disk stays under twice what is live.
+ */
+export const COMPACT_BELOW_LIVE_SHARE = 0.5;
+/** Blobs stored before packs moved into one pack per step, at most (and at most PACK_BYTES). */
+const LOOSE_PER_STEP = 2_000;
+const PACK_BYTES = 64 * 1024 * 1024;
+
+/** What one compaction step did. */
+export interface CompactionResult {
+  packsRemoved: number;
+  /** Dead bytes given back to the disk. */
+  bytesFreed: number;
+  /** Blobs copied into a new pack. */
+  blobsMoved: number;
+}
+
+interface LiveBlob {
+  hash: string;
+  size: number;
+  pack_offset: number | null;
+}
+
+/**
+ * One step of compaction, or undefined when there is nothing to do. Takes the pack with the
+ * smallest share of live bytes under COMPACT_BELOW_LIVE_SHARE (else a batch of blobs stored one
+ * file each before packs), copies its live blobs into a new pack made durable first, then in one
+ * transaction points their rows at the new pack and deletes the old pack's row, and only then
+ * deletes the old file. A crash at any point leaves either the old rows (and an orphan new pack)
+ * or the new rows (and an orphan old pack): the next start removes the orphan.
+ */
+export async function compactStep(
+  db: PlatformDatabase,
+  files: ContentFiles,
+  reader: BlobReader,
+  now: number,
+): Promise<CompactionResult | undefined> {
+  const pack = db
+    .prepare(
+      `SELECT id, size, live_bytes AS live FROM packs WHERE live_bytes < size * ?
+       ORDER BY CAST(live_bytes AS REAL) / MAX(size, 1) LIMIT 1`,
+    )
+    .get(COMPACT_BELOW_LIVE_SHARE) as { id: string; size: number; live: number } | undefined;
+  if (pack) {
+    const live = db
+      .prepare(
+        "SELECT hash, size, pack_offset FROM blobs WHERE pack = ? AND damaged = 0 ORDER BY pack_offset",
+      )
+      .all(pack.id) as LiveBlob[];
+    const moved = await moveInto(db, files, reader, live, pack.id, now);
+    const removed = db.transaction(() => {
+      // Rows left naming it are damaged ones: they now name no bytes at all.
+      db.prepare("UPDATE blobs SET pack = NULL, pack_offset = NULL WHERE pack = ?").run(pack.id);
+      db.prepare("DELETE FROM packs WHERE id = ?").run(pack.id);
+    });
+    removed();
+    files.handles.forget(pack.id);
+    files.packs.deletePack(pack.id);
+    return { packsRemoved: 1, bytesFreed: pack.size - moved.bytes, blobsMoved: moved.count };
+  }
+  const loose = db
+    .prepare("SELECT hash, size, pack_offset FROM blobs WHERE pack IS NULL AND damaged = 0 LIMIT ?")
+    .all(LOOSE_PER_STEP) as LiveBlob[];
+  if (loose.length === 0) return undefined;
+  let bytes = 0;
+  const batch = loose.filter((blob) => (bytes += blob.size) <= PACK_BYTES || blob === loose[0]);
+  const moved = await moveInto(db, files, reader, batch, null, now);
+  for (const hash of moved.hashes) files.packs.deleteLoose(hash);
+  return { packsRemoved: 0, bytesFreed: 0, blobsMoved: moved.count };
+}
+
+/**
+ * Copies blobs into a new durable pack, then moves the rows that still name `from` (a pack, or
+ * null for blobs stored one file each) to it in one transaction. A blob deleted or repaired
+ * meanwhile keeps its row as it is; its copy in the new pack is dead bytes.
+ */
+async function moveInto(
+  db: PlatformDatabase,
+  files: ContentFiles,
+  reader: BlobReader,
+  blobs: LiveBlob[],
+  from: string | null,
+  now: number,
+): Promise<{ count: number; bytes: number; hashes: string[] }> {
+  if (blobs.length === 0) return { count: 0, bytes: 0, hashes: [] };
+  const writer = files.packs.newWriter();
+  const placed: { hash: string; size: number; offset: number }[] = [];
+  let pack: { id: string; size: number };
+  try {
+    for (const blob of blobs) {
+      let bytes: Buffer;
+      try {
+        bytes = await reader.read(blob.hash);
+      } catch {
+        // Damaged (and now marked so) or deleted meanwhile: nothing to carry over.
+        continue;
+      }
+      placed.push({ hash: blob.hash, size: blob.size, offset: writer.length });
+      await writer.append(bytes);
+    }
+    pack = await files.packs.commit(writer);
+  } catch (error) {
+    await writer.discard();
+    throw error;
+  }
+  const move = db.prepare(
+    `UPDATE blobs SET pack = ?, pack_offset = ? WHERE hash = ? AND damaged = 0 AND pack IS ?`,
+  );
+  const result = db.transaction(() => {
+    let bytes = 0;
+    const hashes: string[] = [];
+    for (const blob of placed) {
+      if (move.run(pack.id, blob.offset, blob.hash, from).changes === 0) continue;
+      bytes += blob.size;
+      hashes.push(blob.hash);
+    }
+    db.prepare("INSERT INTO packs (id, size, live_bytes, created_at) VALUES (?, ?, ?, ?)").run(
+      pack.id,
+      pack.size,
+      bytes,
+      now,
+    );
+    if (bytes === 0) deleteEmptyPacks(db, [pack.id]);
+    return { count: hashes.length, bytes, hashes };
+  })();
+  if (result.count === 0) files.packs.deletePack(pack.id);
+  return result;
+}
