@@ -202,6 +202,7 @@ export async function startTestEdge(options: Partial<EdgeOptions> = {}): Promise
   const close = async (): Promise<void> => {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+    files.handles.closeAll();
     db.close();
     rmSync(dir, { recursive: true, force: true });
   };

@@ -256,7 +256,7 @@ export class LocalPlatform implements Platform {
       if (step.done) break;
       await yieldToEventLoop();
     }
-    total.bytesFreed += (await this.compact()).bytesFreed;
+    await this.compact();
     return total;
   }
 
