@@ -1,6 +1,7 @@
 import { open, type FileHandle } from "node:fs/promises";
 import type { Readable } from "node:stream";
-import type { PlatformDatabase } from "./database.js";
+// The platform database, named from shared: database.ts leads here through revision-rules.ts.
+import type { SqliteDatabase as PlatformDatabase } from "../../shared/sqlite.js";
 import type { PackHandles } from "./pack-handles.js";
 import type { PackStore } from "./pack-store.js";
 import { RangeStream } from "./range-stream.js";
