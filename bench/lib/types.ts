@@ -61,6 +61,10 @@ export interface DeployStepResult {
   serverPeakRss: Summary | undefined;
   /** Assets the client uploaded, each round (a check that the step did what it says). */
   uploaded: number[];
+  /** Files in the server's data folder after the step, databases included. */
+  filesOnDisk?: Summary;
+  /** The unchanged step: per-round ratio to rsync finding nothing to send. */
+  overRsync?: Summary;
 }
 
 export interface DeploySiteResult {
@@ -69,6 +73,8 @@ export interface DeploySiteResult {
   bytes: number;
   changedFiles: number;
   reference: { wallMs: Summary };
+  /** `rsync -a` to a local daemon that holds the site already. */
+  rsyncUnchanged?: { wallMs: Summary };
   steps: DeployStepResult[];
 }
 

@@ -75,7 +75,7 @@ export function deployTable(deploy: DeployResult): string {
   const targets = { first: "≤ 2×", unchanged: "≤ 0.25×", changed: "≤ 0.35×" } as const;
   const rows: string[][] = [];
   for (const site of deploy.sites) {
-    const largest = site.files === Math.max(...deploy.sites.map((s) => s.files));
+    const largest = site.files === 10_000;
     rows.push([
       `${site.name}, ${mb(site.bytes)}`,
       "reference: `cp -r` + `sync`",
@@ -85,22 +85,48 @@ export function deployTable(deploy: DeployResult): string {
       "",
       "",
       "",
+      "",
     ]);
+    if (site.rsyncUnchanged) {
+      rows.push([
+        "",
+        "reference: `rsync -a` to a daemon that holds the site",
+        `${ms(site.rsyncUnchanged.wallMs.median)}${plusMinus(site.rsyncUnchanged.wallMs)}`,
+        int(site.files / (site.rsyncUnchanged.wallMs.median / 1000)),
+        "",
+        "",
+        "",
+        "",
+        "",
+      ]);
+    }
     for (const step of site.steps) {
       rows.push([
         "",
         STEP_NAMES[step.step] + (step.step === "changed" ? ` (${site.changedFiles} files)` : ""),
         `${ms(step.wallMs.median)}${plusMinus(step.wallMs)}`,
         int(step.filesPerSecond),
-        `${ratioWithRange(step.overReference)}${largest ? ` · target ${targets[step.step]}` : ""}`,
+        `${ratioWithRange(step.overReference)}${largest ? ` · target ${targets[step.step]}` : ""}` +
+          (step.overRsync ? ` · ${ratioWithRange(step.overRsync)} of rsync` : ""),
         step.clientPeakRss ? mb(step.clientPeakRss.max) : "—",
         step.serverPeakRss ? mb(step.serverPeakRss.max) : "—",
         [...new Set(step.uploaded)].join(", "),
+        step.filesOnDisk ? int(step.filesOnDisk.median) : "—",
       ]);
     }
   }
   return table(
-    ["site", "step", "wall time", "files/s", "× reference", "client peak RSS", "server peak RSS", "uploaded"],
+    [
+      "site",
+      "step",
+      "wall time",
+      "files/s",
+      "× reference",
+      "client peak RSS",
+      "server peak RSS",
+      "uploaded",
+      "files on server",
+    ],
     rows,
   );
 }

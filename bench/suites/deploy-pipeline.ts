@@ -1,7 +1,8 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { runClient, type ClientRun } from "../lib/client-run.js";
 import { runChecked, runTimed } from "../lib/proc.js";
+import { rsyncTo, startRsyncDaemon } from "../lib/rsync.js";
 import { startServerProcess } from "../lib/server-process.js";
 import { changeFiles, generateSite, type GeneratedSite } from "../lib/site-generator.js";
 import { ratioSummary, summarize } from "../lib/stats.js";
@@ -22,6 +23,8 @@ const STEPS: readonly Step[] = ["first", "unchanged", "changed"];
 interface StepRun {
   client: ClientRun;
   serverPeak: number | undefined;
+  /** Files in the server's data folder after the step, databases included. */
+  filesOnDisk: number;
 }
 
 /** Where benchmark 2 generates the site of `spec`. */
@@ -55,6 +58,7 @@ async function measureSite(
 ): Promise<DeploySiteResult> {
   const { log } = options;
   const reference: number[] = [];
+  const rsyncUnchanged: number[] = [];
   const runs = new Map<Step, StepRun[]>(STEPS.map((step) => [step, []]));
   let changedFiles = 0;
   for (let round = 0; round < options.rounds; round++) {
@@ -68,6 +72,10 @@ async function measureSite(
     };
     // The reference goes first in even rounds and last in odd ones.
     if (round % 2 === 0) await copy();
+    rsyncUnchanged.push(await rsyncNothingToSend(site.dir, join(roundDir, "rsync")));
+    log(
+      `deploy: ${spec.name} round ${round + 1}/${options.rounds} rsync, nothing to send: ${rsyncUnchanged.at(-1)!.toFixed(0)} ms`,
+    );
     const server = await startServerProcess({ dataDir: join(roundDir, "server-data") });
     try {
       const configDir = join(roundDir, "client-config");
@@ -81,7 +89,11 @@ async function measureSite(
           configDir,
           scratch: roundDir,
         });
-        const run = { client, serverPeak: server.peakRss() };
+        const run = {
+          client,
+          serverPeak: server.peakRss(),
+          filesOnDisk: countFiles(join(roundDir, "server-data")),
+        };
         runs.get(step)!.push(run);
         log(
           `deploy: ${spec.name} round ${round + 1}/${options.rounds} ${step}: ${client.wallMs.toFixed(0)} ms, ` +
@@ -99,11 +111,26 @@ async function measureSite(
     bytes: site.totalBytes,
     changedFiles,
     reference: { wallMs: summarize(reference) },
-    steps: STEPS.map((step) => stepResult(step, runs.get(step)!, reference, site.files.length)),
+    rsyncUnchanged: { wallMs: summarize(rsyncUnchanged) },
+    steps: STEPS.map((step) =>
+      stepResult(
+        step,
+        runs.get(step)!,
+        step === "unchanged" ? rsyncUnchanged : undefined,
+        reference,
+        site.files.length,
+      ),
+    ),
   };
 }
 
-function stepResult(step: Step, runs: StepRun[], reference: number[], files: number): DeployStepResult {
+function stepResult(
+  step: Step,
+  runs: StepRun[],
+  rsync: number[] | undefined,
+  reference: number[],
+  files: number,
+): DeployStepResult {
   const wallMs = summarize(runs.map((run) => run.client.wallMs));
   const optional = (values: (number | undefined)[]) =>
     values.every((value): value is number => value !== undefined) ? summarize(values) : undefined;
@@ -118,6 +145,15 @@ function stepResult(step: Step, runs: StepRun[], reference: number[], files: num
     clientPeakRss: optional(runs.map((run) => run.client.peakRss)),
     serverPeakRss: optional(runs.map((run) => run.serverPeak)),
     uploaded: runs.map((run) => run.client.summary.uploaded),
+    filesOnDisk: summarize(runs.map((run) => run.filesOnDisk)),
+    ...(rsync
+      ? {
+          overRsync: ratioSummary(
+            runs.map((run) => run.client.wallMs),
+            rsync,
+          ),
+        }
+      : {}),
   };
 }
 
@@ -128,6 +164,27 @@ async function copyAndSync(from: string, to: string): Promise<number> {
   if (copy.code !== 0) throw new Error(`cp failed: ${copy.stderr}`);
   await runChecked("sync", []);
   return performance.now() - started;
+}
+
+/**
+ * The reference for a redeploy that finds nothing changed: a local rsync daemon holding the site
+ * already (sent untimed first), then `rsync -a` again, timed: every file's size and time compared
+ * over a socket, nothing sent.
+ */
+async function rsyncNothingToSend(siteDir: string, workDir: string): Promise<number> {
+  const daemon = await startRsyncDaemon(join(workDir, "dest"), workDir);
+  try {
+    await rsyncTo(siteDir, daemon);
+    await runChecked("sync", []);
+    return await rsyncTo(siteDir, daemon);
+  } finally {
+    await daemon.stop();
+  }
+}
+
+/** How many files a folder holds, at any depth. */
+function countFiles(dir: string): number {
+  return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).length;
 }
 
 function mb(bytes: number | undefined): string {

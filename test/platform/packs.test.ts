@@ -10,6 +10,7 @@ import {
 } from "../support/deploy-flow.js";
 import { api, edgeGet } from "../support/http.js";
 import { startTestServer } from "../support/server.js";
+import { canonicalPath } from "../support/site-paths.js";
 import { blobLocation, blobStoreState, databaseFiles, queryDatabase } from "../support/store-snapshot.js";
 import { prepareFiles, storedBlobs } from "../support/upload-flow.js";
 
@@ -68,7 +69,7 @@ describe("packs", () => {
     const packs = new Set(Object.values(hashes).map((hash) => blobLocation(server.dataDir, hash).path));
     expect(packs.size).toBe(1);
     for (const [path, body] of Object.entries(files)) {
-      const reply = await edgeGet(server.urls.edge, `${p.slug}.localhost`, path);
+      const reply = await edgeGet(server.urls.edge, `${p.slug}.localhost`, canonicalPath(path));
       expect(reply.body.toString(), path).toBe(body);
     }
   });
