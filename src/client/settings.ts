@@ -3,8 +3,27 @@ import { UsageError } from "./errors.js";
 import { THREAD_MIN_FILES } from "./scan/hash.js";
 
 /** Default API base URL when neither --api-url nor DEPLOY_API_URL is given. */
-const DEFAULT_API_URL = "http://127.0.0.1:8787";
+export const DEFAULT_API_URL = "http://127.0.0.1:8787";
 const MIB = 1024 * 1024;
+
+/**
+ * The defaults of the settings below, in one place: the help text is written from them, so help
+ * and behaviour cannot disagree on a number.
+ */
+export const DEFAULTS = {
+  maxFiles: 100_000,
+  maxFileBytes: 25 * MIB,
+  uploadConcurrency: 3,
+  /** One hashing thread per core, at most this many. */
+  maxHashThreads: 8,
+  hashThreadMinFiles: THREAD_MIN_FILES,
+  retryBaseMs: 500,
+  maxAttempts: 6,
+  /** Attempts when the connection is refused: nothing listens, more likely a wrong URL than a blip. */
+  maxRefusedAttempts: 3,
+  /** How long a run waits for another run on the same folder to finish. */
+  lockWaitSeconds: 120,
+} as const;
 
 /** Tunables of the client, from the environment (tests shorten them). */
 export interface Settings {
@@ -16,6 +35,7 @@ export interface Settings {
   hashThreadMinFiles: number;
   retryBaseMs: number;
   maxAttempts: number;
+  lockWaitSeconds: number;
 }
 
 /** The API base URL: the flag, else DEPLOY_API_URL, else the default. */
@@ -43,13 +63,19 @@ export function checkApiUrl(value: string, source: string): string {
 /** Reads the settings from the environment; a malformed number is a usage error naming it. */
 export function readSettings(env: Readonly<Record<string, string | undefined>>): Settings {
   return {
-    maxFiles: integer(env, "DEPLOY_MAX_FILES", 100_000, 1),
-    maxFileBytes: integer(env, "DEPLOY_MAX_FILE_BYTES", 25 * MIB, 0),
-    uploadConcurrency: integer(env, "DEPLOY_UPLOAD_CONCURRENCY", 3, 1),
-    hashThreads: integer(env, "DEPLOY_HASH_THREADS", Math.min(availableParallelism(), 8), 0),
-    hashThreadMinFiles: integer(env, "DEPLOY_HASH_THREAD_MIN_FILES", THREAD_MIN_FILES, 0),
-    retryBaseMs: integer(env, "DEPLOY_RETRY_BASE_MS", 500, 0),
-    maxAttempts: integer(env, "DEPLOY_MAX_ATTEMPTS", 6, 1),
+    maxFiles: integer(env, "DEPLOY_MAX_FILES", DEFAULTS.maxFiles, 1),
+    maxFileBytes: integer(env, "DEPLOY_MAX_FILE_BYTES", DEFAULTS.maxFileBytes, 0),
+    uploadConcurrency: integer(env, "DEPLOY_UPLOAD_CONCURRENCY", DEFAULTS.uploadConcurrency, 1),
+    hashThreads: integer(
+      env,
+      "DEPLOY_HASH_THREADS",
+      Math.min(availableParallelism(), DEFAULTS.maxHashThreads),
+      0,
+    ),
+    hashThreadMinFiles: integer(env, "DEPLOY_HASH_THREAD_MIN_FILES", DEFAULTS.hashThreadMinFiles, 0),
+    retryBaseMs: integer(env, "DEPLOY_RETRY_BASE_MS", DEFAULTS.retryBaseMs, 0),
+    maxAttempts: integer(env, "DEPLOY_MAX_ATTEMPTS", DEFAULTS.maxAttempts, 1),
+    lockWaitSeconds: integer(env, "DEPLOY_LOCK_WAIT_SECONDS", DEFAULTS.lockWaitSeconds, 0),
   };
 }
 

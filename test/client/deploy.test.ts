@@ -15,6 +15,8 @@ import {
 } from "./helpers.js";
 
 interface DeployJson {
+  identical: number;
+  preview: boolean;
   projectSlug: string;
   revisionId: string;
   productionUrl: string;
@@ -55,6 +57,8 @@ describe("deploy end to end", () => {
         "bytesUploaded",
         "durationMs",
         "files",
+        "identical",
+        "preview",
         "productionUrl",
         "projectSlug",
         "revisionId",
@@ -63,8 +67,10 @@ describe("deploy end to end", () => {
       ].sort(),
     );
     expect(first.files).toBe(Object.keys(files).length);
-    // three copies of one content travel once
+    // three copies of one content travel once, and are counted as identical
     expect(first.uploaded).toBe(Object.keys(files).length - 2);
+    expect(first.identical).toBe(2);
+    expect(first.preview).toBe(false);
     const total = Object.values(files).reduce((sum, content) => sum + Buffer.byteLength(content), 0);
     expect(first.bytesUploaded).toBe(total - 2 * Buffer.byteLength("the same contents"));
     expect(first.productionUrl).toMatch(new RegExp(`^http://${first.projectSlug}\\.localhost:\\d+/$`));
@@ -131,10 +137,12 @@ describe("deploy end to end", () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(`Production: ${first.productionUrl}`);
     expect(run.stdout).toMatch(/Revision: +http:\/\/[a-z0-9]{10}--/);
-    expect(run.stdout).toMatch(/Files: +12 total, 0 uploaded, 12 already on the server/);
+    expect(run.stdout).toMatch(
+      /Files: +12 total: 0 uploaded, 2 identical to another file, 10 already on the server/,
+    );
     expect(run.stdout).toMatch(/Sent: +0 B/);
     expect(run.stdout).toMatch(/Time: +\d/);
-    expect(run.stderr).toMatch(/Hashed 12 files/);
+    expect(run.stderr).toMatch(/unchanged since the last deploy/);
   });
 
   it("domain: assigns a hostname the edge then serves, and --reset goes back", async () => {

@@ -1,29 +1,81 @@
 import { describe, expect, it } from "vitest";
-import { parseArgs } from "./args.js";
+import { mistypedCommand, parseArgs } from "./args.js";
 import { UsageError } from "../errors.js";
+import { closest, editDistance } from "./suggest.js";
 
-const common = { apiUrl: undefined, json: false };
+const common = { apiUrl: undefined, json: false, dir: "." };
+const deploy = { kind: "deploy", preview: false, includeDotfiles: false };
+
+/** The UsageError a parse throws, for its message and hint. */
+function usage(argv: string[]): UsageError {
+  try {
+    parseArgs(argv);
+  } catch (caught) {
+    if (caught instanceof UsageError) return caught;
+    throw caught;
+  }
+  throw new Error(`no usage error for ${argv.join(" ")}`);
+}
 
 describe("parseArgs", () => {
   it("parseArgs: no argument deploys the current folder", () => {
-    expect(parseArgs([])).toEqual({ kind: "deploy", dir: ".", common });
+    expect(parseArgs([])).toEqual({ ...deploy, common, positional: undefined });
   });
 
   it("parseArgs: a folder, --json and --api-url in any order", () => {
     expect(parseArgs(["--json", "./dist", "--api-url", "http://h:1/"])).toEqual({
-      kind: "deploy",
-      dir: "./dist",
-      common: { apiUrl: "http://h:1", json: true },
+      ...deploy,
+      positional: "./dist",
+      common: { apiUrl: "http://h:1", json: true, dir: "./dist" },
     });
     expect(parseArgs(["--api-url=https://api.example.com", "site"])).toMatchObject({
-      dir: "site",
-      common: { apiUrl: "https://api.example.com" },
+      common: { apiUrl: "https://api.example.com", dir: "site" },
     });
   });
 
   it("parseArgs: --dir works for deploy, but not together with a folder", () => {
-    expect(parseArgs(["--dir", "out"])).toMatchObject({ kind: "deploy", dir: "out" });
+    expect(parseArgs(["--dir", "out"])).toMatchObject({ kind: "deploy", common: { dir: "out" } });
     expect(() => parseArgs(["a", "--dir", "b"])).toThrow(UsageError);
+  });
+
+  it("parseArgs: deploy --preview [dir] and --include-dotfiles", () => {
+    expect(parseArgs(["--preview", "dist"])).toMatchObject({
+      kind: "deploy",
+      preview: true,
+      includeDotfiles: false,
+      common: { dir: "dist" },
+    });
+    expect(parseArgs(["dist", "--include-dotfiles"])).toMatchObject({
+      preview: false,
+      includeDotfiles: true,
+    });
+  });
+
+  it("parseArgs: status, list and credential take --dir and --json, no argument", () => {
+    for (const kind of ["status", "list", "credential"]) {
+      expect(parseArgs([kind, "--dir", "dist", "--json"])).toEqual({
+        kind,
+        common: { apiUrl: undefined, json: true, dir: "dist" },
+      });
+      expect(() => parseArgs([kind, "dist"])).toThrow(/--dir/);
+    }
+  });
+
+  it("parseArgs: rollback with or without a revision id, promote with exactly one", () => {
+    expect(parseArgs(["rollback"])).toEqual({ kind: "rollback", revisionId: undefined, common });
+    expect(parseArgs(["rollback", "abcde12345", "--dir=d"])).toEqual({
+      kind: "rollback",
+      revisionId: "abcde12345",
+      common: { ...common, dir: "d" },
+    });
+    expect(parseArgs(["promote", "abcde12345"])).toEqual({
+      kind: "promote",
+      revisionId: "abcde12345",
+      common,
+    });
+    expect(() => parseArgs(["promote"])).toThrow(/missing revision id/);
+    expect(() => parseArgs(["promote", "NOT-AN-ID"])).toThrow(/not a revision id/);
+    expect(() => parseArgs(["rollback", "a", "b"])).toThrow(/unexpected argument/);
   });
 
   it("parseArgs: domain with a hostname, or --reset, and --dir", () => {
@@ -31,15 +83,13 @@ describe("parseArgs", () => {
       kind: "domain",
       hostname: "www.example.com",
       reset: false,
-      dir: "dist",
-      common,
+      common: { ...common, dir: "dist" },
     });
     expect(parseArgs(["--json", "domain", "--reset"])).toEqual({
       kind: "domain",
       hostname: undefined,
       reset: true,
-      dir: ".",
-      common: { apiUrl: undefined, json: true },
+      common: { ...common, json: true },
     });
   });
 
@@ -52,11 +102,10 @@ describe("parseArgs", () => {
   it("parseArgs: delete with --yes or -y and --dir", () => {
     expect(parseArgs(["delete", "-y", "--dir=site"])).toEqual({
       kind: "delete",
-      dir: "site",
       yes: true,
-      common,
+      common: { ...common, dir: "site" },
     });
-    expect(parseArgs(["delete"])).toMatchObject({ yes: false, dir: "." });
+    expect(parseArgs(["delete"])).toMatchObject({ yes: false, common: { dir: "." } });
     expect(() => parseArgs(["delete", "site"])).toThrow(/--dir/);
   });
 
@@ -65,6 +114,7 @@ describe("parseArgs", () => {
     expect(parseArgs(["domain", "-h"])).toEqual({ kind: "help", topic: "domain" });
     expect(parseArgs(["delete", "--bogus", "--help"])).toEqual({ kind: "help", topic: "delete" });
     expect(parseArgs(["help", "delete"])).toEqual({ kind: "help", topic: "delete" });
+    expect(parseArgs(["help", "rollback"])).toEqual({ kind: "help", topic: "rollback" });
     expect(() => parseArgs(["help", "nope"])).toThrow(/unknown command/);
   });
 
@@ -74,17 +124,32 @@ describe("parseArgs", () => {
   });
 
   it("parseArgs: an unknown option is a usage error naming it", () => {
-    const error = (() => {
-      try {
-        parseArgs(["./dist", "--prod"]);
-      } catch (caught) {
-        return caught;
-      }
-    })();
-    expect(error).toBeInstanceOf(UsageError);
-    expect((error as UsageError).message).toContain("--prod");
-    expect((error as UsageError).exitCode).toBe(2);
+    const error = usage(["./dist", "--prod"]);
+    expect(error.message).toContain("--prod");
+    expect(error.exitCode).toBe(2);
     expect(() => parseArgs(["domain", "x.com", "--yes"])).toThrow(/unknown option --yes/);
+  });
+
+  it("parseArgs: a mistyped option gets a did-you-mean; another command's option says whose it is", () => {
+    expect(usage(["--previw"]).hint).toMatch(/^Did you mean --preview\?/);
+    expect(usage(["--jsn"]).hint).toMatch(/^Did you mean --json\?/);
+    expect(usage(["status", "--include-dotfile"]).hint).toMatch(
+      /Did you mean --include-dotfiles\? It is an option of "deploy \[dir\]"/,
+    );
+    expect(usage(["status", "--reset"]).hint).toBe('It is an option of "deploy domain".');
+    expect(usage(["--zzzzzz"]).hint).toBe("Run `deploy --help`.");
+  });
+
+  it("parseArgs: help for a mistyped command suggests the command", () => {
+    expect(usage(["help", "stauts"]).hint).toBe("Did you mean `deploy help status`?");
+  });
+
+  it("mistypedCommand: a word close to a command's name suggests it; paths and far words do not", () => {
+    expect(mistypedCommand("stauts")?.hint).toBe("Did you mean `deploy status`?");
+    expect(mistypedCommand("rolback")?.hint).toBe("Did you mean `deploy rollback`?");
+    expect(mistypedCommand("lst")?.hint).toBe("Did you mean `deploy list`?");
+    expect(mistypedCommand("./stauts")).toBeUndefined();
+    expect(mistypedCommand("website")).toBeUndefined();
   });
 
   it("parseArgs: options that need a value, or take none", () => {
@@ -99,7 +164,21 @@ describe("parseArgs", () => {
   });
 
   it("parseArgs: after -- everything is a folder, even a subcommand's name", () => {
-    expect(parseArgs(["--", "domain"])).toMatchObject({ kind: "deploy", dir: "domain" });
-    expect(parseArgs(["./domain"])).toMatchObject({ kind: "deploy", dir: "./domain" });
+    expect(parseArgs(["--", "domain"])).toMatchObject({ kind: "deploy", common: { dir: "domain" } });
+    expect(parseArgs(["./domain"])).toMatchObject({ kind: "deploy", common: { dir: "./domain" } });
+  });
+});
+
+describe("suggest", () => {
+  it("editDistance: insertions, deletions, substitutions, and a swap counts once", () => {
+    expect(editDistance("status", "status")).toBe(0);
+    expect(editDistance("stauts", "status")).toBe(1);
+    expect(editDistance("lst", "list")).toBe(1);
+    expect(editDistance("abc", "xyz")).toBe(3);
+  });
+
+  it("closest: nothing for words far from every candidate", () => {
+    expect(closest("deploy", ["status", "list"])).toBeUndefined();
+    expect(closest("prev", ["preview", "reset"])).toBe("preview");
   });
 });

@@ -1,46 +1,39 @@
 import { UsageError } from "../errors.js";
-import { helpHint, lookup, scan, wantsFlag, type FlagSpec } from "./flags.js";
+import { helpHint, lookup, scan, wantsFlag } from "./flags.js";
+import { ALL_FLAGS, COMMAND_FLAGS, COMMON_FLAGS, type CommandName, SUBCOMMANDS } from "./commands-list.js";
+import { closest } from "./suggest.js";
 import { checkApiUrl } from "../settings.js";
 
-/** The subcommands; `deploy [dir]` is the default one. */
-export type CommandName = "deploy" | "domain" | "delete";
+export type { CommandName } from "./commands-list.js";
 
 /** Options every command accepts. */
-interface CommonOptions {
+export interface CommonOptions {
   /** From `--api-url`; the environment and the default are applied later. */
   apiUrl: string | undefined;
   json: boolean;
+  /** The site folder: `--dir`, or deploy's positional, else the current folder. */
+  dir: string;
 }
 
 /** The command line, parsed: what to run and with which options. */
-type ParsedArgs =
+export type ParsedArgs =
   | { kind: "help"; topic: CommandName | undefined }
   | { kind: "version" }
-  | { kind: "deploy"; dir: string; common: CommonOptions }
-  | { kind: "domain"; hostname: string | undefined; reset: boolean; dir: string; common: CommonOptions }
-  | { kind: "delete"; dir: string; yes: boolean; common: CommonOptions };
+  | {
+      kind: "deploy";
+      common: CommonOptions;
+      preview: boolean;
+      includeDotfiles: boolean;
+      /** The folder as typed as a word, when it was: a mistyped command looks like one. */
+      positional: string | undefined;
+    }
+  | { kind: "status" | "list" | "credential"; common: CommonOptions }
+  | { kind: "rollback"; revisionId: string | undefined; common: CommonOptions }
+  | { kind: "promote"; revisionId: string; common: CommonOptions }
+  | { kind: "domain"; hostname: string | undefined; reset: boolean; common: CommonOptions }
+  | { kind: "delete"; yes: boolean; common: CommonOptions };
 
-const COMMON_FLAGS: FlagSpec[] = [
-  { name: "api-url", takesValue: true },
-  { name: "json", takesValue: false },
-  { name: "help", alias: "h", takesValue: false },
-  { name: "version", alias: "v", takesValue: false },
-];
-
-const COMMAND_FLAGS: Record<CommandName, FlagSpec[]> = {
-  deploy: [{ name: "dir", takesValue: true }],
-  domain: [
-    { name: "dir", takesValue: true },
-    { name: "reset", takesValue: false },
-  ],
-  delete: [
-    { name: "dir", takesValue: true },
-    { name: "yes", alias: "y", takesValue: false },
-  ],
-};
-
-const SUBCOMMANDS = new Set(["domain", "delete", "help"]);
-const ALL_FLAGS = [...COMMON_FLAGS, ...Object.values(COMMAND_FLAGS).flat()];
+const REVISION_ID = /^[a-z0-9]{10}$/;
 
 /** Parses the arguments after `deploy` (no I/O); throws UsageError on a mistake. */
 export function parseArgs(argv: readonly string[]): ParsedArgs {
@@ -51,24 +44,54 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
   if (command.name === "help") return parseHelp(rest);
   if (wantsFlag(rest, "version", "v")) return { kind: "version" };
 
-  const specs = [...COMMON_FLAGS, ...COMMAND_FLAGS[command.name]];
-  const { flags, positionals } = scan(rest, specs, command.name);
+  const name = command.name;
+  const { flags, positionals } = scan(rest, [...COMMON_FLAGS, ...COMMAND_FLAGS[name]], name);
   const apiUrl = flags.get("api-url");
+  const dirFlag = flags.get("dir");
+  const dirOption = typeof dirFlag === "string" ? nonEmpty(dirFlag, "--dir") : undefined;
   const common: CommonOptions = {
     apiUrl: typeof apiUrl === "string" ? checkApiUrl(apiUrl, "--api-url") : undefined,
     json: flags.has("json"),
+    dir: dirOption ?? ".",
   };
-  const dirFlag = flags.get("dir");
-  const dirOption = typeof dirFlag === "string" ? nonEmpty(dirFlag, "--dir") : undefined;
 
-  switch (command.name) {
+  switch (name) {
     case "deploy": {
       tooMany(positionals, 1, "deploy", "deploy takes one folder");
       const positional = positionals[0];
       if (positional !== undefined && dirOption !== undefined) {
         throw new UsageError(`give the folder once: "${positional}" and --dir "${dirOption}"`);
       }
-      return { kind: "deploy", dir: positional ?? dirOption ?? ".", common };
+      return {
+        kind: "deploy",
+        common: { ...common, dir: positional ?? common.dir },
+        preview: flags.has("preview"),
+        includeDotfiles: flags.has("include-dotfiles"),
+        positional,
+      };
+    }
+    case "status":
+    case "list":
+    case "credential":
+      tooMany(positionals, 0, name, `${name} takes no argument; name the folder with --dir`);
+      return { kind: name, common };
+    case "rollback": {
+      tooMany(positionals, 1, name, "rollback takes one revision id");
+      const revisionId = positionals[0];
+      if (revisionId !== undefined) checkRevisionId(revisionId, name);
+      return { kind: "rollback", revisionId, common };
+    }
+    case "promote": {
+      tooMany(positionals, 1, name, "promote takes one revision id");
+      const revisionId = positionals[0];
+      if (revisionId === undefined) {
+        throw new UsageError(
+          "missing revision id",
+          "Usage: deploy promote <revision>; `deploy list` shows them.",
+        );
+      }
+      checkRevisionId(revisionId, name);
+      return { kind: "promote", revisionId, common };
     }
     case "domain": {
       tooMany(positionals, 1, "domain", "domain takes one hostname");
@@ -80,12 +103,26 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       if (!reset && hostname === undefined) {
         throw new UsageError("missing hostname", "Usage: deploy domain <hostname> | deploy domain --reset");
       }
-      return { kind: "domain", hostname, reset, dir: dirOption ?? ".", common };
+      return { kind: "domain", hostname, reset, common };
     }
     case "delete":
       tooMany(positionals, 0, "delete", "delete takes no argument; name the folder with --dir");
-      return { kind: "delete", dir: dirOption ?? ".", yes: flags.has("yes"), common };
+      return { kind: "delete", yes: flags.has("yes"), common };
   }
+}
+
+/**
+ * A UsageError for a word that was taken as deploy's folder, did not name one, and is close to
+ * a command's name ("stauts"); undefined when it is not like any command.
+ */
+export function mistypedCommand(word: string): UsageError | undefined {
+  if (word.includes("/") || word.includes(".")) return undefined;
+  const guess = closest(word, SUBCOMMANDS);
+  if (guess === undefined) return undefined;
+  return new UsageError(
+    `unknown command "${word}" (and no folder of that name)`,
+    `Did you mean \`deploy ${guess}\`?`,
+  );
 }
 
 function findCommand(argv: readonly string[]): { name: CommandName | "help"; index?: number } {
@@ -97,7 +134,7 @@ function findCommand(argv: readonly string[]): { name: CommandName | "help"; ind
       if (spec?.takesValue && !token.includes("=")) i++;
       continue;
     }
-    if (SUBCOMMANDS.has(token)) return { name: token as CommandName | "help", index: i };
+    if (SUBCOMMANDS.includes(token)) return { name: token as CommandName | "help", index: i };
     break;
   }
   return { name: "deploy" };
@@ -106,8 +143,25 @@ function findCommand(argv: readonly string[]): { name: CommandName | "help"; ind
 function parseHelp(rest: string[]): ParsedArgs {
   const topic = rest.find((token) => !token.startsWith("-"));
   if (topic === undefined) return { kind: "help", topic: undefined };
-  if (topic === "deploy" || topic === "domain" || topic === "delete") return { kind: "help", topic };
-  throw new UsageError(`unknown command "${topic}"`, "Commands: deploy, domain, delete.");
+  if (topic === "deploy" || (SUBCOMMANDS.includes(topic) && topic !== "help")) {
+    return { kind: "help", topic: topic as CommandName };
+  }
+  const guess = closest(topic, SUBCOMMANDS);
+  throw new UsageError(
+    `unknown command "${topic}"`,
+    guess === undefined
+      ? `Commands: deploy, ${SUBCOMMANDS.filter((c) => c !== "help").join(", ")}.`
+      : `Did you mean \`deploy help ${guess}\`?`,
+  );
+}
+
+function checkRevisionId(value: string, command: string): void {
+  if (!REVISION_ID.test(value)) {
+    throw new UsageError(
+      `"${value}" is not a revision id (10 of a-z and 0-9)`,
+      `\`deploy list\` shows the project's revisions. ${helpHint(command)}`,
+    );
+  }
 }
 
 function tooMany(positionals: string[], max: number, command: string, message: string): void {

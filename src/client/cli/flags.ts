@@ -1,11 +1,8 @@
 import { UsageError } from "../errors.js";
+import { ALL_FLAGS, commandLabel, commandsWithFlag, type FlagSpec } from "./commands-list.js";
+import { closest } from "./suggest.js";
 
-/** One option: its long name, an optional one-letter alias, and whether it takes a value. */
-export interface FlagSpec {
-  name: string;
-  alias?: string;
-  takesValue: boolean;
-}
+export type { FlagSpec } from "./commands-list.js";
 
 /** Options and positional arguments, as given. */
 interface Scan {
@@ -35,9 +32,7 @@ export function scan(tokens: string[], specs: FlagSpec[], command: string): Scan
       continue;
     }
     const spec = lookup(specs, token);
-    if (spec === undefined) {
-      throw new UsageError(`unknown option ${token.split("=")[0]} for "${command}"`, helpHint(command));
-    }
+    if (spec === undefined) throw unknownOption(token.split("=")[0]!, specs, command);
     const eq = token.indexOf("=");
     if (!spec.takesValue) {
       if (eq !== -1) throw new UsageError(`option --${spec.name} takes no value`, helpHint(command));
@@ -49,6 +44,31 @@ export function scan(tokens: string[], specs: FlagSpec[], command: string): Scan
     flags.set(spec.name, value);
   }
   return { flags, positionals };
+}
+
+/** The error for an option `command` does not take, with what was most likely meant. */
+function unknownOption(option: string, specs: FlagSpec[], command: string): UsageError {
+  const name = option.replace(/^-+/, "");
+  const elsewhere = lookup(ALL_FLAGS, option);
+  if (elsewhere !== undefined) {
+    const owners = commandsWithFlag(elsewhere.name).map((owner) => `"${commandLabel(owner)}"`);
+    const where = owners.length > 0 ? `it is an option of ${owners.join(" and ")}` : helpHint(command);
+    return new UsageError(`unknown option ${option} for "${command}"`, `${capitalize(where)}.`);
+  }
+  const guess = closest(name, [...specs.map((spec) => spec.name), ...ALL_FLAGS.map((spec) => spec.name)]);
+  const hint =
+    guess === undefined
+      ? helpHint(command)
+      : specs.some((spec) => spec.name === guess)
+        ? `Did you mean --${guess}? ${helpHint(command)}`
+        : `Did you mean --${guess}? It is an option of ${commandsWithFlag(guess)
+            .map((owner) => `"${commandLabel(owner)}"`)
+            .join(" and ")}.`;
+  return new UsageError(`unknown option ${option} for "${command}"`, hint);
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /** The spec a token (`--name`, `--name=value`, `-a`) refers to, if any. */

@@ -1,9 +1,49 @@
-import type { CommandName } from "./args.js";
+import type { HelpTopic } from "./commands-list.js";
+import { formatBytes, formatCount } from "../format.js";
+import { DEFAULT_API_URL, DEFAULTS } from "../settings.js";
+
+// Every number below comes from the code's own defaults (settings.ts), never typed twice.
+const D = DEFAULTS;
+
+/** The client's own error codes; the API's (PROJECT_EXPIRED, …) pass through as they are. */
+export const CLIENT_ERROR_CODES = [
+  "USAGE",
+  "NO_FOLDER",
+  "NOT_A_FOLDER",
+  "EMPTY_SITE",
+  "TOO_MANY_FILES",
+  "FILE_TOO_LARGE",
+  "BAD_FILE_NAME",
+  "BAD_SYMLINK",
+  "IGNORE_FILE",
+  "READ_FAILED",
+  "FILE_CHANGED",
+  "NO_PROJECT",
+  "PROJECT_GONE",
+  "NO_PREVIOUS_REVISION",
+  "CREDENTIAL_INVALID",
+  "CREDENTIAL_IN_USE",
+  "LOCKED",
+  "CONFIG",
+  "CONFIG_INVALID",
+  "CONFIG_INSIDE",
+  "CANCELLED",
+  "NETWORK",
+  "BAD_RESPONSE",
+  "UPLOAD_INCOMPLETE",
+  "INTERNAL",
+] as const;
 
 const MAIN = `deploy — publish a folder of static files and get a production URL and a revision URL.
 
 Usage
-  deploy [dir]                       Deploy a folder (default: the current one)
+  deploy [dir]                       Deploy a folder (default: the current one) to production
+  deploy --preview [dir]             Deploy it to its revision URL only; production is unchanged
+  deploy status [--dir DIR]          The project: production URL, revision, domain, expiry
+  deploy list [--dir DIR]            Its kept revisions, newest first, production marked
+  deploy rollback [revision]         Put the revision before the current one (or the one named) back
+  deploy promote <revision>          Make a kept revision (a preview, say) the production one
+  deploy credential [--dir DIR]      Print the credential another machine (CI) deploys with
   deploy domain <hostname> [--dir DIR]
                                      Serve the project at a hostname of your own
   deploy domain --reset [--dir DIR]  Go back to the generated hostname
@@ -11,57 +51,116 @@ Usage
   deploy help [command]              Show help for a command
 
 Options (every command)
-  --api-url URL   Deploy API to talk to (env DEPLOY_API_URL, default http://127.0.0.1:8787)
-  --json          Print one JSON object on stdout instead of text
+  --dir DIR       The site folder whose project to act on (default: the current one)
+  --api-url URL   Deploy API to talk to (env DEPLOY_API_URL, default ${DEFAULT_API_URL})
+  --json          Print one JSON object on stdout instead of text; a failure prints
+                  { "error": { "code", "message" } } there and keeps its exit status
   -h, --help      Show help
   -v, --version   Print the client's version
 
 The first deploy of a folder creates a project; later deploys of the same folder (same real path)
 update it, and only files whose contents changed are uploaded. The project's token is kept in
-your config folder, never in the deployed folder.
+your config folder, never in the deployed folder. One run at a time acts on a folder: another
+waits for it (at most DEPLOY_LOCK_WAIT_SECONDS).
 
-Skipped when deploying: .git, node_modules, .DS_Store, and what the folder's .deployignore names
-(gitignore syntax). Symbolic links are followed when they stay inside the folder and refused when
-they point outside it.
+Skipped when deploying: .git, node_modules and .DS_Store; other dotfiles and dot-folders (.env,
+.cache/, …) except .well-known/, named in one line (--include-dotfiles, or a ! rule in
+.deployignore, deploys them); and what the folder's .deployignore names (gitignore syntax). Symbolic links are followed when they stay
+inside the folder and refused when they point outside it.
 
 Environment
   DEPLOY_API_URL            Deploy API base URL
+  DEPLOY_CREDENTIAL         A credential from \`deploy credential\`: every command acts on its
+                            project, from any folder; it is never written to disk nor printed
   DEPLOY_CONFIG_DIR         Config folder (default $XDG_CONFIG_HOME/static-deploy,
                             else ~/.config/static-deploy)
-  DEPLOY_MAX_FILES          Most files a deploy may hold (default 100000)
-  DEPLOY_MAX_FILE_BYTES     Largest file in bytes (default 26214400, 25 MiB)
-  DEPLOY_UPLOAD_CONCURRENCY Buckets uploaded at once (default 3)
-  DEPLOY_HASH_THREADS       Hashing threads; 0 hashes on the main thread (default: one per core, at most 8)
+  DEPLOY_MAX_FILES          Most files a deploy may hold (default ${D.maxFiles})
+  DEPLOY_MAX_FILE_BYTES     Largest file in bytes (default ${D.maxFileBytes}, ${formatBytes(D.maxFileBytes)})
+  DEPLOY_UPLOAD_CONCURRENCY Buckets uploaded at once (default ${D.uploadConcurrency})
+  DEPLOY_HASH_THREADS       Hashing threads; 0 hashes on the main thread (default: one per core, at most ${D.maxHashThreads})
   DEPLOY_HASH_THREAD_MIN_FILES
-                            Fewest files to hash that start the threads (default 2000; 64 MiB also does)
-  DEPLOY_RETRY_BASE_MS      First retry delay in ms, doubled each try up to 30 s (default 500)
-  DEPLOY_MAX_ATTEMPTS       Tries per request on network errors, 5xx and 429 (default 6)
+                            Fewest files to hash that start the threads (default ${D.hashThreadMinFiles}; 64 MiB also does)
+  DEPLOY_RETRY_BASE_MS      First retry delay in ms, doubled each try up to 30 s (default ${D.retryBaseMs})
+  DEPLOY_MAX_ATTEMPTS       Tries per request on network errors, 5xx and 429 (default ${D.maxAttempts};
+                            at most ${D.maxRefusedAttempts} when the connection is refused)
+  DEPLOY_LOCK_WAIT_SECONDS  How long to wait for another run on the same folder (default ${D.lockWaitSeconds})
   DEBUG=1                   Print stack traces on errors
 
 Exit status: 0 success, 1 failure, 2 usage error.
+Error codes (in --json's error.code): ${CLIENT_ERROR_CODES.join(", ")};
+and the API's own codes (PROJECT_EXPIRED, REVISION_NOT_FOUND, RATE_LIMITED, …) as it sent them.
 
 Examples
   deploy ./dist
   deploy ./dist --json | jq -r .productionUrl
+  deploy --preview ./dist
+  deploy rollback --dir ./dist
+  deploy credential --dir ./dist         then, in CI: DEPLOY_CREDENTIAL=… deploy ./dist
   deploy domain www.example.com --dir ./dist
   deploy delete --dir ./dist --yes
 `;
 
-const DEPLOY = `Usage: deploy [dir] [--api-url URL] [--json]
+const DEPLOY = `Usage: deploy [dir] [--preview] [--include-dotfiles] [--api-url URL] [--json]
 
 Deploys the folder (default: the current one; --dir DIR works too). Prints the production URL,
-the revision URL (this exact version, kept while the project lives), the number of files,
-how many were uploaded and how many the service already held, the bytes sent and the time.
+the revision URL (this exact version, kept while the project keeps the revision), the number of
+files, how many were uploaded, how many were identical to another file of the site, how many the
+service already held, the bytes sent and the time.
+
+--preview publishes the revision on its revision URL only: production stays as it was, until
+\`deploy promote <revision>\`. --include-dotfiles deploys dotfiles and dot-folders too.
 
 With --json, prints one object on stdout:
-  { projectSlug, revisionId, productionUrl, revisionUrl, files, uploaded, bytesUploaded, durationMs }
-(bytesUploaded counts the raw bytes of the files uploaded, before base64.)
+  { projectSlug, revisionId, productionUrl, revisionUrl, preview, files, uploaded, identical,
+    bytesUploaded, durationMs }
+(bytesUploaded counts the raw bytes of the files uploaded, before base64; skippedDotfiles lists
+what was skipped as a dotfile, when anything was.)
 
 Before anything is uploaded the client checks that the folder holds at most DEPLOY_MAX_FILES
-files (100000) and none larger than DEPLOY_MAX_FILE_BYTES (25 MiB), and names the files that do not fit.
-If the project has expired or was deleted, a new project is created and the new URL is printed.
+files (${formatCount(D.maxFiles)}) and none larger than DEPLOY_MAX_FILE_BYTES (${formatBytes(D.maxFileBytes)}), and names the files that do not fit.
+If the project has expired or was deleted, a new project is created and the new URL is printed
+(not with DEPLOY_CREDENTIAL, whose project it is).
 
 Run \`deploy --help\` for the other commands and the environment variables.
+`;
+
+const STATUS = `Usage: deploy status [--dir DIR] [--api-url URL] [--json]
+
+Shows the project of DIR (or of DEPLOY_CREDENTIAL): its production URL, the revision it serves,
+its domain, how many revisions it keeps and when it expires (30 days after its last deploy).
+With --json: { projectSlug, productionUrl, revisionId, revisionUrl, hostname, customHostname,
+createdAt, expiresAt, expired, revisions }.
+`;
+
+const LIST = `Usage: deploy list [--dir DIR] [--api-url URL] [--json]
+
+Lists the project's kept revisions, newest first: id, when, files, size; the production one is
+marked, previews are marked. With --json: { projectSlug, revisions: [{ revisionId, createdAt,
+files, bytes, production, preview, revisionUrl }] }.
+`;
+
+const ROLLBACK = `Usage: deploy rollback [revision] [--dir DIR] [--api-url URL] [--json]
+
+Puts production back on the revision before the current one (the next older one that is not a
+preview), or on the revision named. The site switches at once; the revision that was live stays
+kept, so \`deploy promote\` can put it back. With --json: { revisionId, previousRevisionId,
+productionUrl, revisionUrl, project }.
+`;
+
+const PROMOTE = `Usage: deploy promote <revision> [--dir DIR] [--api-url URL] [--json]
+
+Makes a kept revision (a preview, or an older one) the production revision, at once.
+Promoting the revision already live changes nothing. With --json: { revisionId,
+previousRevisionId, productionUrl, revisionUrl, project }.
+`;
+
+const CREDENTIAL = `Usage: deploy credential [--dir DIR] [--api-url URL] [--json]
+
+Prints one opaque string that holds what another machine needs to deploy to the project of DIR:
+the API URL, the project, its token and identity. Keep it secret. Set it as DEPLOY_CREDENTIAL
+(a CI secret, say) and \`deploy [dir]\`, status, list, rollback, promote, domain and delete act
+on that project from any folder and any config folder; the client never writes it to disk and
+never prints it back. With --json: { credential, projectSlug }.
 `;
 
 const DOMAIN = `Usage: deploy domain <hostname> [--dir DIR] [--api-url URL] [--json]
@@ -80,9 +179,18 @@ its hostnames are freed. Asks for confirmation on a terminal; pass --yes (-y) to
 (required when not on a terminal). With --json, prints { projectSlug, deleted }.
 `;
 
-const TOPICS: Record<CommandName, string> = { deploy: DEPLOY, domain: DOMAIN, delete: DELETE };
+const TOPICS: Record<HelpTopic, string> = {
+  deploy: DEPLOY,
+  status: STATUS,
+  list: LIST,
+  rollback: ROLLBACK,
+  promote: PROMOTE,
+  credential: CREDENTIAL,
+  domain: DOMAIN,
+  delete: DELETE,
+};
 
 /** The help text of a command, or the main help. */
-export function helpText(topic: CommandName | undefined): string {
+export function helpText(topic: HelpTopic | undefined): string {
   return topic === undefined ? MAIN : TOPICS[topic];
 }

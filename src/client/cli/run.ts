@@ -1,19 +1,19 @@
 import { readFileSync } from "node:fs";
-import { parseArgs } from "./args.js";
-import { deleteCommand } from "./commands/delete.js";
-import { deployCommand } from "./commands/deploy.js";
-import { domainCommand } from "./commands/domain.js";
-import { createContext } from "../context.js";
+import { mistypedCommand, parseArgs, type ParsedArgs } from "./args.js";
 import { CliError, EXIT_FAILURE, EXIT_OK } from "../errors.js";
-import { helpText } from "./help.js";
 import type { CliIo } from "../io.js";
-import { readSettings, resolveApiUrl } from "../settings.js";
+
+// Set by the bundler for the standalone package (packages/client), where no package.json sits
+// at a known place beside the code.
+declare const CLIENT_VERSION: string | undefined;
 
 /** Runs the CLI on `argv` (the arguments after `deploy`) and returns the exit status; never exits. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  let parsed: ParsedArgs | undefined;
   try {
-    const parsed = parseArgs(argv);
+    parsed = parseArgs(argv);
     if (parsed.kind === "help") {
+      const { helpText } = await import("./help.js");
       io.stdout.write(helpText(parsed.topic));
       return EXIT_OK;
     }
@@ -21,27 +21,91 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       io.stdout.write(`${clientVersion()}\n`);
       return EXIT_OK;
     }
-    const settings = readSettings(io.env);
-    const ctx = createContext(io, settings, resolveApiUrl(parsed.common.apiUrl, io.env), parsed.common.json);
-    if (parsed.kind === "deploy") await deployCommand(ctx, parsed.dir);
-    else if (parsed.kind === "domain") await domainCommand(ctx, parsed.dir, parsed.hostname);
-    else await deleteCommand(ctx, parsed.dir, parsed.yes);
+    await runCommand(parsed, io);
     return EXIT_OK;
   } catch (error) {
-    return reportError(io, error);
+    return reportError(io, explain(parsed, error), wantsJson(argv, parsed));
   }
 }
 
-/** Prints an error for a person on stderr and returns its exit status (stack trace only with DEBUG=1). */
-function reportError(io: CliIo, error: unknown): number {
+/** Runs a parsed command; each command's code is loaded only when it runs (a faster start). */
+async function runCommand(
+  parsed: Exclude<ParsedArgs, { kind: "help" | "version" }>,
+  io: CliIo,
+): Promise<void> {
+  const [{ readSettings }, { createContext }] = await Promise.all([
+    import("../settings.js"),
+    import("../context.js"),
+  ]);
+  const { common } = parsed;
+  const ctx = createContext(io, readSettings(io.env), common.apiUrl, common.json);
+  switch (parsed.kind) {
+    case "deploy": {
+      const { deployCommand } = await import("./commands/deploy.js");
+      return deployCommand(ctx, common.dir, {
+        preview: parsed.preview,
+        includeDotfiles: parsed.includeDotfiles,
+      });
+    }
+    case "status":
+    case "list": {
+      const { stateCommand } = await import("./commands/state.js");
+      return stateCommand(ctx, common.dir, parsed.kind);
+    }
+    case "rollback":
+    case "promote": {
+      const { promoteCommand } = await import("./commands/promote.js");
+      return promoteCommand(ctx, common.dir, parsed.revisionId, parsed.kind);
+    }
+    case "credential": {
+      const { credentialCommand } = await import("./commands/credential.js");
+      return credentialCommand(ctx, common.dir);
+    }
+    case "domain": {
+      const { domainCommand } = await import("./commands/domain.js");
+      return domainCommand(ctx, common.dir, parsed.hostname);
+    }
+    case "delete": {
+      const { deleteCommand } = await import("./commands/delete.js");
+      return deleteCommand(ctx, common.dir, parsed.yes);
+    }
+  }
+}
+
+/** A deploy of a folder that does not exist, typed like a command ("stauts"), is a mistyped command. */
+function explain(parsed: ParsedArgs | undefined, error: unknown): unknown {
+  if (parsed?.kind === "deploy" && parsed.positional !== undefined && error instanceof CliError) {
+    if (error.code === "NO_FOLDER") return mistypedCommand(parsed.positional) ?? error;
+  }
+  return error;
+}
+
+/** True when the run asked for --json (judged on the raw words too, when parsing itself failed). */
+function wantsJson(argv: readonly string[], parsed: ParsedArgs | undefined): boolean {
+  if (parsed !== undefined && "common" in parsed) return parsed.common.json;
+  const end = argv.indexOf("--");
+  return (end === -1 ? argv : argv.slice(0, end)).includes("--json");
+}
+
+/**
+ * Reports an error and returns its exit status: for a person on stderr (a stack trace only with
+ * DEBUG=1); with --json also as `{ "error": { "code", "message" } }` on stdout, for scripts.
+ */
+function reportError(io: CliIo, error: unknown, json: boolean): number {
   const debug = io.env.DEBUG === "1" || io.env.DEBUG === "true";
   if (error instanceof CliError) {
+    if (json) io.stdout.write(`${JSON.stringify({ error: { code: error.code, message: error.message } })}\n`);
     io.stderr.write(`Error: ${error.message}\n`);
     if (error.hint !== undefined) io.stderr.write(`${error.hint}\n`);
     if (debug && error.stack !== undefined) io.stderr.write(`${error.stack}\n`);
     return error.exitCode;
   }
   const message = error instanceof Error ? error.message : String(error);
+  if (json) {
+    io.stdout.write(
+      `${JSON.stringify({ error: { code: "INTERNAL", message: `unexpected failure: ${message}` } })}\n`,
+    );
+  }
   io.stderr.write(`Error: unexpected failure: ${message}\n`);
   io.stderr.write(
     debug && error instanceof Error ? `${error.stack}\n` : "Run again with DEBUG=1 for details.\n",
@@ -49,8 +113,9 @@ function reportError(io: CliIo, error: unknown): number {
   return EXIT_FAILURE;
 }
 
-/** The client's version, from package.json. */
+/** The client's version: the bundler's, else package.json's. */
 function clientVersion(): string {
+  if (typeof CLIENT_VERSION === "string") return CLIENT_VERSION;
   const path = new URL("../../../package.json", import.meta.url);
   return (JSON.parse(readFileSync(path, "utf8")) as { version: string }).version;
 }

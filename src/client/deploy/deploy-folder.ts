@@ -17,30 +17,62 @@ export interface DeploySummary {
   reused: number;
   bytesUploaded: number;
   durationMs: number;
+  /** Files whose content another file of the site has: sent (at most) once for all of them. */
+  identical: number;
+  /** Published on its revision URL only; production left where it was. */
+  preview: boolean;
+  /** Skipped for being dotfiles or dot-folders. */
+  skippedDotfiles: string[];
   /** Set when the saved project was gone and a new one (with a new URL) was made. */
   previousProjectSlug?: string;
+}
+
+/** How to deploy a folder. */
+export interface DeployOptions {
+  preview: boolean;
+  includeDotfiles: boolean;
 }
 
 /** Codes of a deploy completion that another prepare and upload round can fix. */
 const REDO_CODES = new Set(["DEPLOY_EXPIRED", "INVALID_COMPLETION"]);
 
-/** Deploys a folder: walk, check limits, hash, prepare, upload what is missing, complete. */
-export async function deployFolder(ctx: CommandContext, dir: string): Promise<DeploySummary> {
+/**
+ * Deploys a folder: walk, check limits, hash, prepare, upload what is missing, complete. Holds
+ * the folder's lock throughout, so two runs on one folder never create two projects.
+ */
+export async function deployFolder(
+  ctx: CommandContext,
+  dir: string,
+  options: DeployOptions,
+): Promise<DeploySummary> {
   const startedAt = Date.now();
-  const folder = await openFolder(ctx, dir);
-  const site = await scanSite(ctx, folder);
+  const folder = await openFolder(ctx, dir, { lock: true });
+  try {
+    return await deployLocked(ctx, folder, options, startedAt);
+  } finally {
+    await folder.release();
+  }
+}
+
+async function deployLocked(
+  ctx: CommandContext,
+  folder: FolderProject,
+  options: DeployOptions,
+  startedAt: number,
+): Promise<DeploySummary> {
+  const site = await scanSite(ctx, folder, options);
   const manifestFor = (project: SavedProject) => manifestOf(project.projectSlug, site);
   const { project, prepared, previousProjectSlug } = await prepareProject(ctx, folder, manifestFor);
   const prepareAgain = () => folder.api.prepare(project.projectSlug, project.apiToken, manifestFor(project));
 
   const outcome = await uploadAll(ctx, prepared, site.fileByHash, prepareAgain);
-  const result = await complete(ctx, folder, project, outcome, async () => {
+  const result = await complete(folder, project, outcome, options.preview, async () => {
     ctx.progress.note("The prepared deploy expired or was incomplete; preparing it again.");
     return uploadAll(ctx, await prepareAgain(), site.fileByHash, prepareAgain);
   });
   await folder.savedProjects.put(folder.projectHash, { ...project, productionUrl: result.productionUrl });
 
-  const covered = site.files.filter((_, i) => outcome.uploadedHashes.has(site.hashes[i]!)).length;
+  const distinct = site.fileByHash.size;
   return {
     projectSlug: result.project.projectSlug,
     revisionId: result.revisionId,
@@ -48,7 +80,10 @@ export async function deployFolder(ctx: CommandContext, dir: string): Promise<De
     revisionUrl: result.revisionUrl,
     files: site.files.length,
     uploaded: outcome.uploadedHashes.size,
-    reused: site.files.length - covered,
+    identical: site.files.length - distinct,
+    reused: distinct - outcome.uploadedHashes.size,
+    preview: options.preview,
+    skippedDotfiles: site.skippedDotfiles,
     bytesUploaded: [...outcome.uploadedHashes].reduce(
       (sum, hash) => sum + site.fileByHash.get(hash)!.size,
       0,
@@ -69,19 +104,19 @@ function manifestOf(slug: string, site: Pick<ScannedSite, "files" | "hashes">): 
 
 /** Completes the deploy; once, when it expired or lacked assets, redoes the round and tries again. */
 async function complete(
-  ctx: CommandContext,
   folder: FolderProject,
   project: SavedProject,
   outcome: UploadOutcome,
+  preview: boolean,
   redo: () => Promise<UploadOutcome>,
 ): Promise<CompletedDeploy> {
   const { projectSlug, apiToken } = project;
   try {
-    return await folder.api.deploy(projectSlug, apiToken, outcome.deployId, outcome.completionJwt);
+    return await folder.api.deploy(projectSlug, apiToken, outcome.deployId, outcome.completionJwt, preview);
   } catch (error) {
     if (!(error instanceof ApiError && REDO_CODES.has(error.code))) throw error;
     const again = await redo();
     for (const hash of again.uploadedHashes) outcome.uploadedHashes.add(hash);
-    return folder.api.deploy(projectSlug, apiToken, again.deployId, again.completionJwt);
+    return folder.api.deploy(projectSlug, apiToken, again.deployId, again.completionJwt, preview);
   }
 }

@@ -1,7 +1,7 @@
 import { PROJECT_GONE_CODES } from "../net/api-client.js";
 import type { Manifest, PreparedDeploy } from "../net/api-types.js";
 import type { CommandContext, FolderProject } from "../context.js";
-import { ApiError } from "../errors.js";
+import { ApiError, CliError } from "../errors.js";
 import type { SavedProject } from "../local/saved-projects.js";
 
 /** The project a deploy goes to, its first prepare answer, and the project it replaced if any. */
@@ -31,6 +31,14 @@ export async function prepareProject(
     return { project: saved, prepared, previousProjectSlug: undefined };
   } catch (error) {
     if (!(error instanceof ApiError && PROJECT_GONE_CODES.has(error.code))) throw error;
+    if (folder.fromCredential) {
+      // The credential names one project: making another would deploy where nobody looks.
+      throw new CliError(
+        "PROJECT_GONE",
+        `DEPLOY_CREDENTIAL's project ${saved.projectSlug} cannot be deployed to (${error.code}: ${error.serverMessage})`,
+        "Make a new credential with `deploy credential` where the project was created.",
+      );
+    }
     const why = error.code === "PROJECT_EXPIRED" ? "has expired" : "no longer exists";
     const project = await createProject(ctx, folder);
     ctx.progress.note(

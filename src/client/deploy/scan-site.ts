@@ -11,26 +11,55 @@ export interface ScannedSite {
   files: SiteFile[];
   hashes: string[];
   fileByHash: Map<string, SiteFile>;
+  /** Paths skipped only for being dotfiles or dot-folders (a folder ends in `/`). */
+  skippedDotfiles: string[];
 }
 
+/** Most skipped dotfiles named in the line that says so. */
+const NAMED_DOTFILES = 10;
+
 /** Walks the folder, checks the limits and the rules files (before anything is sent), and hashes the files. */
-export async function scanSite(ctx: CommandContext, folder: FolderProject): Promise<ScannedSite> {
-  const files = await walkSite(folder.realDir);
+export async function scanSite(
+  ctx: CommandContext,
+  folder: FolderProject,
+  options: { includeDotfiles: boolean },
+): Promise<ScannedSite> {
+  // Taken before any stat: a file modified after it is never trusted from the cache next time.
+  const scannedAt = Date.now();
+  const skippedDotfiles: string[] = [];
+  const files = await walkSite(folder.realDir, { includeDotfiles: options.includeDotfiles, skippedDotfiles });
+  if (skippedDotfiles.length > 0) ctx.progress.note(dotfilesLine(skippedDotfiles));
   checkLimits(folder.realDir, files, ctx.settings);
   await checkSiteRules(ctx.io.cwd, files);
-  const hashes = await hashFiles(ctx, folder, files);
+  const hashes = await hashFiles(ctx, folder, files, scannedAt);
   const fileByHash = new Map<string, SiteFile>();
   files.forEach((file, i) => {
     if (!fileByHash.has(hashes[i]!)) fileByHash.set(hashes[i]!, file);
   });
-  return { files, hashes, fileByHash };
+  return { files, hashes, fileByHash, skippedDotfiles };
 }
 
-async function hashFiles(ctx: CommandContext, folder: FolderProject, files: SiteFile[]): Promise<string[]> {
+/** The one line that names what was skipped as dotfiles, and how to deploy them. */
+export function dotfilesLine(paths: readonly string[]): string {
+  const named = paths.slice(0, NAMED_DOTFILES).join(", ");
+  const more = paths.length > NAMED_DOTFILES ? ` and ${formatCount(paths.length - NAMED_DOTFILES)} more` : "";
+  return (
+    `Skipped ${plural(paths.length, "dotfile")}: ${named}${more} ` +
+    "(--include-dotfiles, or a ! rule in .deployignore, deploys them)"
+  );
+}
+
+async function hashFiles(
+  ctx: CommandContext,
+  folder: FolderProject,
+  files: SiteFile[],
+  scannedAt: number,
+): Promise<string[]> {
   const started = Date.now();
-  const cache = await HashCache.load(folder.configDir, folder.projectHash);
+  const cache = await HashCache.load(folder.configDir, folder.projectHash, scannedAt);
   const totalBytes = files.reduce((sum, file) => sum + file.size, 0);
   let fromCache = 0;
+  let readBytes = 0;
   ctx.progress.start("Hashing", files.length, totalBytes);
   const hashes = await hashSite(files, {
     cache,
@@ -38,13 +67,20 @@ async function hashFiles(ctx: CommandContext, folder: FolderProject, files: Site
     threadMinFiles: ctx.settings.hashThreadMinFiles,
     onFile: (file, cached) => {
       if (cached) fromCache++;
+      else readBytes += file.size;
       ctx.progress.advance(1, file.size);
     },
   });
   await cache.save();
+  const took = formatDuration(Date.now() - started);
+  const read = files.length - fromCache;
   ctx.progress.finish(
-    `Hashed ${plural(files.length, "file")} (${formatBytes(totalBytes)}, ${formatCount(fromCache)} unchanged ` +
-      `since last time) in ${formatDuration(Date.now() - started)}`,
+    fromCache === 0
+      ? `Hashed ${plural(files.length, "file")} (${formatBytes(totalBytes)}) in ${took}`
+      : read === 0
+        ? `${plural(files.length, "file")} (${formatBytes(totalBytes)}) unchanged since the last deploy: none read again`
+        : `Hashed ${formatCount(read)} of ${plural(files.length, "file")} (${formatBytes(readBytes)}) in ${took}; ` +
+          `${formatCount(fromCache)} unchanged since the last deploy were not read again`,
   );
   return hashes;
 }

@@ -6,6 +6,8 @@ import type {
   Identity,
   Manifest,
   PreparedDeploy,
+  ProjectState,
+  PromotedRevision,
   PublicProject,
 } from "./api-types.js";
 import { ApiError, CliError } from "../errors.js";
@@ -34,6 +36,11 @@ export class ApiClient {
     private readonly onRetry?: (notice: RetryNotice) => void,
   ) {}
 
+  /** The identity fields this client sends. */
+  get identityFields(): Identity {
+    return this.identity;
+  }
+
   /**
    * POST /projects: creates a project for this folder. Not idempotent: a retry after the request may
    * have arrived (a lost answer, a 5xx) could create a second project and spend the rate limit.
@@ -47,10 +54,26 @@ export class ApiClient {
     return this.call("prepare the deploy", "POST", `/projects/${slug}/prepare`, token, { manifest });
   }
 
-  /** POST /projects/:slug/deploy: completes a prepared deploy. */
-  deploy(slug: string, token: string, deployId: string, completionJwt: string): Promise<CompletedDeploy> {
-    const body = { deployId, completionJwt };
+  /** POST /projects/:slug/deploy: completes a prepared deploy (a preview leaves production). */
+  deploy(
+    slug: string,
+    token: string,
+    deployId: string,
+    completionJwt: string,
+    preview = false,
+  ): Promise<CompletedDeploy> {
+    const body = preview ? { deployId, completionJwt, preview } : { deployId, completionJwt };
     return this.call("complete the deploy", "POST", `/projects/${slug}/deploy`, token, body);
+  }
+
+  /** POST /projects/:slug/state: the project and its kept revisions, newest first. */
+  state(slug: string, token: string): Promise<ProjectState> {
+    return this.call("read the project", "POST", `/projects/${slug}/state`, token, {});
+  }
+
+  /** POST /projects/:slug/promote: makes a kept revision production (idempotent). */
+  promote(slug: string, token: string, revisionId: string): Promise<PromotedRevision> {
+    return this.call("promote the revision", "POST", `/projects/${slug}/promote`, token, { revisionId });
   }
 
   /** POST /projects/:slug/domains: assigns a hostname. */
@@ -133,6 +156,8 @@ function hintFor(code: string, status: number): string | undefined {
     case "PROJECT_NOT_FOUND":
     case "UNAUTHORIZED":
       return "Run `deploy` in this folder to create a new project.";
+    case "REVISION_NOT_FOUND":
+      return "`deploy list` shows the revisions the project keeps.";
     case "DOMAIN_TAKEN":
       return "Another project holds this hostname; choose another.";
     case "INVALID_DOMAIN":

@@ -9,6 +9,7 @@ import type { PublicProject } from "../../core/operations/services.js";
 export type { PublicProject } from "../../core/operations/services.js";
 export type { PreparedDeploy } from "../../core/operations/prepare-deploy.js";
 export type { CompletedDeploy } from "../../core/operations/complete-deploy.js";
+export type { ProjectState, PromotedRevision, RevisionSummary } from "../../core/operations/revisions.js";
 
 /** The manifest of a prepare request: `/<slug>/<path>` → hash and size. */
 export type Manifest = Record<string, { hash: string; size: number }>;

@@ -1,5 +1,6 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { ApiError, NetworkError } from "../errors.js";
+import { DEFAULTS } from "../settings.js";
 
 /** How often and how long to retry a request that failed for a passing reason. */
 export interface RetryPolicy {
@@ -22,12 +23,12 @@ export interface RetryNotice {
   error: Error;
 }
 
-/** The default policy: 6 attempts, 500 ms doubling to 30 s, with jitter. */
+/** The default policy: 6 attempts (3 on a refused connection), 500 ms doubling to 30 s, with jitter. */
 export function defaultRetryPolicy(overrides: Partial<RetryPolicy> = {}): RetryPolicy {
   return {
-    maxAttempts: 6,
-    maxRefusedAttempts: 3,
-    baseMs: 500,
+    maxAttempts: DEFAULTS.maxAttempts,
+    maxRefusedAttempts: DEFAULTS.maxRefusedAttempts,
+    baseMs: DEFAULTS.retryBaseMs,
     maxMs: 30_000,
     maxRetryAfterMs: 120_000,
     random: Math.random,

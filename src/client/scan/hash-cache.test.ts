@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { HashCache, RACY_WINDOW_MS } from "./hash-cache.js";
+import { FINE_RACY_WINDOW_MS, HashCache, RACY_WINDOW_MS } from "./hash-cache.js";
 import { hashSite } from "./hash.js";
 import type { SiteFile } from "./walk.js";
 
@@ -68,6 +68,26 @@ describe("HashCache", () => {
     cache.record(file({ mtimeMs: 10_000 }), "3".repeat(32), 10_000 + RACY_WINDOW_MS - 1);
     await cache.save();
     expect((await HashCache.load(config, "p".repeat(64))).lookup(file({ mtimeMs: 10_000 }))).toBeUndefined();
+  });
+
+  it("HashCache: a file with a sub-second mtime written 100 ms before the scan is cached for the very next deploy", async () => {
+    const cache = await HashCache.load(config, "p".repeat(64), 10_123.5 + 100);
+    cache.record(file({ mtimeMs: 10_123.5 }), "4".repeat(32));
+    cache.record(file({ path: "racy.txt", mtimeMs: 10_200.5 }), "5".repeat(32));
+    await cache.save();
+    const next = await HashCache.load(config, "p".repeat(64));
+    expect(next.lookup(file({ mtimeMs: 10_123.5 }))).toBe("4".repeat(32));
+    // Modified 23 ms before the scan: outside the fine window too.
+    expect(next.lookup(file({ path: "racy.txt", mtimeMs: 10_200.5 }))).toBe("5".repeat(32));
+  });
+
+  it("HashCache: a file with a sub-second mtime within FINE_RACY_WINDOW_MS of the scan is not cached", async () => {
+    const cache = await HashCache.load(config, "p".repeat(64), 10_000.5 + FINE_RACY_WINDOW_MS - 1);
+    cache.record(file({ mtimeMs: 10_000.5 }), "6".repeat(32));
+    await cache.save();
+    expect(
+      (await HashCache.load(config, "p".repeat(64))).lookup(file({ mtimeMs: 10_000.5 })),
+    ).toBeUndefined();
   });
 
   it("hashSite: an unchanged file is not read again", async () => {

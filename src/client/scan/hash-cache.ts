@@ -11,8 +11,21 @@ interface CacheFile {
   entries: Record<string, Entry>;
 }
 
-/** Files modified this recently are not cached: a change within the clock's tick could go unseen. */
+/**
+ * A file modified this shortly before the scan is not cached: another change within the same tick
+ * of the file system's clock would leave its mtime as it was, unseen (git's "racily clean" files).
+ * File systems with whole-second timestamps (ext3, HFS+, FAT's two seconds) get RACY_WINDOW_MS;
+ * those with finer ones (ext4, XFS, btrfs, APFS) FINE_RACY_WINDOW_MS, twice the coarsest kernel
+ * tick their timestamps are taken from (10 ms at HZ=100), so a deploy run after writing the files
+ * still caches them for the very next deploy.
+ */
 export const RACY_WINDOW_MS = 2000;
+export const FINE_RACY_WINDOW_MS = 20;
+
+/** The racy window of a file, from its mtime: a whole second says the file system may count in seconds. */
+export function racyWindowMs(mtimeMs: number): number {
+  return mtimeMs % 1000 === 0 ? RACY_WINDOW_MS : FINE_RACY_WINDOW_MS;
+}
 
 /**
  * The hashes of a folder's files from the last deploy, keyed by path and checked against size,
@@ -24,10 +37,20 @@ export class HashCache {
   private constructor(
     private readonly path: string | undefined,
     private readonly old: Record<string, Entry>,
+    private readonly scannedAt: number,
   ) {}
 
-  /** Loads the cache of a folder (by projectHash); an unreadable cache is an empty one. */
-  static async load(configDir: string, projectHash: string): Promise<HashCache> {
+  /** True when the folder had a cache from an earlier deploy. */
+  get existed(): boolean {
+    return Object.keys(this.old).length > 0;
+  }
+
+  /**
+   * Loads the cache of a folder (by projectHash); an unreadable cache is an empty one. `scannedAt`
+   * is when this run started to read the folder (before any stat): files modified within their
+   * racy window of it are not recorded.
+   */
+  static async load(configDir: string, projectHash: string, scannedAt = Date.now()): Promise<HashCache> {
     const path = join(configDir, "hash-cache", `${projectHash}.json`);
     // Unlike the token files, a cache that does not parse is worth nothing: it is started afresh.
     const data = (await readJsonFile(path).catch((error: unknown) => {
@@ -35,12 +58,12 @@ export class HashCache {
       throw error;
     })) as Partial<CacheFile> | null | undefined;
     const entries = data?.version === 1 && typeof data.entries === "object" ? data.entries : {};
-    return new HashCache(path, entries ?? {});
+    return new HashCache(path, entries ?? {}, scannedAt);
   }
 
   /** A cache that remembers nothing and saves nowhere. */
   static empty(): HashCache {
-    return new HashCache(undefined, {});
+    return new HashCache(undefined, {}, Date.now());
   }
 
   /** The cached hash of a file when its size, mtime and inode are those recorded. */
@@ -55,9 +78,9 @@ export class HashCache {
     return hash;
   }
 
-  /** Records a file's hash for next time, unless it was modified within the racy window. */
-  record(file: SiteFile, hash: string, now = Date.now()): void {
-    if (now - file.mtimeMs < RACY_WINDOW_MS) return;
+  /** Records a file's hash for next time, unless it was modified within its racy window of the scan. */
+  record(file: SiteFile, hash: string, scannedAt = this.scannedAt): void {
+    if (scannedAt - file.mtimeMs < racyWindowMs(file.mtimeMs)) return;
     this.fresh.set(file.path, [file.size, file.mtimeMs, file.ino, hash]);
   }
 

@@ -43,7 +43,42 @@ describe("walkSite", () => {
     await put("deep/.DS_Store");
     await put(".deployignore", "");
     await put("deep/.deployignore");
-    expect(await paths()).toEqual(["deep/.deployignore", "index.html"]);
+    // With dotfiles asked for, these are still skipped; only the top .deployignore is the ignore file.
+    const all = await walkSite(root, { includeDotfiles: true });
+    expect(all.map((file) => file.path)).toEqual(["deep/.deployignore", "index.html"]);
+  });
+
+  it("walkSite: skips dotfiles and dot-folders but .well-known/, and names what it skipped for that reason only", async () => {
+    await put("index.html");
+    await put(".env", "SECRET=1");
+    await put(".cache/data.bin");
+    await put("sub/.npmrc");
+    await put(".well-known/security.txt");
+    await put(".git/HEAD");
+    await put(".deployignore", "");
+    const skippedDotfiles: string[] = [];
+    const files = await walkSite(root, { skippedDotfiles });
+    expect(files.map((file) => file.path)).toEqual([".well-known/security.txt", "index.html"]);
+    // .git and .deployignore are skipped whatever the option: they are not named as dotfiles.
+    expect(skippedDotfiles.sort()).toEqual([".cache/", ".env", "sub/.npmrc"]);
+  });
+
+  it("walkSite: --include-dotfiles, or a ! rule in .deployignore, brings dotfiles back", async () => {
+    await put("index.html");
+    await put(".env");
+    await put(".htaccess");
+    expect((await walkSite(root, { includeDotfiles: true })).map((file) => file.path)).toEqual([
+      ".env",
+      ".htaccess",
+      "index.html",
+    ]);
+    await put(".deployignore", "!.htaccess\n");
+    const skippedDotfiles: string[] = [];
+    expect((await walkSite(root, { skippedDotfiles })).map((file) => file.path)).toEqual([
+      ".htaccess",
+      "index.html",
+    ]);
+    expect(skippedDotfiles).toEqual([".env"]);
   });
 
   it("walkSite: honours .deployignore with gitignore syntax (globs, folders, negation)", async () => {

@@ -15,12 +15,29 @@ export interface SiteFile {
 
 /** Always skipped, wherever they are; `.deployignore` itself is skipped at the top. */
 const DEFAULT_IGNORES = [".git", "node_modules", ".DS_Store", "/.deployignore"];
+/**
+ * Dotfiles and dot-folders are private by habit (.env, .npmrc, .ssh/): skipped unless asked for,
+ * except `.well-known/`, which is public by definition (RFC 8615). A `!` rule in .deployignore
+ * comes after these, so it brings one back.
+ */
+const DOTFILE_RULES = [".*", "!/.well-known/"];
 /** The ignore file read at the top of the folder. */
 const IGNORE_FILE = ".deployignore";
+
+/** How to walk a site. */
+export interface WalkOptions {
+  /** Deploy dotfiles and dot-folders too (default: skipped, but `.well-known/`). */
+  includeDotfiles?: boolean;
+  /** Receives the paths skipped only for being dotfiles or dot-folders (a folder ends in `/`). */
+  skippedDotfiles?: string[];
+}
 
 interface WalkState {
   root: string;
   rules: Ignore;
+  /** The same rules without the dotfile ones: what is skipped by these only is a skipped dotfile. */
+  withoutDotfiles: Ignore;
+  skippedDotfiles: string[];
   files: SiteFile[];
   problems: string[];
 }
@@ -30,8 +47,20 @@ interface WalkState {
  * ignores and what `.deployignore` names; follows symbolic links that stay inside the folder and
  * refuses, naming them, those that leave it, dangle or loop.
  */
-export async function walkSite(root: string): Promise<SiteFile[]> {
-  const state: WalkState = { root, rules: await loadRules(root), files: [], problems: [] };
+export async function walkSite(root: string, options: WalkOptions = {}): Promise<SiteFile[]> {
+  const user = await readIgnoreFile(root);
+  const withoutDotfiles = ignore().add(DEFAULT_IGNORES).add(user);
+  const rules = options.includeDotfiles
+    ? withoutDotfiles
+    : ignore().add(DEFAULT_IGNORES).add(DOTFILE_RULES).add(user);
+  const state: WalkState = {
+    root,
+    rules,
+    withoutDotfiles,
+    skippedDotfiles: options.skippedDotfiles ?? [],
+    files: [],
+    problems: [],
+  };
   visitDir(state, root, "", [root]);
   if (state.problems.length > 0) {
     const shown = state.problems.slice(0, 20).map((line) => `  ${line}`);
@@ -45,10 +74,9 @@ export async function walkSite(root: string): Promise<SiteFile[]> {
   return state.files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
-async function loadRules(root: string): Promise<Ignore> {
-  const rules = ignore().add(DEFAULT_IGNORES);
+async function readIgnoreFile(root: string): Promise<string> {
   try {
-    rules.add(await readFile(join(root, IGNORE_FILE), "utf8"));
+    return await readFile(join(root, IGNORE_FILE), "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
       throw new CliError(
@@ -56,8 +84,17 @@ async function loadRules(root: string): Promise<Ignore> {
         `cannot read ${join(root, IGNORE_FILE)}: ${(error as Error).message}`,
       );
     }
+    return "";
   }
-  return rules;
+}
+
+/** True when the rules skip `path`; notes it when only the dotfile rules do. */
+function skips(state: WalkState, path: string): boolean {
+  if (!state.rules.ignores(path)) return false;
+  if (state.rules !== state.withoutDotfiles && !state.withoutDotfiles.ignores(path)) {
+    state.skippedDotfiles.push(path);
+  }
+  return true;
 }
 
 /**
@@ -78,15 +115,15 @@ function visitDir(state: WalkState, dir: string, prefix: string, chain: string[]
     const abs = base + entry.name;
     const rel = prefix + entry.name;
     if (entry.isDirectory()) {
-      if (!state.rules.ignores(`${rel}/`)) subdirs.push({ abs, rel, real: abs });
+      if (!skips(state, `${rel}/`)) subdirs.push({ abs, rel, real: abs });
     } else if (entry.isFile()) {
-      if (!state.rules.ignores(rel)) addFile(state, rel, abs, statOf(abs, rel, lstatSync));
+      if (!skips(state, rel)) addFile(state, rel, abs, statOf(abs, rel, lstatSync));
     } else if (entry.isSymbolicLink()) {
       const real = followLink(state, abs, rel);
       if (real === undefined) continue;
       const info = statOf(real, rel, statSync);
       if (info.isDirectory()) {
-        if (state.rules.ignores(`${rel}/`)) continue;
+        if (skips(state, `${rel}/`)) continue;
         if (chain.includes(real)) {
           state.problems.push(
             `${rel} → ${relative(state.root, real) || "."} (a loop: it points to a folder above it)`,
@@ -94,7 +131,7 @@ function visitDir(state: WalkState, dir: string, prefix: string, chain: string[]
           continue;
         }
         subdirs.push({ abs, rel, real });
-      } else if (info.isFile() && !state.rules.ignores(rel)) {
+      } else if (info.isFile() && !skips(state, rel)) {
         addFile(state, rel, abs, info);
       }
     }
@@ -116,7 +153,7 @@ function addFile(state: WalkState, rel: string, abs: string, info: Stats): void 
 
 /** The real target of a link inside the folder, or undefined after recording why it is refused. */
 function followLink(state: WalkState, abs: string, rel: string): string | undefined {
-  if (state.rules.ignores(rel) || state.rules.ignores(`${rel}/`)) return undefined;
+  if (state.rules.ignores(`${rel}/`) || skips(state, rel)) return undefined;
   let target: string;
   try {
     target = realpathSync.native(abs);

@@ -1,17 +1,26 @@
 import { createInterface } from "node:readline";
 import { PROJECT_GONE_CODES } from "../../net/api-client.js";
-import { openFolder, requireSavedProject, type CommandContext } from "../../context.js";
+import { openProject, type CommandContext, type ProjectHandle } from "../../context.js";
 import { ApiError, CliError, UsageError } from "../../errors.js";
 import { deleteText, jsonLine } from "./output.js";
 
 /** `deploy delete`: deletes the folder's project after a confirmation (or --yes). */
 export async function deleteCommand(ctx: CommandContext, dir: string, yes: boolean): Promise<void> {
-  const folder = await openFolder(ctx, dir);
-  const project = requireSavedProject(folder, ctx.apiUrl);
-  if (!yes) await confirm(ctx, `Delete project ${project.projectSlug} (${project.productionUrl})? [y/N] `);
+  const handle = await openProject(ctx, dir, { lock: true });
+  try {
+    await deleteLocked(ctx, handle, yes);
+  } finally {
+    await handle.release();
+  }
+}
+
+async function deleteLocked(ctx: CommandContext, handle: ProjectHandle, yes: boolean): Promise<void> {
+  const { project, api, folder } = handle;
+  const where = project.productionUrl === "" ? "" : ` (${project.productionUrl})`;
+  if (!yes) await confirm(ctx, `Delete project ${project.projectSlug}${where}? [y/N] `);
   let result;
   try {
-    result = await folder.api.deleteProject(project.projectSlug, project.apiToken);
+    result = await api.deleteProject(project.projectSlug, project.apiToken);
   } catch (error) {
     if (!(
       error instanceof ApiError &&
@@ -19,14 +28,15 @@ export async function deleteCommand(ctx: CommandContext, dir: string, yes: boole
       error.code !== "PROJECT_EXPIRED"
     ))
       throw error;
-    await folder.savedProjects.remove(ctx.apiUrl, folder.projectHash);
+    await folder?.savedProjects.remove(ctx.apiUrl, folder.projectHash);
     throw new CliError(
       "PROJECT_GONE",
       `project ${project.projectSlug} no longer exists on ${ctx.apiUrl} (${error.code}); forgot it locally`,
     );
   }
-  await folder.savedProjects.remove(ctx.apiUrl, folder.projectHash);
-  ctx.io.stdout.write(ctx.json ? jsonLine(result) : deleteText(result.projectSlug, project.productionUrl));
+  await folder?.savedProjects.remove(ctx.apiUrl, folder.projectHash);
+  const url = project.productionUrl === "" ? undefined : project.productionUrl;
+  ctx.io.stdout.write(ctx.json ? jsonLine(result) : deleteText(result.projectSlug, url));
 }
 
 async function confirm(ctx: CommandContext, question: string): Promise<void> {

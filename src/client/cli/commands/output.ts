@@ -7,35 +7,50 @@ export function jsonLine(value: unknown): string {
   return `${JSON.stringify(value)}\n`;
 }
 
-/** The `--json` object of a deploy (issue 3's keys, plus previousProjectSlug when the URL changed). */
+/**
+ * The `--json` object of a deploy: issue 3's keys with preview and identical, plus
+ * skippedDotfiles when any was skipped and previousProjectSlug when the URL changed.
+ */
 export function deployJson(summary: DeploySummary): string {
-  const { projectSlug, revisionId, productionUrl, revisionUrl, files, uploaded, bytesUploaded, durationMs } =
+  const { projectSlug, revisionId, productionUrl, revisionUrl, preview, files, uploaded, identical } =
     summary;
-  const base = {
+  const { bytesUploaded, durationMs, skippedDotfiles, previousProjectSlug } = summary;
+  return jsonLine({
     projectSlug,
     revisionId,
     productionUrl,
     revisionUrl,
+    preview,
     files,
     uploaded,
+    identical,
     bytesUploaded,
     durationMs,
-  };
-  return jsonLine(
-    summary.previousProjectSlug === undefined
-      ? base
-      : { ...base, previousProjectSlug: summary.previousProjectSlug },
-  );
+    ...(skippedDotfiles.length > 0 ? { skippedDotfiles } : {}),
+    ...(previousProjectSlug === undefined ? {} : { previousProjectSlug }),
+  });
 }
 
 /** The human report of a deploy. */
 export function deployText(summary: DeploySummary): string {
+  const files =
+    `  Files:      ${formatCount(summary.files)} total: ${formatCount(summary.uploaded)} uploaded, ` +
+    (summary.identical > 0 ? `${formatCount(summary.identical)} identical to another file, ` : "") +
+    `${formatCount(summary.reused)} already on the server`;
+  const head = summary.preview
+    ? [
+        `Preview of ${summary.projectSlug} (revision ${summary.revisionId}); production unchanged`,
+        `  Revision:   ${summary.revisionUrl}`,
+        `  Production: ${summary.productionUrl} (still its earlier revision; \`deploy promote ${summary.revisionId}\` puts this one live)`,
+      ]
+    : [
+        `Deployed ${summary.projectSlug} (revision ${summary.revisionId})`,
+        `  Production: ${summary.productionUrl}`,
+        `  Revision:   ${summary.revisionUrl}`,
+      ];
   const lines = [
-    `Deployed ${summary.projectSlug} (revision ${summary.revisionId})`,
-    `  Production: ${summary.productionUrl}`,
-    `  Revision:   ${summary.revisionUrl}`,
-    `  Files:      ${formatCount(summary.files)} total, ${formatCount(summary.uploaded)} uploaded, ` +
-      `${formatCount(summary.reused)} already on the server`,
+    ...head,
+    files,
     `  Sent:       ${formatBytes(summary.bytesUploaded)}`,
     `  Time:       ${formatDuration(summary.durationMs)}`,
   ];

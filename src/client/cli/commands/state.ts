@@ -1,0 +1,18 @@
+import { openProject, type CommandContext } from "../../context.js";
+import { listJson, listText, statusJson, statusText } from "./revisions-output.js";
+
+/** `deploy status` and `deploy list`: the project's state, or its kept revisions. */
+export async function stateCommand(ctx: CommandContext, dir: string, what: "status" | "list"): Promise<void> {
+  const handle = await openProject(ctx, dir, { lock: false });
+  const state = await handle.api.state(handle.project.projectSlug, handle.project.apiToken);
+  const now = new Date();
+  const text =
+    what === "status"
+      ? ctx.json
+        ? statusJson(state, now)
+        : statusText(state, now)
+      : ctx.json
+        ? listJson(state)
+        : listText(state);
+  ctx.io.stdout.write(text);
+}
