@@ -60,6 +60,50 @@ describe("bucketBody", () => {
     expect(parts.get(assets[2]!.hash)!.mimeType).toBe("application/octet-stream");
   });
 
+  it("bucketBody: small files gathered into chunks of about 1 MiB, a large one between them streamed; every part whole and in order", async () => {
+    const many: BucketAsset[] = [];
+    const expected = new Map<string, Buffer>();
+    for (let i = 0; i < 700; i++) {
+      const bytes = Buffer.from(`file ${i} `.repeat(200 + (i % 7)));
+      const name = `many-${i}.txt`;
+      await writeFile(join(dir, name), bytes);
+      const hash = `${i}`.padStart(32, "b");
+      many.push({
+        hash,
+        file: { path: name, absPath: join(dir, name), size: bytes.length, mtimeMs: 0, ino: 0 },
+      });
+      expected.set(hash, bytes);
+      if (i === 350) {
+        many.push(assets[2]!);
+        expected.set(assets[2]!.hash, contents["big.bin"]!);
+      }
+    }
+    const body = bucketBody(many);
+    const chunks: Buffer[] = [];
+    for await (const chunk of body.stream()) chunks.push(chunk);
+    // Far fewer chunks than parts, none much over the batch size.
+    expect(chunks.length).toBeLessThan(many.length / 10);
+    for (const chunk of chunks) expect(chunk.length).toBeLessThan(1024 * 1024 + 8 * 1024);
+    const whole = Buffer.concat(chunks);
+    expect(whole.length).toBe(body.length);
+    const order: string[] = [];
+    await new Promise<void>((resolve, reject) => {
+      const parser = busboy({ headers: { "content-type": body.contentType } });
+      parser.on("file", (name, stream) => {
+        order.push(name);
+        let value = "";
+        stream.on("data", (data: Buffer) => (value += data.toString("latin1")));
+        stream.on("end", () =>
+          expect(Buffer.from(value, "base64").equals(expected.get(name)!), name).toBe(true),
+        );
+      });
+      parser.on("close", resolve);
+      parser.on("error", reject);
+      parser.end(whole);
+    });
+    expect(order).toEqual(many.map((asset) => asset.hash));
+  });
+
   it("bucketBody: each stream() is a fresh body, so a retry sends it again", async () => {
     const body = bucketBody(assets.slice(0, 1));
     const read = async () => {

@@ -1,8 +1,29 @@
-import { createReadStream } from "node:fs";
+import { createReadStream, readFileSync } from "node:fs";
 import { CliError } from "../errors.js";
 
 /** Read size: a multiple of 3, so each chunk's base64 joins the next without padding. */
 const READ_CHUNK_BYTES = 3 * 64 * 1024;
+/**
+ * Files up to this size are read in one call: a stream per file (open, a 192 KiB buffer, reads,
+ * close, each a trip through the thread pool) cost more than the file; for 5,000 files of 2 KB it
+ * was most of the upload's time on the client.
+ */
+export const WHOLE_READ_BYTES = 256 * 1024;
+
+/**
+ * Reads a small file (up to WHOLE_READ_BYTES) in one synchronous call, failing like `fileBytes`.
+ * From the page cache it takes microseconds, less than scheduling an asynchronous read.
+ */
+export function readSmallFile(absPath: string, label: string, expectedSize: number): Buffer {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(absPath);
+  } catch (error) {
+    throw new CliError("READ_FAILED", `cannot read ${label}: ${(error as Error).message}`);
+  }
+  if (bytes.length !== expectedSize) throw fileChangedError(label, expectedSize);
+  return bytes;
+}
 
 /** The base64 length of `size` bytes. */
 export function base64Length(size: number): number {
@@ -33,6 +54,10 @@ export async function* fileBytes(
   label: string,
   expectedSize: number,
 ): AsyncGenerator<Buffer> {
+  if (expectedSize <= WHOLE_READ_BYTES) {
+    yield readSmallFile(absPath, label, expectedSize);
+    return;
+  }
   let total = 0;
   try {
     for await (const chunk of createReadStream(absPath, { highWaterMark: READ_CHUNK_BYTES })) {
