@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createTestProject } from "../support/deploy-flow.js";
 import { uploadBucket } from "../support/multipart.js";
 import { startTestServer } from "../support/server.js";
-import { blobStoreState } from "../support/store-snapshot.js";
+import { blobStoreState, snapshotStore } from "../support/store-snapshot.js";
 import { prepareFiles } from "../support/upload-flow.js";
 
 /**
@@ -10,7 +10,7 @@ import { prepareFiles } from "../support/upload-flow.js";
  * filling this machine's disk. Creating a temporary blob file fails with ENOSPC, as the system
  * would, while `disk.full` is set; everything else is the real file system.
  */
-const disk = vi.hoisted(() => ({ full: false }));
+const disk = vi.hoisted(() => ({ full: false, fillsAfter: undefined as number | undefined }));
 
 vi.mock("node:fs/promises", async (importOriginal) =>
   (await import("../support/full-disk.js")).fullDiskFs(await importOriginal(), disk),
@@ -23,6 +23,7 @@ describe("a full disk during an upload", () => {
   });
   afterAll(async () => {
     disk.full = false;
+    disk.fillsAfter = undefined;
     await server.stop();
   });
 
@@ -47,6 +48,27 @@ describe("a full disk during an upload", () => {
     const again = await uploadBucket(prepared.urls.upload, prepared.uploadJwt, [
       { hash, bytes: byHash.get(hash)! },
     ]);
+    expect(again.status).toBe(201);
+  });
+
+  it("upload: 507 INSUFFICIENT_STORAGE when the disk fills in the middle of a pack; no partial pack, no row, and the same upload completes once there is room", async () => {
+    const p = await createTestProject(server.urls.api, "full-disk-mid-pack");
+    const files: Record<string, string> = {};
+    // 3 MiB in all, more than the pack writer's 1 MiB buffer: the disk fills after its first write.
+    for (let i = 0; i < 24; i++) files[`/part-${i}.txt`] = `${i} `.repeat(64 * 1024);
+    const { prepared, byHash } = await prepareFiles(server.urls.api, p, files);
+    const parts = prepared.buckets[0].map((hash: string) => ({ hash, bytes: byHash.get(hash)! }));
+    const before = snapshotStore(server.dataDir);
+    disk.fillsAfter = 1024 * 1024;
+    const res = await uploadBucket(prepared.urls.upload, prepared.uploadJwt, parts);
+    disk.fillsAfter = undefined;
+    expect(res.status).toBe(507);
+    expect(res.body.errors[0].code).toBe(10009);
+    expect(snapshotStore(server.dataDir)).toEqual(before);
+    const state = blobStoreState(server.dataDir);
+    expect(state.unnamedFiles).toEqual([]);
+    expect(state.temporaryFiles).toEqual([]);
+    const again = await uploadBucket(prepared.urls.upload, prepared.uploadJwt, parts);
     expect(again.status).toBe(201);
   });
 });
