@@ -100,4 +100,34 @@ describe("deploy with _redirects and _headers", () => {
     expect((await edgeGet(server.urls.edge, host, "/_redirects")).status).toBe(404);
     expect((await edgeGet(server.urls.edge, host, "/_headers")).status).toBe(404);
   });
+
+  it("edge Last-Modified: moves forward when an older revision is promoted, so a browser's If-Modified-Since gets the rollback (200), not a 304", async () => {
+    const q = await createTestProject(server.urls.api, "last-modified");
+    const host = `${q.slug}.localhost`;
+    const one = await deployFiles(server.urls.api, q, { "/index.html": "version one" });
+    const oneModified = (await edgeGet(server.urls.edge, host, "/")).headers["last-modified"];
+    server.clock.advance(60);
+    await deployFiles(server.urls.api, q, { "/index.html": "version two" });
+    const two = await edgeGet(server.urls.edge, host, "/");
+    const twoModified = String(two.headers["last-modified"]);
+    // Whole seconds: the real time under the test clock may cross one more second boundary.
+    expect(Date.parse(twoModified) - Date.parse(String(oneModified))).toBeGreaterThanOrEqual(60_000);
+    expect((await edgeGet(server.urls.edge, host, "/", { "if-modified-since": twoModified })).status).toBe(
+      304,
+    );
+    server.clock.advance(60);
+    const promoted = await api(server.urls.api, "POST", `/projects/${q.slug}/promote`, {
+      token: q.token,
+      body: { ...identity(q), revisionId: one.deployed.revisionId },
+    });
+    expect(promoted.status).toBe(200);
+    const rolledBack = await edgeGet(server.urls.edge, host, "/", { "if-modified-since": twoModified });
+    expect([rolledBack.status, rolledBack.body.toString()]).toEqual([200, "version one"]);
+    expect(
+      Date.parse(String(rolledBack.headers["last-modified"])) - Date.parse(twoModified),
+    ).toBeGreaterThanOrEqual(60_000);
+    // The revision's own host keeps the revision's publish time.
+    const pinned = await edgeGet(server.urls.edge, new URL(one.deployed.revisionUrl).host, "/");
+    expect(pinned.headers["last-modified"]).toBe(oneModified);
+  });
 });

@@ -104,6 +104,10 @@ export function openPlatformDatabase(dir: string): PlatformDatabase {
   }
   db.exec("CREATE INDEX IF NOT EXISTS upload_sessions_address ON upload_sessions(client_address)");
   addPackColumns(db);
+  // When the production revision last changed (publish or promote): its files' Last-Modified.
+  const siteColumns = (db.prepare("PRAGMA table_info(sites)").all() as { name: string }[]).map((c) => c.name);
+  if (!siteColumns.includes("production_since"))
+    db.exec("ALTER TABLE sites ADD COLUMN production_since INTEGER");
   // A database from before per-project deduplication: its open sessions were told that held
   // content need not be sent, so they keep it.
   if (before === undefined) {

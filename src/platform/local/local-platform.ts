@@ -218,7 +218,7 @@ export class LocalPlatform implements Platform {
   }
 
   async promoteRevision(projectSlug: string, revisionId: string): Promise<void> {
-    if (!this.sites.promote(projectSlug, revisionId)) {
+    if (!this.sites.promote(projectSlug, revisionId, this.options.now())) {
       throw new RevisionNotFoundError(`revision ${revisionId} not found for project ${projectSlug}`);
     }
   }

@@ -13,7 +13,11 @@ export interface SiteTarget {
   readonly revisionId: string;
   /** True on a revision host, whose content can never change. */
   readonly immutable: boolean;
-  /** When the revision was published (ms since the epoch): its files' Last-Modified. */
+  /**
+   * Since when this host serves this revision (ms since the epoch), its files' Last-Modified: on a
+   * production host the last publish or promote (a rollback must not look older than what the
+   * browser holds), on a revision host the revision's publish.
+   */
   readonly publishedAt: number;
 }
 
@@ -114,7 +118,8 @@ export class PublishedSites {
         WHERE s.project_slug = ? AND r.revision_id = ?`,
     );
     this.productionStatement = db.prepare(
-      `SELECT s.project_slug, s.revision_id, s.expires_at, r.created_at FROM site_hosts h
+      `SELECT s.project_slug, s.revision_id, s.expires_at,
+              COALESCE(s.production_since, r.created_at) AS created_at FROM site_hosts h
          JOIN sites s ON s.project_slug = h.project_slug
          JOIN revisions r ON r.project_slug = s.project_slug AND r.revision_id = s.revision_id
         WHERE h.hostname = ?`,

@@ -67,9 +67,9 @@ export class SiteTables {
       ),
       deleteRules: db.prepare("DELETE FROM revision_rules WHERE project_slug = ?"),
       upsertSite: db.prepare(
-        `INSERT INTO sites (project_slug, revision_id, expires_at) VALUES (?, ?, ?)
+        `INSERT INTO sites (project_slug, revision_id, expires_at, production_since) VALUES (?, ?, ?, ?)
          ON CONFLICT (project_slug) DO UPDATE SET revision_id = excluded.revision_id,
-           expires_at = excluded.expires_at`,
+           expires_at = excluded.expires_at, production_since = excluded.production_since`,
       ),
       upsertSiteExpiry: db.prepare(
         `INSERT INTO sites (project_slug, revision_id, expires_at) VALUES (?, NULL, ?)
@@ -77,7 +77,9 @@ export class SiteTables {
       ),
       hasRevision: db.prepare("SELECT 1 FROM revisions WHERE project_slug = ? AND revision_id = ?").pluck(),
       productionOf: db.prepare("SELECT revision_id FROM sites WHERE project_slug = ?").pluck(),
-      setProduction: db.prepare("UPDATE sites SET revision_id = ? WHERE project_slug = ?"),
+      setProduction: db.prepare(
+        "UPDATE sites SET revision_id = ?, production_since = ? WHERE project_slug = ?",
+      ),
       deleteRevisionFiles: db.prepare(
         "DELETE FROM revision_files WHERE project_slug = ? AND revision_id = ?",
       ),
@@ -128,18 +130,21 @@ export class SiteTables {
       s.copyFiles.run(input.projectSlug, input.revisionId, input.sessionId);
       if (input.rules !== undefined) s.insertRules.run(input.projectSlug, input.revisionId, input.rules);
       if (input.preview === true) s.upsertSiteExpiry.run(input.projectSlug, input.expiresAt);
-      else s.upsertSite.run(input.projectSlug, input.revisionId, input.expiresAt);
+      else s.upsertSite.run(input.projectSlug, input.revisionId, input.expiresAt, input.now);
       this.replaceHosts(input.projectSlug, input.hostnames);
       s.clearPending.run(input.sessionId);
     })();
   }
 
-  /** Points the project's hostnames at one of its revisions; false (nothing changed) when it has none such. */
-  promote(projectSlug: string, revisionId: string): boolean {
+  /**
+   * Points the project's hostnames at one of its revisions, from `now` (what Last-Modified then
+   * says); false (nothing changed) when it has none such.
+   */
+  promote(projectSlug: string, revisionId: string, now: number): boolean {
     const s = this.statements;
     return this.db.transaction(() => {
       if (s.hasRevision.get(projectSlug, revisionId) === undefined) return false;
-      s.setProduction.run(revisionId, projectSlug);
+      s.setProduction.run(revisionId, now, projectSlug);
       return true;
     })();
   }
