@@ -55,6 +55,8 @@ const NOWHERE: HostEntry = Object.freeze({ pinned: undefined, production: undefi
 // so a flood of them cannot hold much memory.
 const MAX_HOST_KEY = 260;
 const MAX_PATH_KEY = 1024;
+// Compiled rules of at most this many revisions are kept (a revision's can hold 2,100 rules).
+const MAX_RULE_SETS = 256;
 
 const REVISION_LABEL = /^([a-z0-9]{10})--([a-z0-9-]+)$/;
 
@@ -175,7 +177,7 @@ export class PublishedSites {
     if (compiled === undefined) {
       const row = this.rulesStatement.get(projectSlug, revisionId);
       compiled = new CompiledRules(row ? (JSON.parse(row.rules) as SiteRules) : NO_RULES);
-      if (this.rules.size >= this.maxHosts) this.rules.clear();
+      if (this.rules.size >= MAX_RULE_SETS) this.rules.clear();
       this.rules.set(key, compiled);
     }
     return compiled;
