@@ -19,6 +19,7 @@ const REDIRECTS = `
 /docs/*        https://docs.example.com/:splat 308
 /shop/*        /shop/index.html 200
 /style.css     /nope.css 200
+/menu          /carte/café€ 302
 `;
 
 const HEADERS = `
@@ -87,6 +88,8 @@ describe("edge with _redirects and _headers", () => {
       location: "/news/2024/hello%20world?ref=x",
     });
     expect(await moved("/users/42/posts")).toEqual({ status: 302, location: "/people/posts/42" });
+    // A target no header could carry as written is sent percent-encoded, never a failure.
+    expect(await moved("/menu")).toEqual({ status: 302, location: "/carte/caf%C3%A9%E2%82%AC" });
     expect(await moved("/docs/guide/intro")).toEqual({
       status: 308,
       location: "https://docs.example.com/guide/intro",

@@ -36,6 +36,12 @@ describe("CompiledRules", () => {
     expect(rules.redirectFor("/ext/café", "")?.location).toBe("https://example.com/caf%C3%A9");
   });
 
+  it("redirectFor: a literal target's non-ASCII characters and spaces are percent-encoded; an encoded source matches the decoded path", () => {
+    const rules = compile("/menu /caf\u00e9/menu\u20ac\n/caf%C3%A9/old /new");
+    expect(rules.redirectFor("/menu", "")?.location).toBe("/caf%C3%A9/menu%E2%82%AC");
+    expect(rules.redirectFor("/caf\u00e9/old", "")?.location).toBe("/new");
+  });
+
   it("redirectFor: the request's query is kept unless the target has its own, before a fragment", () => {
     const rules = compile("/a /b\n/c /d?x=1\n/e /f#part");
     expect(rules.redirectFor("/a", "?q=1")?.location).toBe("/b?q=1");

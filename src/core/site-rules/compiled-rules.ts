@@ -56,7 +56,10 @@ export class CompiledRules {
   redirectFor(path: string, query: string): RuleRedirect | undefined {
     const found = firstMatch(this.redirects, path);
     if (!found) return undefined;
-    let location = fillTarget(found.rule.to, found.values, encodePath);
+    // A literal target may hold what a header cannot carry (`/café`, a space): encoded, as a browser would.
+    let location = fillTarget(found.rule.to, found.values, encodePath).replace(/[^\x21-\x7e]+/g, (text) =>
+      encodeURIComponent(text),
+    );
     if (query !== "" && !location.includes("?")) {
       const hash = location.indexOf("#");
       location = hash === -1 ? location + query : location.slice(0, hash) + query + location.slice(hash);

@@ -32,8 +32,9 @@ export function staticKey(path: string): string {
   return path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
 }
 
-/** Compiles a pattern that `patternNames` accepted. */
-export function compilePattern(pattern: string): PathPattern {
+/** Compiles a pattern that `patternNames` accepted; it matches decoded paths, so it is decoded too. */
+export function compilePattern(written: string): PathPattern {
+  const pattern = decodedPattern(written);
   if (!pattern.includes("*") && !HAS_PLACEHOLDER.test(pattern))
     return { kind: "static", key: staticKey(pattern) };
   const names: string[] = [];
@@ -55,6 +56,16 @@ export function compilePattern(pattern: string): PathPattern {
   // As for static rules, a trailing slash is optional in the request.
   if (!pattern.endsWith("*") && !pattern.endsWith("/")) source += "/?";
   return { kind: "dynamic", source: `^${source}$`, names };
+}
+
+/** A pattern with its percent-encoding decoded (`/caf%C3%A9` is `/café`), or as written if malformed. */
+function decodedPattern(pattern: string): string {
+  if (!pattern.includes("%")) return pattern;
+  try {
+    return decodeURIComponent(pattern);
+  } catch {
+    return pattern;
+  }
 }
 
 /** The placeholders (`:name`, `:splat`) a target uses that the source does not bind. */
