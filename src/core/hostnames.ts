@@ -1,9 +1,4 @@
-import { isIP } from "node:net";
-import { domainToASCII } from "node:url";
 import { InvalidDomainError } from "./errors.js";
-import { quoteForMessage } from "./text.js";
-
-const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
 /** Where generated hostnames live and which names are reserved (contract §8). */
 export interface HostnamePolicy {
@@ -19,31 +14,6 @@ export function generatedHostname(slug: string, policy: HostnamePolicy): string 
 /** The hostname that serves one revision: `<revisionId>--<slug>.<SITES_DOMAIN>`. */
 export function revisionHostname(revisionId: string, slug: string, policy: HostnamePolicy): string {
   return `${revisionId}--${slug}.${policy.sitesDomain}`;
-}
-
-/**
- * Lowercases a hostname (IDN to punycode) and checks its shape: at most 253 characters, labels of
- * at most 63, two labels at least, no IP address, no trailing dot. Throws INVALID_DOMAIN.
- */
-export function normalizeHostname(input: string): string {
-  if (input.length === 0 || input.length > 253 || input.endsWith(".")) {
-    throw new InvalidDomainError(`domain "${quoteForMessage(input)}" is not a valid hostname`);
-  }
-  if (isIP(input) !== 0 || isIP(input.replace(/^\[|\]$/g, "")) !== 0) {
-    throw new InvalidDomainError("domain must be a hostname, not an IP address");
-  }
-  const ascii = domainToASCII(input.toLowerCase());
-  const labels = ascii.split(".");
-  if (
-    ascii.length === 0 ||
-    ascii.length > 253 ||
-    labels.length < 2 ||
-    !labels.every((label) => LABEL.test(label)) ||
-    /^[0-9]+$/.test(labels[labels.length - 1]!)
-  ) {
-    throw new InvalidDomainError(`domain "${quoteForMessage(input)}" is not a valid hostname`);
-  }
-  return ascii;
 }
 
 /**

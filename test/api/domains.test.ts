@@ -81,7 +81,7 @@ describe("domains", () => {
     const bad = [
       "localhost",
       "example",
-      "example.com.",
+      "example.com..",
       "127.0.0.1",
       "[::1]",
       "a..b.com",
@@ -105,6 +105,36 @@ describe("domains", () => {
       expect(res.body.error.code, domain).toBe("INVALID_DOMAIN");
     }
     expect(snapshotStore(server.dataDir)).toEqual(before);
+  });
+
+  it("POST domains: 400 INVALID_DOMAIN naming the problem for a hostname with more after it, never cut off, nothing changed", async () => {
+    const { p } = await projects("junk");
+    const cases: [string, string][] = [
+      ["junk.example.com/path", "has a path"],
+      ["junk.example.com?x=1", "has a query"],
+      ["junk.example.com#frag", "has a fragment"],
+      ["junk.example.com\\evil", "contains a backslash"],
+      ["%6Aunk.example.com", "contains a percent sign"],
+      ["junk.example.com:8443", "has a port"],
+      ["https://junk.example.com", "has a scheme"],
+    ];
+    const before = snapshotStore(server.dataDir);
+    for (const [domain, problem] of cases) {
+      const res = await assign(domain, p);
+      expect(res.status, domain).toBe(400);
+      expect(res.body.error.code, domain).toBe("INVALID_DOMAIN");
+      expect(res.body.error.message, domain).toContain(problem);
+    }
+    expect(snapshotStore(server.dataDir)).toEqual(before);
+    expect((await edgeGet(server.urls.edge, "junk.example.com", "/")).status).toBe(404);
+  });
+
+  it("POST domains: one trailing dot is dropped, as the edge drops it from Host", async () => {
+    const { p } = await projects("dot");
+    const res = await assign("Dot.Example.COM.", p);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.domain.hostname).toBe("dot.example.com");
+    expect((await edgeGet(server.urls.edge, "dot.example.com.", "/")).body.toString()).toBe("p site");
   });
 
   it("DELETE domains: 200 { project } back on the generated hostname, which serves again", async () => {

@@ -117,6 +117,22 @@ describe("deploy failures a person meets", () => {
     );
   });
 
+  it("domain: a hostname with a path, query or fragment after it exits 1 naming the problem; nothing is assigned", async () => {
+    const site = join(bed.dir, "junk-domain");
+    await writeSite(site, { "index.html": "x" });
+    expect((await runInProcess([site], bed.env)).code).toBe(0);
+    for (const [input, problem] of [
+      ["www.example.com/path", "has a path"],
+      ["www.example.com?x=1", "has a query"],
+      ["www.example.com#frag", "has a fragment"],
+    ]) {
+      const run = await runInProcess(["domain", input!, "--dir", site], bed.env);
+      expect(run.code, input).toBe(1);
+      expect(run.stdout, input).toBe("");
+      expect(run.stderr, input).toContain(problem);
+    }
+  });
+
   it("delete: off a terminal without --yes is a usage error and deletes nothing", async () => {
     const site = join(bed.dir, "keep");
     await writeSite(site, { "index.html": "x" });

@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { assertClaimable, normalizeHostname } from "../../src/core/hostnames.js";
+import { assertClaimable } from "../../src/core/hostnames.js";
+import { normalizeHostname } from "../../src/core/hostname-syntax.js";
 import { createTestProject, deployFiles, identity, type TestProject } from "../support/deploy-flow.js";
 import { api } from "../support/http.js";
 import { rawMessage, rawRequest, type RawResponse } from "../support/raw-http.js";

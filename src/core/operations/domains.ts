@@ -1,7 +1,8 @@
 import type { HostnameRelease, ProjectRecord } from "../ports/store.js";
 import { HostnameConflictError, HostnameWithheldError, isWithheld } from "../ports/store.js";
 import { DomainTakenError, InvalidDomainError } from "../errors.js";
-import { assertClaimable, normalizeHostname } from "../hostnames.js";
+import { assertClaimable } from "../hostnames.js";
+import { normalizeHostname } from "../hostname-syntax.js";
 import { type PublicProject, type Services, toPublicProject } from "./services.js";
 import { authorize, type ProjectCredentials } from "./authorize.js";
 import { releaseOf, withheldError } from "./hostname-releases.js";
