@@ -119,6 +119,11 @@ function serve(
   if (route === "not-found") return sendPlain(res, 404, "Not Found");
   if (route.kind === "redirect")
     return sendPlain(res, route.status, REDIRECT_TEXT[route.status], route.fields);
+  // A site with a custom domain names it as canonical on its other hostnames (the generated one).
+  if (site.canonicalUrl !== undefined) {
+    const path = requestTarget(target, undefined)!.rawPath;
+    res.setHeader("link", `<${site.canonicalUrl}${path.slice(1)}>; rel="canonical"`);
+  }
   if (route.kind === "app") {
     return acceptsHtml(req) ? sendFile(req, res, source, route.page) : sendPlain(res, 404, "Not Found");
   }

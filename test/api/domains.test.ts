@@ -32,7 +32,7 @@ describe("domains", () => {
   const assign = (domain: unknown, project: TestProject) => assignDomain(server.urls.api, project, domain);
   const reset = (project: TestProject) => resetDomain(server.urls.api, project);
 
-  it("POST domains: 200 with hostname and CNAME target; the edge serves it in place of the generated one", async () => {
+  it("POST domains: 200 with hostname and CNAME target; the edge serves it, and the generated hostname too, naming it canonical", async () => {
     const { p } = await projects("www");
     const res = await assign("WWW.Example.COM", p);
     expect(res.status).toBe(200);
@@ -40,8 +40,17 @@ describe("domains", () => {
     expect(res.body.project.customHostname).toBe("www.example.com");
     expect(res.body.project.hostname).toBe("www.example.com");
     expect(res.body.project.productionUrl).toMatch(/^http:\/\/www\.example\.com:\d+\/$/);
-    expect((await edgeGet(server.urls.edge, "www.example.com", "/")).body.toString()).toBe("p site");
-    expect((await edgeGet(server.urls.edge, `${p.slug}.localhost`, "/")).status).toBe(404);
+    const custom = await edgeGet(server.urls.edge, "www.example.com", "/");
+    expect(custom.body.toString()).toBe("p site");
+    expect(custom.headers.link).toBeUndefined();
+    const home = await edgeGet(server.urls.edge, `${p.slug}.localhost`, "/");
+    expect(home.status).toBe(200);
+    expect(home.body.toString()).toBe("p site");
+    const origin = res.body.project.productionUrl.slice(0, -1);
+    expect(home.headers.link).toBe(`<${origin}/>; rel="canonical"`);
+    // The query does not go along (the path does: the platform contract checks it).
+    const page = await edgeGet(server.urls.edge, `${p.slug}.localhost`, "/?utm=x");
+    expect(page.headers.link).toBe(`<${origin}/>; rel="canonical"`);
   });
 
   it("POST domains: a vanity name under the sites domain takes the place of the custom domain before it", async () => {
@@ -52,7 +61,9 @@ describe("domains", () => {
     expect(res.body.project.hostname).toBe("my-vanity.localhost");
     expect((await edgeGet(server.urls.edge, "my-vanity.localhost", "/")).body.toString()).toBe("p site");
     expect((await edgeGet(server.urls.edge, "before-vanity.example.com", "/")).status).toBe(404);
-    expect((await edgeGet(server.urls.edge, `${p.slug}.localhost`, "/")).status).toBe(404);
+    const generated = await edgeGet(server.urls.edge, `${p.slug}.localhost`, "/");
+    expect(generated.body.toString()).toBe("p site");
+    expect(generated.headers.link).toMatch(/^<http:\/\/my-vanity\.localhost:\d+\/>; rel="canonical"$/);
   });
 
   it("POST domains: IDN hostnames are stored as punycode", async () => {
@@ -140,13 +151,15 @@ describe("domains", () => {
   it("DELETE domains: 200 { project } back on the generated hostname, which serves again", async () => {
     const { p, q } = await projects("reset");
     expect((await assign("back.example.net", p)).status).toBe(200);
-    expect((await edgeGet(server.urls.edge, `${p.slug}.localhost`, "/")).status).toBe(404);
+    expect((await edgeGet(server.urls.edge, `${p.slug}.localhost`, "/")).headers.link).toBeDefined();
     const res = await reset(p);
     expect(res.status).toBe(200);
     expect(Object.keys(res.body)).toEqual(["project"]);
     expect(res.body.project.customHostname).toBeNull();
     expect(res.body.project.hostname).toBe(`${p.slug}.localhost`);
-    expect((await edgeGet(server.urls.edge, `${p.slug}.localhost`, "/")).body.toString()).toBe("p site");
+    const generated = await edgeGet(server.urls.edge, `${p.slug}.localhost`, "/");
+    expect(generated.body.toString()).toBe("p site");
+    expect(generated.headers.link).toBeUndefined();
     expect((await edgeGet(server.urls.edge, "back.example.net", "/")).status).toBe(404);
     // The released name is quarantined against other projects (test/api/hostname-reuse.test.ts).
     const quarantined = await assign("back.example.net", q);

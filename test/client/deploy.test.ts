@@ -159,6 +159,10 @@ describe("deploy end to end", () => {
 
     const human = await runInProcess(["domain", "www.example.com", "--dir", site], bed.env);
     expect(human.stdout).toContain("CNAME record for www.example.com at edge.localhost");
+    expect(human.stdout).toContain(
+      `Also at:    ${first.productionUrl} (the generated address keeps serving)`,
+    );
+    expect((await edgeGet(bed.server.urls.edge, first.productionUrl, "")).status).toBe(200);
 
     const reset = await runInProcess(["domain", "--reset", "--dir", site, "--json"], bed.env);
     expect(reset.code).toBe(0);

@@ -42,7 +42,12 @@ platformContract("local", async () => {
     clock,
     async fetchSite(hostname, path) {
       const reply = await edgeGet(edge.url, hostname, path);
-      return { status: reply.status, body: reply.body.toString("utf8") };
+      const link = reply.headers.link;
+      return {
+        status: reply.status,
+        body: reply.body.toString("utf8"),
+        ...(typeof link === "string" ? { link } : {}),
+      };
     },
     async close() {
       await Promise.all([stop(upload.server), stop(edge.server)]);

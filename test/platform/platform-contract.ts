@@ -13,7 +13,7 @@ import { uploadBucket } from "../support/multipart.js";
 export interface PlatformHarness {
   platform: Platform;
   /** Fetches `path` from the site answering on `hostname`, as the platform's edge serves it. */
-  fetchSite(hostname: string, path: string): Promise<{ status: number; body: string }>;
+  fetchSite(hostname: string, path: string): Promise<{ status: number; body: string; link?: string }>;
   /** The platform's clock, in milliseconds since the epoch; tests move it forward. */
   clock: { now: number };
   close(): Promise<void>;
@@ -321,6 +321,28 @@ export function platformContract(name: string, open: () => Promise<PlatformHarne
       await h.platform.updateSite(slug, { hostnames: ["www.example.com"], expiresAt: expiresIn(24 * HOUR) });
       expect(await h.fetchSite("www.example.com", "/a.txt")).toEqual({ status: 200, body: "a" });
       expect((await h.fetchSite(`${slug}.sites.test`, "/a.txt")).status).toBe(404);
+    });
+
+    it("updateSite: every hostname answers; those other than the canonical one name it in a Link header", async () => {
+      const slug = "amber-otter-a1b2c";
+      const { session, completion } = await uploadAll(slug, { "/a.txt": "a" });
+      await publish(slug, "rev0000001", session, completion);
+      await h.platform.updateSite(slug, {
+        hostnames: [`${slug}.sites.test`, "www.example.com"],
+        canonical: { hostname: "www.example.com", url: "https://www.example.com/" },
+        expiresAt: expiresIn(24 * HOUR),
+      });
+      expect(await h.fetchSite("www.example.com", "/a.txt")).toEqual({ status: 200, body: "a" });
+      expect(await h.fetchSite(`${slug}.sites.test`, "/a.txt")).toEqual({
+        status: 200,
+        body: "a",
+        link: '<https://www.example.com/a.txt>; rel="canonical"',
+      });
+      await h.platform.updateSite(slug, {
+        hostnames: [`${slug}.sites.test`],
+        expiresAt: expiresIn(24 * HOUR),
+      });
+      expect(await h.fetchSite(`${slug}.sites.test`, "/a.txt")).toEqual({ status: 200, body: "a" });
     });
 
     it("unpublishProject: the site stops answering at once", async () => {

@@ -1,13 +1,8 @@
 import type { DeployRecord, ProjectRecord } from "../ports/store.js";
 import { DeployAlreadyCompletedError, DeployExpiredError, DeployNotFoundError } from "../errors.js";
 import { digestsEqual, sha256Hex } from "../ids.js";
-import {
-  addSeconds,
-  productionHostname,
-  type PublicProject,
-  type Services,
-  toPublicProject,
-} from "./services.js";
+import { addSeconds, type PublicProject, type Services, toPublicProject } from "./services.js";
+import { siteSettings } from "./site-routing.js";
 import { revisionUrl } from "../site-urls.js";
 import { authorize, hasPassed, type ProjectCredentials } from "./authorize.js";
 import { callPlatform } from "./platform-call.js";
@@ -52,9 +47,8 @@ export async function completeDeploy(
         revisionId: deploy.revisionId,
         sessionId: deploy.sessionId,
         completionJwt: input.completionJwt,
-        // The hostname as it is now, under the lock: a domain change meanwhile is kept.
-        hostnames: [productionHostname(current)],
-        expiresAt: projectExpiresAt,
+        // The hostnames as they are now, under the lock: a domain change meanwhile is kept.
+        ...siteSettings(current, config.sites, projectExpiresAt),
         preview: input.preview,
       }),
     );

@@ -7,6 +7,7 @@ import { type PublicProject, type Services, toPublicProject } from "./services.j
 import { authorize, type ProjectCredentials } from "./authorize.js";
 import { releaseOf, withheldError } from "./hostname-releases.js";
 import { callPlatform } from "./platform-call.js";
+import { siteSettings } from "./site-routing.js";
 import { withProjectLock } from "./project-lock.js";
 
 /** Assigns a hostname (generated vanity name or external) in place of the generated one. */
@@ -76,10 +77,10 @@ async function setHostname(
     }
     try {
       await callPlatform(() =>
-        platform.updateSite(before.slug, {
-          hostnames: [custom ?? before.generatedHostname],
-          expiresAt: new Date(before.expiresAt),
-        }),
+        platform.updateSite(
+          before.slug,
+          siteSettings({ ...before, customHostname: custom }, config.sites, new Date(before.expiresAt)),
+        ),
       );
     } catch (error) {
       // Taking the old name back also forgets the release just recorded for it.

@@ -15,8 +15,13 @@ export interface UploadSession {
 
 /** The site a project publishes: where it answers and until when. */
 export interface SiteSettings {
-  /** Production hostnames: the generated one, or the assigned one that replaces it. */
+  /** Production hostnames: the generated one, and the assigned one beside it. */
   hostnames: string[];
+  /**
+   * The hostname search engines should index and its URL (`https://www.example.com/`): every
+   * other hostname of the site names it in a `Link: <…>; rel="canonical"` header.
+   */
+  canonical?: { hostname: string; url: string };
   expiresAt: Date;
 }
 

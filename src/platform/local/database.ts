@@ -63,7 +63,9 @@ CREATE TABLE IF NOT EXISTS sites (
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS site_hosts (
   hostname TEXT PRIMARY KEY,
-  project_slug TEXT NOT NULL
+  project_slug TEXT NOT NULL,
+  -- The URL this host names as canonical (the site's custom domain), or NULL.
+  canonical_url TEXT
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS site_hosts_project ON site_hosts(project_slug);
 CREATE TABLE IF NOT EXISTS revisions (
@@ -108,6 +110,10 @@ export function openPlatformDatabase(dir: string): PlatformDatabase {
   const siteColumns = (db.prepare("PRAGMA table_info(sites)").all() as { name: string }[]).map((c) => c.name);
   if (!siteColumns.includes("production_since"))
     db.exec("ALTER TABLE sites ADD COLUMN production_since INTEGER");
+  const hostColumns = db.prepare("PRAGMA table_info(site_hosts)").all() as { name: string }[];
+  if (!hostColumns.some((c) => c.name === "canonical_url")) {
+    db.exec("ALTER TABLE site_hosts ADD COLUMN canonical_url TEXT");
+  }
   // A database from before per-project deduplication: its open sessions were told that held
   // content need not be sent, so they keep it.
   if (before === undefined) {

@@ -211,6 +211,7 @@ export class LocalPlatform implements Platform {
       revisionId: input.revisionId,
       sessionId: input.sessionId,
       hostnames: input.hostnames,
+      canonical: input.canonical,
       expiresAt: input.expiresAt.getTime(),
       now: now(),
       preview: input.preview,
@@ -228,7 +229,7 @@ export class LocalPlatform implements Platform {
   }
 
   async updateSite(projectSlug: string, settings: SiteSettings): Promise<void> {
-    this.sites.update(projectSlug, settings.hostnames, settings.expiresAt.getTime());
+    this.sites.update(projectSlug, settings.hostnames, settings.expiresAt.getTime(), settings.canonical);
   }
 
   async unpublishProject(projectSlug: string): Promise<void> {

@@ -19,6 +19,8 @@ export interface SiteTarget {
    * browser holds), on a revision host the revision's publish.
    */
   readonly publishedAt: number;
+  /** The site's canonical URL (`https://www.example.com/`) when this host is not that one. */
+  readonly canonicalUrl?: string;
 }
 
 /** A file of a revision: the blob that holds it and how to serve it (shared: never mutate it). */
@@ -97,7 +99,13 @@ export class PublishedSites {
   private readonly revisionStatement: Statement<[string, string], { expires_at: number; created_at: number }>;
   private readonly productionStatement: Statement<
     [string],
-    { project_slug: string; revision_id: string; expires_at: number; created_at: number }
+    {
+      project_slug: string;
+      revision_id: string;
+      expires_at: number;
+      created_at: number;
+      canonical_url: string | null;
+    }
   >;
   private readonly fileStatement: Statement<
     [string, string, string],
@@ -121,7 +129,7 @@ export class PublishedSites {
     );
     this.productionStatement = db.prepare(
       `SELECT s.project_slug, s.revision_id, s.expires_at,
-              COALESCE(s.production_since, r.created_at) AS created_at FROM site_hosts h
+              COALESCE(s.production_since, r.created_at) AS created_at, h.canonical_url FROM site_hosts h
          JOIN sites s ON s.project_slug = h.project_slug
          JOIN revisions r ON r.project_slug = s.project_slug AND r.revision_id = s.revision_id
         WHERE h.hostname = ?`,
@@ -206,12 +214,13 @@ export class PublishedSites {
     let production: Live | undefined;
     const row = this.productionStatement.get(hostname);
     if (row) {
-      const target = {
+      const target: SiteTarget = {
         projectSlug: row.project_slug,
         revisionId: row.revision_id,
         immutable: false,
         publishedAt: row.created_at,
       };
+      if (row.canonical_url !== null) Object.assign(target, { canonicalUrl: row.canonical_url });
       production = { target: Object.freeze(target), expiresAt: row.expires_at };
     }
     return pinned || production ? { pinned, production } : NOWHERE;

@@ -88,7 +88,9 @@ export class SiteTables {
         "DELETE FROM revision_rules WHERE project_slug = ? AND revision_id = ?",
       ),
       deleteHosts: db.prepare("DELETE FROM site_hosts WHERE project_slug = ?"),
-      insertHost: db.prepare("INSERT OR REPLACE INTO site_hosts (hostname, project_slug) VALUES (?, ?)"),
+      insertHost: db.prepare(
+        "INSERT OR REPLACE INTO site_hosts (hostname, project_slug, canonical_url) VALUES (?, ?, ?)",
+      ),
       deleteSite: db.prepare("DELETE FROM sites WHERE project_slug = ?"),
       deleteFiles: db.prepare("DELETE FROM revision_files WHERE project_slug = ?"),
       deleteRevisions: db.prepare("DELETE FROM revisions WHERE project_slug = ?"),
@@ -118,6 +120,7 @@ export class SiteTables {
     revisionId: string;
     sessionId: string;
     hostnames: string[];
+    canonical?: { hostname: string; url: string } | undefined;
     expiresAt: number;
     now: number;
     preview?: boolean;
@@ -131,7 +134,7 @@ export class SiteTables {
       if (input.rules !== undefined) s.insertRules.run(input.projectSlug, input.revisionId, input.rules);
       if (input.preview === true) s.upsertSiteExpiry.run(input.projectSlug, input.expiresAt);
       else s.upsertSite.run(input.projectSlug, input.revisionId, input.expiresAt, input.now);
-      this.replaceHosts(input.projectSlug, input.hostnames);
+      this.replaceHosts(input.projectSlug, input.hostnames, input.canonical);
       s.clearPending.run(input.sessionId);
     })();
   }
@@ -164,10 +167,15 @@ export class SiteTables {
   }
 
   /** Changes the hostnames and expiry of a project, published or not. */
-  update(projectSlug: string, hostnames: string[], expiresAt: number): void {
+  update(
+    projectSlug: string,
+    hostnames: string[],
+    expiresAt: number,
+    canonical?: { hostname: string; url: string },
+  ): void {
     this.db.transaction(() => {
       this.statements.upsertSiteExpiry.run(projectSlug, expiresAt);
-      this.replaceHosts(projectSlug, hostnames);
+      this.replaceHosts(projectSlug, hostnames, canonical);
     })();
   }
 
@@ -193,8 +201,15 @@ export class SiteTables {
     );
   }
 
-  private replaceHosts(projectSlug: string, hostnames: string[]): void {
+  private replaceHosts(
+    projectSlug: string,
+    hostnames: string[],
+    canonical: { hostname: string; url: string } | undefined,
+  ): void {
     this.statements.deleteHosts.run(projectSlug);
-    for (const hostname of hostnames) this.statements.insertHost.run(hostname, projectSlug);
+    for (const hostname of hostnames) {
+      const names = canonical !== undefined && canonical.hostname !== hostname ? canonical.url : null;
+      this.statements.insertHost.run(hostname, projectSlug, names);
+    }
   }
 }

@@ -69,6 +69,12 @@ export function domainText(result: DomainResult): string {
     `${project.projectSlug} now answers at ${domain.hostname}`,
     `  Production: ${project.productionUrl}`,
   ];
+  if (domain.hostname !== project.generatedHostname) {
+    // The generated address keeps serving (naming the domain as canonical): old links still work.
+    const generatedUrl = new URL(project.productionUrl);
+    generatedUrl.hostname = project.generatedHostname;
+    lines.push(`  Also at:    ${generatedUrl.href} (the generated address keeps serving)`);
+  }
   if (!generated) {
     lines.push(`  DNS:        point a CNAME record for ${domain.hostname} at ${domain.cnameTarget}`);
   }

@@ -1,0 +1,18 @@
+import type { SiteSettings } from "../ports/platform.js";
+import type { ProjectRecord } from "../ports/store.js";
+import { siteUrl, type SitePolicy } from "../site-urls.js";
+
+/**
+ * Where a project's site answers (contract §7): its generated hostname always, and its assigned
+ * one beside it, which the generated hostname then names as canonical. The generated URL keeps
+ * working while DNS for a new domain is being set up, and links already shared never break.
+ */
+export function siteSettings(project: ProjectRecord, policy: SitePolicy, expiresAt: Date): SiteSettings {
+  const custom = project.customHostname;
+  if (custom === null) return { hostnames: [project.generatedHostname], expiresAt };
+  return {
+    hostnames: [project.generatedHostname, custom],
+    canonical: { hostname: custom, url: siteUrl(custom, policy) },
+    expiresAt,
+  };
+}
