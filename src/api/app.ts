@@ -9,6 +9,7 @@ import { openApiDocument } from "./openapi.js";
 import { deployRoutes } from "./routes/deploys.js";
 import { domainRoutes } from "./routes/domains.js";
 import { healthRoutes } from "./routes/health.js";
+import { tlsAskRoutes } from "./routes/tls-ask.js";
 import { projectRoutes } from "./routes/projects.js";
 import { revisionRoutes } from "./routes/revisions.js";
 import { BodyBudget, type BodyBudgetLimits, boundedBody } from "./request/body-budget.js";
@@ -24,6 +25,8 @@ export interface ApiDependencies {
   bodyBudget: BodyBudgetLimits;
   createLimits: { perAddress: RateLimiter; perFingerprint: RateLimiter };
   prepareLimits: RouteLimits;
+  /** Caddy's on-demand TLS questions (`GET /tls/ask`) per client address. */
+  tlsAskLimit: RateLimiter;
   /** The client's address for rate limiting (the socket's, or a trusted proxy's header). */
   clientAddress: (c: import("hono").Context) => string;
   /** The API's public URL, for the OpenAPI document. */
@@ -47,6 +50,7 @@ export function createApiApp(deps: ApiDependencies): Hono {
   };
 
   app.route("/", healthRoutes(deps.services));
+  app.route("/", tlsAskRoutes({ ...routeDeps, askLimit: deps.tlsAskLimit }));
   app.get("/openapi.json", (c) => c.json(openApiDocument(deps.publicUrl())));
   app.route("/projects", projectRoutes({ ...routeDeps, createLimits: deps.createLimits }));
   app.route("/projects", deployRoutes({ ...routeDeps, prepareLimits: deps.prepareLimits }));

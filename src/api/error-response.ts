@@ -3,6 +3,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { Logger } from "pino";
 import {
   DeployError,
+  DomainTakenError,
   type ErrorCode,
   QuotaExceededError,
   RateLimitedError,
@@ -23,6 +24,7 @@ const STATUS_BY_CODE: Record<ErrorCode, ContentfulStatusCode> = {
   PROJECT_NOT_FOUND: 404,
   DEPLOY_NOT_FOUND: 404,
   REVISION_NOT_FOUND: 404,
+  DOMAIN_NOT_ASSIGNED: 404,
   DOMAIN_TAKEN: 409,
   DEPLOY_ALREADY_COMPLETED: 409,
   PROJECT_EXPIRED: 410,
@@ -62,6 +64,11 @@ export function errorResponse(error: unknown, c: Context, logger: Logger): Respo
         { error: { code: error.code, message: error.message, quota, limitBytes, remainingBytes } },
         status,
       );
+    }
+    if (error instanceof DomainTakenError && error.details.txtRecord) {
+      // The record that would prove control, for a client to print as it is.
+      const { txtRecord } = error.details;
+      return c.json({ error: { code: error.code, message: error.message, txtRecord } }, status);
     }
     return c.json({ error: { code: error.code, message: error.message } }, status);
   }

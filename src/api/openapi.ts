@@ -140,6 +140,26 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
           [502],
         ),
       },
+      "/projects/{projectSlug}/domains/check": {
+        post: projectRoute(
+          "ask DNS about the custom domain now (404 DOMAIN_NOT_ASSIGNED without one)",
+          schemas.identitySchema,
+          schemas.responses.assignDomain,
+          [502],
+        ),
+      },
+      "/tls/ask": {
+        get: {
+          summary: "Caddy's on-demand TLS question: 200 when a live project serves ?domain=, else 404",
+          parameters: [{ name: "domain", in: "query", required: true, schema: { type: "string" } }],
+          responses: {
+            "200": { description: "a certificate may be issued" },
+            "400": { description: "no hostname given, or not a hostname" },
+            "404": { description: "no live project serves this hostname" },
+            "429": { description: "rate limited" },
+          },
+        },
+      },
     },
   };
 }

@@ -13,6 +13,7 @@ export type ErrorCode =
   | "DEPLOY_NOT_FOUND"
   | "REVISION_NOT_FOUND"
   | "DOMAIN_TAKEN"
+  | "DOMAIN_NOT_ASSIGNED"
   | "DEPLOY_ALREADY_COMPLETED"
   | "PROJECT_EXPIRED"
   | "DEPLOY_EXPIRED"
@@ -72,7 +73,27 @@ export class OwnershipMismatchError extends define(
 export class ProjectNotFoundError extends define("PROJECT_NOT_FOUND", "project not found") {}
 export class DeployNotFoundError extends define("DEPLOY_NOT_FOUND", "deploy not found") {}
 export class RevisionNotFoundError extends define("REVISION_NOT_FOUND", "revision not found") {}
-export class DomainTakenError extends define("DOMAIN_TAKEN", "hostname is held by another project") {}
+/** A TXT record that would prove control of a hostname (the one a DOMAIN_TAKEN refusal names). */
+export interface TxtRecord {
+  type: "TXT";
+  name: string;
+  value: string;
+}
+
+/** The hostname is held or withheld; `txtRecord`, when set, is the proof that would take it over. */
+export class DomainTakenError extends DeployError {
+  constructor(
+    message = "hostname is held by another project",
+    readonly details: { txtRecord?: TxtRecord } = {},
+  ) {
+    super("DOMAIN_TAKEN", message);
+  }
+}
+/** The project has no custom hostname to check. */
+export class DomainNotAssignedError extends define(
+  "DOMAIN_NOT_ASSIGNED",
+  "this project has no custom domain",
+) {}
 export class DeployAlreadyCompletedError extends define(
   "DEPLOY_ALREADY_COMPLETED",
   "deploy was already completed with another completion token",

@@ -33,6 +33,18 @@ const ENV = z.object({
   DOMAIN_QUARANTINE_DAYS: z.coerce.number().min(0).default(30),
   REVISIONS_KEPT: count.min(1).default(50),
   REVISION_MIN_AGE_DAYS: z.coerce.number().min(0).default(30),
+  DOMAIN_PENDING_DAYS: z.coerce.number().positive().default(7),
+  DOMAIN_CHECK_INTERVAL_SECONDS: seconds.default(300),
+  DNS_RESOLVER: z
+    .string()
+    .regex(
+      /^(?:\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-fA-F:]+\])(?::\d{1,5})?$/,
+      "must be host:port, such as 127.0.0.1:53",
+    )
+    .optional(),
+  DNS_TIMEOUT_MS: z.coerce.number().int().positive().default(2000),
+  TLS_ASK_LIMIT_PER_ADDRESS: count.default(600),
+  TLS_ASK_LIMIT_WINDOW_SECONDS: seconds.default(60),
   SWEEP_INTERVAL_SECONDS: seconds.default(60),
   MAX_ASSETS: count.default(100_000),
   MAX_ASSET_BYTES: count.default(25 * MIB),
@@ -98,6 +110,12 @@ function toConfig(env: z.infer<typeof ENV>) {
     domainQuarantineDays: env.DOMAIN_QUARANTINE_DAYS,
     revisionsKept: env.REVISIONS_KEPT,
     revisionMinAgeDays: env.REVISION_MIN_AGE_DAYS,
+    domainPendingDays: env.DOMAIN_PENDING_DAYS,
+    domainCheckIntervalSeconds: env.DOMAIN_CHECK_INTERVAL_SECONDS,
+    dnsResolver: env.DNS_RESOLVER,
+    dnsTimeoutMs: env.DNS_TIMEOUT_MS,
+    tlsAskLimitPerAddress: env.TLS_ASK_LIMIT_PER_ADDRESS,
+    tlsAskLimitWindowSeconds: env.TLS_ASK_LIMIT_WINDOW_SECONDS,
     sweepIntervalSeconds: env.SWEEP_INTERVAL_SECONDS,
     maxAssets: env.MAX_ASSETS,
     maxAssetBytes: env.MAX_ASSET_BYTES,

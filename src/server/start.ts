@@ -13,6 +13,7 @@ import { loadConfig, type ServerConfig } from "./config.js";
 import { listen } from "./listeners.js";
 import { openLocalPlatform } from "./local-platform.js";
 import { startSweeper } from "./sweeper.js";
+import { DnsResolver } from "../shared/dns-resolver.js";
 
 /** A running server: its three listeners' URLs and a graceful `close`. */
 export interface RunningServer {
@@ -70,6 +71,7 @@ export async function startServer(
     const services = createServices({
       store,
       platform: local.platform,
+      dns: new DnsResolver({ server: config.dnsResolver, timeoutMs: config.dnsTimeoutMs }),
       clock,
       config: serviceConfig(config, Number(new URL(edge.url).port)),
     });
@@ -92,6 +94,7 @@ export async function startServer(
         perAddress: limiter(config.prepareLimitPerAddress, config.prepareLimitWindowSeconds),
         perProject: limiter(config.prepareLimitPerProject, config.prepareLimitWindowSeconds),
       },
+      tlsAskLimit: limiter(config.tlsAskLimitPerAddress, config.tlsAskLimitWindowSeconds),
       clientAddress: (c) => clientAddress(c, config.trustProxy),
       publicUrl: () => (config.apiPublicUrl ?? api.url).replace(/\/$/, ""),
     });
@@ -132,6 +135,8 @@ function serviceConfig(config: ServerConfig, edgePort: number): ServiceConfig {
     projectPurgeGraceSeconds: config.projectPurgeGraceSeconds,
     domainQuarantineSeconds: config.domainQuarantineDays * 86_400,
     retention: { revisionsKept: config.revisionsKept, minAgeSeconds: config.revisionMinAgeDays * 86_400 },
+    domainPendingSeconds: config.domainPendingDays * 86_400,
+    domainCheckIntervalSeconds: config.domainCheckIntervalSeconds,
     limits: { maxAssets: config.maxAssets, maxAssetBytes: config.maxAssetBytes },
   };
 }

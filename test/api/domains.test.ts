@@ -9,17 +9,23 @@ import {
 } from "../support/deploy-flow.js";
 import { api, edgeGet } from "../support/http.js";
 import { startTestServer } from "../support/server.js";
+import { startTestDns, type TestDnsServer } from "../support/dns-server.js";
 import { snapshotStore } from "../support/store-snapshot.js";
 
 // Each test has projects of its own (p with a deploy serving "p site", q without), so each passes
 // alone and in any order; the server is shared.
 describe("domains", () => {
   let server: Awaited<ReturnType<typeof startTestServer>>;
+  let dns: TestDnsServer;
   beforeAll(async () => {
+    dns = await startTestDns();
     // A quarantine shorter than the projects' lifetime, so a test can see it end.
-    server = await startTestServer({ domainQuarantineDays: 1 });
+    server = await startTestServer({ domainQuarantineDays: 1, dnsResolver: dns.address });
   });
-  afterAll(async () => server.stop());
+  afterAll(async () => {
+    await server.stop();
+    await dns.close();
+  });
 
   /** Two new projects: p deployed ("p site"), q not. */
   async function projects(label: string): Promise<{ p: TestProject; q: TestProject }> {
@@ -34,9 +40,11 @@ describe("domains", () => {
 
   it("POST domains: 200 with hostname and CNAME target; the edge serves it, and the generated hostname too, naming it canonical", async () => {
     const { p } = await projects("www");
+    dns.setCname("www.example.com", "edge.localhost");
     const res = await assign("WWW.Example.COM", p);
     expect(res.status).toBe(200);
-    expect(res.body.domain).toEqual({ hostname: "www.example.com", cnameTarget: "edge.localhost" });
+    expect(res.body.domain).toMatchObject({ hostname: "www.example.com", cnameTarget: "edge.localhost" });
+    expect(res.body.domain.status).toBe("active");
     expect(res.body.project.customHostname).toBe("www.example.com");
     expect(res.body.project.hostname).toBe("www.example.com");
     expect(res.body.project.productionUrl).toMatch(/^http:\/\/www\.example\.com:\d+\/$/);
@@ -150,6 +158,7 @@ describe("domains", () => {
 
   it("DELETE domains: 200 { project } back on the generated hostname, which serves again", async () => {
     const { p, q } = await projects("reset");
+    dns.setCname("back.example.net", "edge.localhost");
     expect((await assign("back.example.net", p)).status).toBe(200);
     expect((await edgeGet(server.urls.edge, `${p.slug}.localhost`, "/")).headers.link).toBeDefined();
     const res = await reset(p);

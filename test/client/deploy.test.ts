@@ -152,7 +152,7 @@ describe("deploy end to end", () => {
       domain: { hostname: string; cnameTarget: string };
       project: { productionUrl: string };
     };
-    expect(result.domain).toEqual({ hostname: "www.example.com", cnameTarget: "edge.localhost" });
+    expect(result.domain).toMatchObject({ hostname: "www.example.com", cnameTarget: "edge.localhost" });
     const custom = await edgeGet(bed.server.urls.edge, result.project.productionUrl, "");
     expect(custom.status).toBe(200);
     expect(new URL(result.project.productionUrl).hostname).toBe("www.example.com");

@@ -33,6 +33,9 @@ export async function startTestBed(overrides: ServerOverrides = {}): Promise<Tes
     dataDir: join(dir, "data"),
     createLimitPerAddress: 1000,
     createLimitPerFingerprint: 1000,
+    // DNS goes to a closed port on loopback unless a test gives its own server.
+    dnsResolver: "127.0.0.1:1",
+    dnsTimeoutMs: 1000,
     logger: pino({ level: "silent" }),
     ...overrides,
   });

@@ -23,6 +23,7 @@ describe("sqlite store", () => {
       tokenHash: "c".repeat(64),
       generatedHostname: "brave-otter-z9y8x.localhost",
       customHostname: null,
+      domain: null,
       revisionId: null,
       createdAt: "2030-01-01T00:00:00.000Z",
       expiresAt: "2030-01-31T00:00:00.000Z",

@@ -22,6 +22,7 @@ function projectRecord(label: string, overrides: Partial<ProjectRecord> = {}): P
     tokenHash: sha(`${label}-token`),
     generatedHostname: `${slug}.localhost`,
     customHostname: null,
+    domain: null,
     revisionId: null,
     createdAt: at("2030-01-01T00:00:00Z"),
     expiresAt: at("2030-01-31T00:00:00Z"),

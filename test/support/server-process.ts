@@ -45,6 +45,8 @@ export async function spawnServer(
       EDGE_PORT: "0",
       DATA_DIR: dataDir,
       LOG_LEVEL: "warn",
+      // No test reaches the outside: DNS goes to a closed port on loopback unless a test says.
+      DNS_RESOLVER: "127.0.0.1:1",
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],

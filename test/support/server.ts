@@ -25,6 +25,10 @@ export async function startTestServer(
     uploadPort: 0,
     edgePort: 0,
     sitesDomain: "localhost",
+    // No test reaches the outside: DNS goes to a closed port on loopback (refused at once) unless
+    // a test starts its own server (test/support/dns-server.ts).
+    dnsResolver: "127.0.0.1:1",
+    dnsTimeoutMs: 1000,
     logger: pino({ level: "silent" }),
     ...overrides,
     dataDir,

@@ -57,6 +57,10 @@ const publicProject = z.object({
   hostname: z.string(),
   generatedHostname: z.string(),
   customHostname: z.string().nullable(),
+  customHostnameStatus: z
+    .enum(["pending", "active"])
+    .nullable()
+    .describe("pending until DNS proves control of the custom hostname; null without one"),
   productionUrl: z.string(),
   revisionId: z.string().nullable(),
   createdAt: z.string(),
@@ -100,7 +104,17 @@ export const responses = {
     project: publicProject,
   }),
   assignDomain: z.object({
-    domain: z.object({ hostname: z.string(), cnameTarget: z.string() }),
+    domain: z.object({
+      hostname: z.string(),
+      cnameTarget: z.string(),
+      status: z.enum(["pending", "active"]),
+      records: z
+        .array(z.object({ type: z.enum(["CNAME", "TXT"]), name: z.string(), value: z.string() }))
+        .describe("DNS records to create (either one proves control); empty under the sites domain"),
+      checkedAt: z.string().nullable(),
+      message: z.string().nullable().describe("what the last DNS check found, or why it could not look"),
+      pendingUntil: z.string().nullable().describe("when a pending claim lapses"),
+    }),
     project: publicProject,
   }),
   resetDomain: z.object({ project: publicProject }),

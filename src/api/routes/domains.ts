@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { assignDomain, resetDomain } from "../../core/operations/index.js";
+import { assignDomain, checkDomain, resetDomain } from "../../core/operations/index.js";
 import { credentials } from "../request/credentials.js";
 import { parseBody } from "../request/parse-body.js";
 import { projectHeaders } from "../request/project-headers.js";
@@ -14,6 +14,11 @@ export function domainRoutes(deps: RouteDeps): Hono {
   app.post("/:projectSlug/domains", projectHeaders(deps), deps.body, async (c) => {
     const { body } = await parseBody(c, assignDomainSchema);
     return c.json(await assignDomain(services, { ...credentials(c, body), domain: body.domain }), 200);
+  });
+
+  app.post("/:projectSlug/domains/check", projectHeaders(deps), deps.body, async (c) => {
+    const { body } = await parseBody(c, identitySchema);
+    return c.json(await checkDomain(services, credentials(c, body)), 200);
   });
 
   app.delete("/:projectSlug/domains", projectHeaders(deps), deps.body, async (c) => {

@@ -78,24 +78,29 @@ describe("parseArgs", () => {
     expect(() => parseArgs(["rollback", "a", "b"])).toThrow(/unexpected argument/);
   });
 
-  it("parseArgs: domain with a hostname, or --reset, and --dir", () => {
+  it("parseArgs: domain with a hostname, --check or --reset, and --dir", () => {
     expect(parseArgs(["domain", "www.example.com", "--dir", "dist"])).toEqual({
       kind: "domain",
       hostname: "www.example.com",
       reset: false,
+      check: false,
       common: { ...common, dir: "dist" },
     });
     expect(parseArgs(["--json", "domain", "--reset"])).toEqual({
       kind: "domain",
       hostname: undefined,
       reset: true,
+      check: false,
       common: { ...common, json: true },
     });
+    expect(parseArgs(["domain", "--check"])).toMatchObject({ kind: "domain", check: true, reset: false });
   });
 
-  it("parseArgs: domain needs exactly one of a hostname and --reset", () => {
+  it("parseArgs: domain needs exactly one of a hostname, --check and --reset", () => {
     expect(() => parseArgs(["domain"])).toThrow(/missing hostname/);
-    expect(() => parseArgs(["domain", "a.com", "--reset"])).toThrow(/not both/);
+    expect(() => parseArgs(["domain", "a.com", "--reset"])).toThrow(/one of them/);
+    expect(() => parseArgs(["domain", "a.com", "--check"])).toThrow(/one of them/);
+    expect(() => parseArgs(["domain", "--check", "--reset"])).toThrow(/one of them/);
     expect(() => parseArgs(["domain", "a.com", "b.com"])).toThrow(/unexpected argument "b.com"/);
   });
 

@@ -30,7 +30,7 @@ export type ParsedArgs =
   | { kind: "status" | "list" | "credential"; common: CommonOptions }
   | { kind: "rollback"; revisionId: string | undefined; common: CommonOptions }
   | { kind: "promote"; revisionId: string; common: CommonOptions }
-  | { kind: "domain"; hostname: string | undefined; reset: boolean; common: CommonOptions }
+  | { kind: "domain"; hostname: string | undefined; reset: boolean; check: boolean; common: CommonOptions }
   | { kind: "delete"; yes: boolean; common: CommonOptions };
 
 const REVISION_ID = /^[a-z0-9]{10}$/;
@@ -97,13 +97,20 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       tooMany(positionals, 1, "domain", "domain takes one hostname");
       const hostname = positionals[0];
       const reset = flags.has("reset");
-      if (reset && hostname !== undefined) {
-        throw new UsageError(`give a hostname or --reset, not both`, "Run `deploy domain --help`.");
+      const check = flags.has("check");
+      if ([reset, check, hostname !== undefined].filter(Boolean).length > 1) {
+        throw new UsageError(
+          `give a hostname, --reset or --check, one of them`,
+          "Run `deploy domain --help`.",
+        );
       }
-      if (!reset && hostname === undefined) {
-        throw new UsageError("missing hostname", "Usage: deploy domain <hostname> | deploy domain --reset");
+      if (!reset && !check && hostname === undefined) {
+        throw new UsageError(
+          "missing hostname",
+          "Usage: deploy domain <hostname> | deploy domain --check | deploy domain --reset",
+        );
       }
-      return { kind: "domain", hostname, reset, common };
+      return { kind: "domain", hostname, reset, check, common };
     }
     case "delete":
       tooMany(positionals, 0, "delete", "delete takes no argument; name the folder with --dir");

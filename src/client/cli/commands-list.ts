@@ -32,7 +32,10 @@ export const COMMAND_FLAGS: Record<CommandName, FlagSpec[]> = {
   rollback: [],
   promote: [],
   credential: [],
-  domain: [{ name: "reset", takesValue: false }],
+  domain: [
+    { name: "reset", takesValue: false },
+    { name: "check", takesValue: false },
+  ],
   delete: [{ name: "yes", alias: "y", takesValue: false }],
 };
 

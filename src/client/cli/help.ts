@@ -46,6 +46,7 @@ Usage
   deploy credential [--dir DIR]      Print the credential another machine (CI) deploys with
   deploy domain <hostname> [--dir DIR]
                                      Serve the project at a hostname of your own
+  deploy domain --check [--dir DIR]  Ask DNS now whether the hostname points here
   deploy domain --reset [--dir DIR]  Go back to the generated hostname
   deploy delete [--dir DIR] [--yes]  Delete the project and take the site down
   deploy help [command]              Show help for a command
@@ -164,11 +165,15 @@ never prints it back. With --json: { credential, projectSlug }.
 `;
 
 const DOMAIN = `Usage: deploy domain <hostname> [--dir DIR] [--api-url URL] [--json]
+       deploy domain --check [--dir DIR] [--api-url URL] [--json]
        deploy domain --reset [--dir DIR] [--api-url URL] [--json]
 
-Serves the project of DIR (default: the current folder) at <hostname> instead of its generated
-hostname. For a hostname outside the service's domain, point a DNS CNAME record at the target
-that is printed. --reset goes back to the generated hostname.
+Serves the project of DIR (default: the current folder) at <hostname>; its generated hostname
+keeps serving too. A name under the service's domain is active at once. A hostname of your own is
+pending until DNS shows a CNAME record for it at the printed target, or the printed TXT record
+_deploy-challenge.<hostname> (which also takes the name over from a project that claimed it
+first); then it gets HTTPS. The server checks DNS now and then; --check asks it at once.
+--reset goes back to the generated hostname alone.
 With --json, prints the server's answer: { domain, project } (or { project } with --reset).
 `;
 

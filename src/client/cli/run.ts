@@ -63,7 +63,7 @@ async function runCommand(
     }
     case "domain": {
       const { domainCommand } = await import("./commands/domain.js");
-      return domainCommand(ctx, common.dir, parsed.hostname);
+      return domainCommand(ctx, common.dir, parsed.check ? "check" : parsed.hostname);
     }
     case "delete": {
       const { deleteCommand } = await import("./commands/delete.js");

@@ -81,6 +81,11 @@ export class ApiClient {
     return this.call("assign the domain", "POST", `/projects/${slug}/domains`, token, { domain });
   }
 
+  /** POST /projects/:slug/domains/check: asks DNS about the custom hostname now. */
+  checkDomain(slug: string, token: string): Promise<DomainResult> {
+    return this.call("check the domain", "POST", `/projects/${slug}/domains/check`, token, {});
+  }
+
   /** DELETE /projects/:slug/domains: back to the generated hostname. */
   resetDomain(slug: string, token: string): Promise<{ project: PublicProject }> {
     return this.call("reset the domain", "DELETE", `/projects/${slug}/domains`, token, {});

@@ -20,9 +20,18 @@ export interface CreateProjectResult {
   apiToken: string;
 }
 
-/** POST /projects/:slug/domains → 200. */
+/** POST /projects/:slug/domains and POST …/domains/check → 200. */
 export interface DomainResult {
-  domain: { hostname: string; cnameTarget: string };
+  domain: {
+    hostname: string;
+    cnameTarget: string;
+    status: "pending" | "active";
+    /** DNS records to create: the CNAME that routes the name, or the TXT record that proves control. */
+    records: { type: "CNAME" | "TXT"; name: string; value: string }[];
+    checkedAt: string | null;
+    message: string | null;
+    pendingUntil: string | null;
+  };
   project: PublicProject;
 }
 

@@ -25,6 +25,7 @@ export async function createProject(
       tokenHash: sha256Hex(apiToken),
       generatedHostname: hostname,
       customHostname: null,
+      domain: null,
       revisionId: null,
       createdAt: now.toISOString(),
       expiresAt: addSeconds(now, config.projectTtlSeconds).toISOString(),

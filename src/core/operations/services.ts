@@ -1,5 +1,6 @@
+import type { DnsLookup } from "../ports/dns.js";
 import type { Platform } from "../ports/platform.js";
-import type { ProjectRecord, Store } from "../ports/store.js";
+import type { DomainStatus, ProjectRecord, Store } from "../ports/store.js";
 import { KeyedLock } from "../../shared/keyed-lock.js";
 import { type Clock, systemClock } from "../clock.js";
 import type { ManifestLimits } from "../manifest.js";
@@ -16,6 +17,10 @@ export interface ServiceConfig {
   domainQuarantineSeconds: number;
   /** Revisions kept per project: the last `revisionsKept`, and any younger than `minAgeSeconds`. */
   retention: { revisionsKept: number; minAgeSeconds: number };
+  /** How long a claim on an external hostname may stay pending (no DNS proof) before it lapses. */
+  domainPendingSeconds: number;
+  /** How long the sweeper leaves a pending hostname before asking DNS about it again. */
+  domainCheckIntervalSeconds: number;
   limits: ManifestLimits;
 }
 
@@ -23,6 +28,8 @@ export interface ServiceConfig {
 export interface Services {
   store: Store;
   platform: Platform;
+  /** Where custom hostnames are proven (contract §8). */
+  dns: DnsLookup;
   config: ServiceConfig;
   now: () => Date;
   locks: KeyedLock;
@@ -40,6 +47,8 @@ export interface PublicProject {
   hostname: string;
   generatedHostname: string;
   customHostname: string | null;
+  /** `pending` until DNS proves control of the custom hostname, then `active`; null without one. */
+  customHostnameStatus: DomainStatus | null;
   productionUrl: string;
   revisionId: string | null;
   createdAt: string;
@@ -59,6 +68,7 @@ export function toPublicProject(project: ProjectRecord, policy: SitePolicy): Pub
     hostname,
     generatedHostname: project.generatedHostname,
     customHostname: project.customHostname,
+    customHostnameStatus: project.domain?.status ?? null,
     productionUrl: siteUrl(hostname, policy),
     revisionId: project.revisionId,
     createdAt: project.createdAt,

@@ -1,9 +1,13 @@
 import type { Services } from "./services.js";
 import { removeProject } from "./project-lock.js";
 import { pruneRevisions } from "./retention.js";
+import { checkPendingDomains } from "./domain-checks.js";
 
 /** What one sweep did. */
 export interface SweepResult {
+  domainsChecked: number;
+  domainsActivated: number;
+  domainsLapsed: number;
   deploysExpired: number;
   projectsPurged: number;
   revisionsPruned: number;
@@ -33,5 +37,6 @@ export async function sweepExpired(services: Services): Promise<SweepResult> {
   }
   const revisionsPruned = await pruneRevisions(services);
   const { blobsDeleted, bytesFreed } = await platform.sweep(now);
-  return { deploysExpired, projectsPurged, revisionsPruned, blobsDeleted, bytesFreed };
+  const domains = await checkPendingDomains(services);
+  return { ...domains, deploysExpired, projectsPurged, revisionsPruned, blobsDeleted, bytesFreed };
 }

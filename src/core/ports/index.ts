@@ -1,2 +1,3 @@
+export * from "./dns.js";
 export * from "./platform.js";
 export * from "./store.js";

@@ -6,10 +6,25 @@ export interface ProjectRecord {
   tokenHash: string;
   generatedHostname: string;
   customHostname: string | null;
+  /** What DNS has shown of the custom hostname: null exactly when there is none. */
+  domain: DomainState | null;
   /** The published revision, or null before the first completed deploy. */
   revisionId: string | null;
   createdAt: string;
   expiresAt: string;
+}
+
+/** `pending` until DNS shows control of an external hostname; vanity names are `active` at once. */
+export type DomainStatus = "pending" | "active";
+
+/** The proof of a project's custom hostname (contract §8). */
+export interface DomainState {
+  status: DomainStatus;
+  /** When this project claimed it: a pending claim lapses DOMAIN_PENDING_DAYS later. */
+  claimedAt: string;
+  /** When DNS was last asked, and what that check found (or why it could not look). */
+  checkedAt: string | null;
+  message: string | null;
 }
 
 /** A preparation record: created by prepare, completed by deploy. */
@@ -106,16 +121,32 @@ export interface Store {
   /** The project that holds `hostname`, as its generated or its custom hostname. */
   getProjectByHostname(hostname: string): Promise<ProjectRecord | undefined>;
   /**
-   * Sets or clears the custom hostname and, in the same transaction, records `release` (the
-   * hostname it gives up). Throws HostnameConflictError if another project holds the new one, and
-   * HostnameWithheldError if another project released it and it is withheld at `now` (default:
-   * the current time). Taking back a name this project released forgets that release.
+   * Sets or clears the custom hostname with its proof (`domain`, default active since `now`) and,
+   * in the same transaction, records `release` (the hostname it gives up). Throws
+   * HostnameConflictError if another project holds the new one, and HostnameWithheldError if
+   * another project released it and it is withheld at `now` (default: the current time). Taking
+   * back a name this project released forgets that release. With `takeOver` (DNS proved this
+   * project's control), another project's custom hostname or quarantine does not stand in the
+   * way: that claim is dropped, and the slug it was taken from is returned.
    */
   setCustomHostname(
     slug: string,
     hostname: string | null,
-    change?: { now?: string; release?: HostnameRelease },
-  ): Promise<void>;
+    change?: { now?: string; release?: HostnameRelease; domain?: DomainState; takeOver?: boolean },
+  ): Promise<{ takenFrom?: string }>;
+  /**
+   * Records a DNS check of the project's custom hostname, only while it is still `hostname`;
+   * false when it has changed meanwhile.
+   */
+  recordDomainCheck(
+    slug: string,
+    hostname: string,
+    check: { status: DomainStatus; checkedAt: string; message: string | null },
+  ): Promise<boolean>;
+  /** Projects whose custom hostname is pending and was not checked since `checkedBefore`, least recently checked first. */
+  listPendingDomains(checkedBefore: string, limit: number): Promise<ProjectRecord[]>;
+  /** True when the project has recorded this revision. */
+  hasRevision(slug: string, revisionId: string): Promise<boolean>;
   /** The last release of `hostname`, withheld or not any more; undefined when it was never released. */
   getHostnameRelease(hostname: string): Promise<HostnameRelease | undefined>;
   /**

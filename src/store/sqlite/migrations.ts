@@ -1,4 +1,4 @@
-import { type Kysely, type Migration, type MigrationProvider, Migrator } from "kysely";
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from "kysely";
 
 /** Migrations of the metadata store, in order. Never edit one that has shipped; add the next. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -83,6 +83,22 @@ const MIGRATIONS: Record<string, Migration> = {
         .createIndex("revisions_project_created")
         .on("revisions")
         .columns(["project_slug", "created_at"])
+        .execute();
+    },
+  },
+  "0004_domain_proof": {
+    async up(db: Kysely<unknown>) {
+      // Whether DNS has shown control of the custom hostname. Names held before proof existed
+      // were taken under the rules of their time: they stay, as active.
+      for (const column of ["domain_status", "domain_claimed_at", "domain_checked_at", "domain_message"]) {
+        await db.schema.alterTable("projects").addColumn(column, "text").execute();
+      }
+      await sql`UPDATE projects SET domain_status = 'active', domain_claimed_at = created_at
+                WHERE custom_hostname IS NOT NULL`.execute(db);
+      await db.schema
+        .createIndex("projects_pending_domains")
+        .on("projects")
+        .columns(["domain_status", "domain_checked_at"])
         .execute();
     },
   },

@@ -1,5 +1,11 @@
 import type { Selectable } from "kysely";
-import type { DeployRecord, HostnameRelease, ProjectRecord, RevisionRecord } from "../../core/ports/index.js";
+import type {
+  DeployRecord,
+  DomainState,
+  HostnameRelease,
+  ProjectRecord,
+  RevisionRecord,
+} from "../../core/ports/index.js";
 import type { MetadataTables } from "./schema.js";
 
 type ProjectRow = Selectable<MetadataTables["projects"]>;
@@ -16,6 +22,7 @@ export function toProjectRow(p: ProjectRecord): ProjectRow {
     token_hash: p.tokenHash,
     generated_hostname: p.generatedHostname,
     custom_hostname: p.customHostname,
+    ...toDomainRow(p.domain),
     revision_id: p.revisionId,
     created_at: p.createdAt,
     expires_at: p.expiresAt,
@@ -30,9 +37,28 @@ export function toProject(row: ProjectRow): ProjectRecord {
     tokenHash: row.token_hash,
     generatedHostname: row.generated_hostname,
     customHostname: row.custom_hostname,
+    domain:
+      row.custom_hostname === null || row.domain_claimed_at === null
+        ? null
+        : {
+            status: row.domain_status === "pending" ? "pending" : "active",
+            claimedAt: row.domain_claimed_at,
+            checkedAt: row.domain_checked_at,
+            message: row.domain_message,
+          },
     revisionId: row.revision_id,
     createdAt: row.created_at,
     expiresAt: row.expires_at,
+  };
+}
+
+/** The four domain_* columns of a project's custom hostname proof (all NULL without one). */
+export function toDomainRow(domain: DomainState | null) {
+  return {
+    domain_status: domain?.status ?? null,
+    domain_claimed_at: domain?.claimedAt ?? null,
+    domain_checked_at: domain?.checkedAt ?? null,
+    domain_message: domain?.message ?? null,
   };
 }
 

@@ -9,6 +9,10 @@ export interface MetadataTables {
     token_hash: string;
     generated_hostname: string;
     custom_hostname: string | null;
+    domain_status: string | null;
+    domain_claimed_at: string | null;
+    domain_checked_at: string | null;
+    domain_message: string | null;
     revision_id: string | null;
     created_at: string;
     expires_at: string;

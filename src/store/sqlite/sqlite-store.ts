@@ -2,6 +2,8 @@ import { Kysely, SqliteDialect, sql, type Transaction } from "kysely";
 import {
   type CompleteDeployInput,
   type DeployRecord,
+  type DomainState,
+  type DomainStatus,
   HostnameConflictError,
   type HostnameRelease,
   HostnameWithheldError,
@@ -16,6 +18,7 @@ import { migrateToLatest } from "./migrations.js";
 import {
   toDeploy,
   toDeployRow,
+  toDomainRow,
   toProject,
   toProjectRow,
   toRelease,
@@ -76,11 +79,16 @@ export class SqliteStore implements Store {
   async setCustomHostname(
     slug: string,
     hostname: string | null,
-    change: { now?: string; release?: HostnameRelease } = {},
-  ): Promise<void> {
+    change: { now?: string; release?: HostnameRelease; domain?: DomainState; takeOver?: boolean } = {},
+  ): Promise<{ takenFrom?: string }> {
     const now = change.now ?? new Date().toISOString();
+    const domain: DomainState | null =
+      hostname === null
+        ? null
+        : (change.domain ?? { status: "active", claimedAt: now, checkedAt: null, message: null });
     try {
-      await this.db.transaction().execute(async (trx) => {
+      return await this.db.transaction().execute(async (trx) => {
+        let takenFrom: string | undefined;
         // A name is held as a custom hostname (the unique index says so) or as a generated one.
         if (hostname !== null) {
           const holder = await trx
@@ -91,27 +99,77 @@ export class SqliteStore implements Store {
             .executeTakeFirst();
           if (holder) throw new HostnameConflictError(hostname);
           // Judged here, in the transaction that takes the name: a release that happened since
-          // the caller looked is seen.
+          // the caller looked is seen. Proof by DNS outweighs a quarantine, never a tombstone.
           const release = await releaseOf(trx, hostname);
-          if (release && isWithheld(release, slug, now)) throw new HostnameWithheldError(release);
-          // This project holds it again: its own release of the name no longer means anything.
+          if (release && isWithheld(release, slug, now)) {
+            if (!change.takeOver || release.withheldUntil === null) throw new HostnameWithheldError(release);
+          }
           await trx
             .deleteFrom("hostname_releases")
             .where("hostname", "=", hostname)
-            .where("project_slug", "=", slug)
+            .where(change.takeOver ? sql<boolean>`1 = 1` : sql<boolean>`project_slug = ${slug}`)
             .execute();
+          if (change.takeOver) {
+            const taken = await trx
+              .updateTable("projects")
+              .set({ custom_hostname: null, ...toDomainRow(null) })
+              .where("custom_hostname", "=", hostname)
+              .where("slug", "!=", slug)
+              .returning("slug")
+              .executeTakeFirst();
+            takenFrom = taken?.slug;
+          }
         }
         await trx
           .updateTable("projects")
-          .set({ custom_hostname: hostname })
+          .set({ custom_hostname: hostname, ...toDomainRow(domain) })
           .where("slug", "=", slug)
           .execute();
         if (change.release) await recordReleases(trx, [change.release]);
+        return takenFrom === undefined ? {} : { takenFrom };
       });
     } catch (error) {
       if (hostname !== null && isUniqueViolation(error)) throw new HostnameConflictError(hostname);
       throw error;
     }
+  }
+
+  async recordDomainCheck(
+    slug: string,
+    hostname: string,
+    check: { status: DomainStatus; checkedAt: string; message: string | null },
+  ): Promise<boolean> {
+    const result = await this.db
+      .updateTable("projects")
+      .set({ domain_status: check.status, domain_checked_at: check.checkedAt, domain_message: check.message })
+      .where("slug", "=", slug)
+      .where("custom_hostname", "=", hostname)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  async listPendingDomains(checkedBefore: string, limit: number): Promise<ProjectRecord[]> {
+    const rows = await this.db
+      .selectFrom("projects")
+      .selectAll()
+      .where("domain_status", "=", "pending")
+      .where((eb) =>
+        eb.or([eb("domain_checked_at", "is", null), eb("domain_checked_at", "<", checkedBefore)]),
+      )
+      .orderBy("domain_checked_at")
+      .limit(limit)
+      .execute();
+    return rows.map(toProject);
+  }
+
+  async hasRevision(slug: string, revisionId: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom("revisions")
+      .select("revision_id")
+      .where("project_slug", "=", slug)
+      .where("revision_id", "=", revisionId)
+      .executeTakeFirst();
+    return row !== undefined;
   }
 
   async getHostnameRelease(hostname: string): Promise<HostnameRelease | undefined> {

@@ -60,11 +60,9 @@ export function deployText(summary: DeploySummary): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** The human report of an assigned domain, with the DNS step when the hostname is external. */
+/** The human report of an assigned (or checked) domain: where it answers, its status, the DNS records. */
 export function domainText(result: DomainResult): string {
   const { domain, project } = result;
-  const sitesDomain = project.generatedHostname.split(".").slice(1).join(".");
-  const generated = sitesDomain !== "" && domain.hostname.endsWith(`.${sitesDomain}`);
   const lines = [
     `${project.projectSlug} now answers at ${domain.hostname}`,
     `  Production: ${project.productionUrl}`,
@@ -75,8 +73,17 @@ export function domainText(result: DomainResult): string {
     generatedUrl.hostname = project.generatedHostname;
     lines.push(`  Also at:    ${generatedUrl.href} (the generated address keeps serving)`);
   }
-  if (!generated) {
-    lines.push(`  DNS:        point a CNAME record for ${domain.hostname} at ${domain.cnameTarget}`);
+  const cname = domain.records.find((r) => r.type === "CNAME");
+  const txt = domain.records.find((r) => r.type === "TXT");
+  if (cname) lines.push(`  DNS:        point a CNAME record for ${cname.name} at ${cname.value}`);
+  if (txt) lines.push(`              or prove control with a TXT record ${txt.name} holding ${txt.value}`);
+  if (domain.status === "active") {
+    lines.push(`  Status:     active${domain.message ? ` (${domain.message})` : ""}`);
+  } else {
+    lines.push(`  Status:     pending: ${domain.message ?? "DNS not checked yet"}`);
+    lines.push(
+      `              HTTPS waits for the proof; the claim lapses ${domain.pendingUntil ?? "later"} without it. Check again: deploy domain --check`,
+    );
   }
   return `${lines.join("\n")}\n`;
 }

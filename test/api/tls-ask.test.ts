@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { assignDomain, createTestProject, deployFiles, type TestProject } from "../support/deploy-flow.js";
+import { startTestDns, type TestDnsServer } from "../support/dns-server.js";
+import { startTestServer } from "../support/server.js";
+
+// Caddy's on-demand TLS asks GET /tls/ask?domain=<host> before it gets a certificate.
+describe("GET /tls/ask", () => {
+  let server: Awaited<ReturnType<typeof startTestServer>>;
+  let dns: TestDnsServer;
+  beforeAll(async () => {
+    dns = await startTestDns();
+    server = await startTestServer({ dnsResolver: dns.address, tlsAskLimitPerAddress: 40 });
+    server.clock.freeze();
+  });
+  afterAll(async () => {
+    await server.stop();
+    await dns.close();
+  });
+
+  const ask = async (domain: string | undefined) => {
+    const query = domain === undefined ? "" : `?domain=${encodeURIComponent(domain)}`;
+    return (await fetch(`${server.urls.api}/tls/ask${query}`)).status;
+  };
+  async function deployed(label: string): Promise<{ p: TestProject; revisionId: string }> {
+    const p = await createTestProject(server.urls.api, `ask-${label}`);
+    const result = await deployFiles(server.urls.api, p, { "/index.html": label });
+    return { p, revisionId: (result.deployed as { revisionId: string }).revisionId };
+  }
+
+  it("GET /tls/ask: 200 for the generated, vanity, revision and active custom hostnames of a live project", async () => {
+    const { p, revisionId } = await deployed("live");
+    expect(await ask(`${p.slug}.localhost`)).toBe(200);
+    expect(await ask(`${revisionId}--${p.slug}.localhost`)).toBe(200);
+    dns.setCname("live.example.com", "edge.localhost");
+    expect((await assignDomain(server.urls.api, p, "live.example.com")).body.domain.status).toBe("active");
+    expect(await ask("live.example.com")).toBe(200);
+    expect(await ask("LIVE.example.com.")).toBe(200);
+    const { p: q } = await deployed("vanity");
+    await assignDomain(server.urls.api, q, "ask-vanity-name.localhost");
+    expect(await ask("ask-vanity-name.localhost")).toBe(200);
+  });
+
+  it("GET /tls/ask: 404 for a pending custom domain, an unknown name, a revision not kept, a project never deployed, an expired one", async () => {
+    const { p } = await deployed("refused");
+    await assignDomain(server.urls.api, p, "pending-ask.example.com");
+    expect(await ask("pending-ask.example.com")).toBe(404);
+    expect(await ask("nobody.example.com")).toBe(404);
+    expect(await ask(`abcdefghij--${p.slug}.localhost`)).toBe(404);
+    expect(await ask("www.example.com/path")).toBe(404);
+    const fresh = await createTestProject(server.urls.api, "ask-fresh");
+    expect(await ask(`${fresh.slug}.localhost`)).toBe(404);
+    expect(await ask(`${p.slug}.localhost`)).toBe(200);
+    server.clock.advance(server.config.projectTtlSeconds + 1);
+    expect(await ask(`${p.slug}.localhost`)).toBe(404);
+  });
+
+  it("GET /tls/ask: 400 without a domain, 429 with Retry-After past the limit per client address", async () => {
+    expect(await ask(undefined)).toBe(400);
+    let status = 0;
+    for (let i = 0; i < 60 && status !== 429; i++) status = await ask(`n${i}.example.com`);
+    expect(status).toBe(429);
+    const res = await fetch(`${server.urls.api}/tls/ask?domain=x.example.com`);
+    expect(res.status).toBe(429);
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+});
