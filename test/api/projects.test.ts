@@ -28,6 +28,7 @@ describe("POST /projects", () => {
       hostname: `${project.projectSlug}.localhost`,
       generatedHostname: `${project.projectSlug}.localhost`,
       customHostname: null,
+      customHostnameStatus: null,
       productionUrl: `http://${project.projectSlug}.localhost:${new URL(server.urls.edge).port}/`,
       revisionId: null,
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),

@@ -19,6 +19,7 @@ export const API_ERROR_STATUS: Record<string, number> = {
   PROJECT_NOT_FOUND: 404,
   DEPLOY_NOT_FOUND: 404,
   DOMAIN_TAKEN: 409,
+  DOMAIN_NOT_ASSIGNED: 404,
   DEPLOY_ALREADY_COMPLETED: 409,
   PROJECT_EXPIRED: 410,
   DEPLOY_EXPIRED: 410,
@@ -55,6 +56,12 @@ export function expectNoInternals(text: string, context = "", paths: string[] = 
   }
 }
 
+/** Fields an error carries besides code and message. */
+const ERROR_FIELDS: Record<string, string[]> = {
+  DOMAIN_TAKEN: ["txtRecord"],
+  QUOTA_EXCEEDED: ["limitBytes", "quota", "remainingBytes"],
+};
+
 /**
  * Asserts an API answer is one of the contract's JSON errors with a 4xx status: the string form
  * for routing (404, 405), else `{ error: { code, message } }` whose code goes with the status.
@@ -74,7 +81,13 @@ export function expectApiClientError(response: RawResponse, context: string, pat
     expect(routing[body.error], `${context}: unknown string error ${body.error}`).toBe(response.status);
     return body.error;
   }
-  expect(Object.keys(body.error).sort(), context).toEqual(["code", "message"]);
+  // Some refusals say more in fields of their own (contract §5); nothing else may ride along.
+  const allowed = new Set(["code", "message", ...(ERROR_FIELDS[body.error.code as string] ?? [])]);
+  expect(Object.keys(body.error), context).toEqual(expect.arrayContaining(["code", "message"]));
+  expect(
+    Object.keys(body.error).filter((key) => !allowed.has(key)),
+    context,
+  ).toEqual([]);
   expect(typeof body.error.message, context).toBe("string");
   expect(API_ERROR_STATUS[body.error.code], `${context}: code ${body.error.code}`).toBe(response.status);
   if (response.status === 429) expect(response.headers["retry-after"], context).toMatch(/^\d+$/);
