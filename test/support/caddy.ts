@@ -1,0 +1,75 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { connect } from "node:net";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { freePort, TOOLS } from "./https-tools.js";
+
+/** The repository's own Caddyfile: the test runs exactly what the README's Production section ships. */
+export const CADDYFILE = fileURLToPath(new URL("../../Caddyfile", import.meta.url));
+
+export interface RunningCaddy {
+  httpPort: number;
+  httpsPort: number;
+  log: () => string;
+  stop(): Promise<void>;
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+
+/**
+ * Runs `caddy run` on the repository's Caddyfile, its settings from the environment (free ports
+ * on 127.0.0.1, its storage under `dir`), and waits until its HTTPS port takes connections.
+ */
+export async function startCaddy(
+  dir: string,
+  env: Record<string, string>,
+  ports: { https?: number } = {},
+): Promise<RunningCaddy> {
+  const [httpPort, adminPort] = await Promise.all([freePort(), freePort()]);
+  const httpsPort = ports.https ?? (await freePort());
+  let output = "";
+  const child: ChildProcess = spawn(TOOLS.caddy, ["run", "--config", CADDYFILE, "--adapter", "caddyfile"], {
+    cwd: dir,
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: dir,
+      XDG_DATA_HOME: join(dir, "data"),
+      XDG_CONFIG_HOME: join(dir, "config"),
+      HTTP_PORT: String(httpPort),
+      HTTPS_PORT: String(httpsPort),
+      CADDY_ADMIN: `127.0.0.1:${adminPort}`,
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const reap = () => child.kill("SIGKILL");
+  process.once("exit", reap);
+  child.once("exit", () => process.off("exit", reap));
+  for (let attempt = 0; attempt < 400 && !(await accepts(httpsPort)); attempt++) {
+    if (child.exitCode !== null) throw new Error(`caddy exited: ${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  if (!(await accepts(httpsPort))) throw new Error(`caddy did not listen on ${httpsPort}: ${output}`);
+  return {
+    httpPort,
+    httpsPort,
+    log: () => output,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+      }),
+  };
+}

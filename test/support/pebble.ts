@@ -1,0 +1,139 @@
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { request } from "node:https";
+import { join } from "node:path";
+import { freePort, TOOLS } from "./https-tools.js";
+
+/** A running pebble: its ACME directory, the CA its own listener uses, and the root it issues under. */
+export interface Pebble {
+  directoryUrl: string;
+  /** PEM file of the CA that signed pebble's own HTTPS listener (for Caddy's acme_ca_root). */
+  listenerCaFile: string;
+  /** PEM of the root pebble issues certificates under, from its management endpoint. */
+  issuingRoot: string;
+  log: () => string;
+  stop(): Promise<void>;
+}
+
+// Pebble's default configuration, as Debian ships it; only addresses and its own key pair change.
+const DEFAULT_CONFIG = "/usr/share/doc/pebble/examples/pebble-config.json";
+
+/** A CA and a certificate for 127.0.0.1 and localhost signed by it, made with openssl in `dir`. */
+function makeListenerCertificate(dir: string): { ca: string; cert: string; key: string } {
+  const run = (args: string[]) => {
+    const result = spawnSync(TOOLS.openssl, args, { cwd: dir, encoding: "utf8" });
+    if (result.status !== 0) throw new Error(`openssl ${args[0]} failed: ${result.stderr}`);
+  };
+  writeFileSync(join(dir, "san.cnf"), "subjectAltName=DNS:localhost,IP:127.0.0.1\n");
+  run(
+    ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem"].concat([
+      "-days",
+      "2",
+      "-subj",
+      "/CN=pebble listener test CA",
+    ]),
+  );
+  run([
+    "req",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-keyout",
+    "key.pem",
+    "-out",
+    "leaf.csr",
+    "-subj",
+    "/CN=localhost",
+  ]);
+  run(
+    ["x509", "-req", "-in", "leaf.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial"].concat([
+      "-out",
+      "cert.pem",
+      "-days",
+      "2",
+      "-extfile",
+      "san.cnf",
+    ]),
+  );
+  return { ca: join(dir, "ca.pem"), cert: join(dir, "cert.pem"), key: join(dir, "key.pem") };
+}
+
+/** GETs an HTTPS URL trusting only `ca`; resolves with the status and body. */
+export function httpsGet(url: string, ca: string | Buffer): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { ca, agent: false }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => (body += chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/**
+ * Starts pebble on free ports of 127.0.0.1 with its default configuration, every challenge taken
+ * as valid (PEBBLE_VA_ALWAYS_VALID=1: no name here resolves to us), and waits for it to answer.
+ */
+export async function startPebble(dir: string): Promise<Pebble> {
+  const files = makeListenerCertificate(dir);
+  const [acme, management, http01, tlsAlpn] = await Promise.all([
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+  ]);
+  const config = JSON.parse(readFileSync(DEFAULT_CONFIG, "utf8")) as { pebble: Record<string, unknown> };
+  Object.assign(config.pebble, {
+    listenAddress: `127.0.0.1:${acme}`,
+    managementListenAddress: `127.0.0.1:${management}`,
+    certificate: files.cert,
+    privateKey: files.key,
+    httpPort: http01,
+    tlsPort: tlsAlpn,
+  });
+  const configFile = join(dir, "pebble-config.json");
+  writeFileSync(configFile, JSON.stringify(config));
+  let output = "";
+  const child: ChildProcess = spawn(TOOLS.pebble, ["-config", configFile], {
+    cwd: dir,
+    env: {
+      PATH: process.env.PATH ?? "",
+      PEBBLE_VA_ALWAYS_VALID: "1",
+      PEBBLE_VA_NOSLEEP: "1",
+      PEBBLE_WFE_NONCEREJECT: "0",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const reap = () => child.kill("SIGKILL");
+  process.once("exit", reap);
+  child.once("exit", () => process.off("exit", reap));
+  const ca = readFileSync(files.ca);
+  const rootUrl = `https://127.0.0.1:${management}/roots/0`;
+  let issuingRoot = "";
+  for (let attempt = 0; attempt < 200 && issuingRoot === ""; attempt++) {
+    if (child.exitCode !== null) throw new Error(`pebble exited: ${output}`);
+    try {
+      const res = await httpsGet(rootUrl, ca);
+      if (res.status === 200 && res.body.includes("BEGIN CERTIFICATE")) issuingRoot = res.body;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+  if (issuingRoot === "") throw new Error(`pebble did not answer: ${output}`);
+  return {
+    directoryUrl: `https://127.0.0.1:${acme}/dir`,
+    listenerCaFile: files.ca,
+    issuingRoot,
+    log: () => output,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+      }),
+  };
+}
