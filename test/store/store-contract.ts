@@ -349,6 +349,94 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       expect(await store.getProjectByTokenHash(again.tokenHash)).toBeUndefined();
     });
 
+    it("setCustomHostname: keeps the domain's proof with it; recordDomainCheck updates it only while the name is the same", async () => {
+      const a = projectRecord("amber");
+      await store.createProject(a);
+      const pending = {
+        status: "pending" as const,
+        claimedAt: at("2030-01-02T00:00:00Z"),
+        checkedAt: null,
+        message: null,
+      };
+      await store.setCustomHostname(a.slug, "shop.example.com", { domain: pending });
+      expect((await store.getProject(a.slug))?.domain).toEqual(pending);
+      const check = {
+        status: "active" as const,
+        checkedAt: at("2030-01-03T00:00:00Z"),
+        message: "DNS shows it",
+      };
+      expect(await store.recordDomainCheck(a.slug, "other.example.com", check)).toBe(false);
+      expect((await store.getProject(a.slug))?.domain).toEqual(pending);
+      expect(await store.recordDomainCheck(a.slug, "shop.example.com", check)).toBe(true);
+      expect((await store.getProject(a.slug))?.domain).toEqual({ ...pending, ...check });
+      await store.setCustomHostname(a.slug, null);
+      expect((await store.getProject(a.slug))?.domain).toBeNull();
+    });
+
+    it("listPendingDomains: pending names not checked since the time given, least recently checked first", async () => {
+      const [a, b, c] = [projectRecord("amber"), projectRecord("birch"), projectRecord("cedar")];
+      for (const p of [a, b, c]) await store.createProject(p);
+      const claimedAt = at("2030-01-02T00:00:00Z");
+      await store.setCustomHostname(a.slug, "a.example.com", {
+        domain: { status: "pending", claimedAt, checkedAt: at("2030-01-02T10:00:00Z"), message: null },
+      });
+      await store.setCustomHostname(b.slug, "b.example.com", {
+        domain: { status: "pending", claimedAt, checkedAt: null, message: null },
+      });
+      await store.setCustomHostname(c.slug, "c.example.com", {
+        domain: { status: "active", claimedAt, checkedAt: null, message: null },
+      });
+      const due = await store.listPendingDomains(at("2030-01-02T11:00:00Z"), 10);
+      expect(due.map((p) => p.slug)).toEqual([b.slug, a.slug]);
+      expect((await store.listPendingDomains(at("2030-01-02T09:00:00Z"), 10)).map((p) => p.slug)).toEqual([
+        b.slug,
+      ]);
+      expect(await store.listPendingDomains(at("2030-01-02T11:00:00Z"), 1)).toHaveLength(1);
+    });
+
+    it("setCustomHostname: takeOver drops another project's claim and a quarantine, never a tombstone", async () => {
+      const [a, b, c] = [projectRecord("amber"), projectRecord("birch"), projectRecord("cedar")];
+      for (const p of [a, b, c]) await store.createProject(p);
+      await store.setCustomHostname(a.slug, "shop.example.com");
+      expect(await store.setCustomHostname(b.slug, "shop.example.com", { takeOver: true })).toEqual({
+        takenFrom: a.slug,
+      });
+      expect((await store.getProject(a.slug))?.customHostname).toBeNull();
+      expect((await store.getProject(a.slug))?.domain).toBeNull();
+      expect((await store.getProjectByHostname("shop.example.com"))?.slug).toBe(b.slug);
+      // A quarantine yields to it; a tombstone does not.
+      const now = at("2030-01-05T00:00:00Z");
+      await store.setCustomHostname(b.slug, null, {
+        now,
+        release: release("shop.example.com", b.slug, at("2030-02-04T00:00:00Z")),
+      });
+      expect(await store.setCustomHostname(c.slug, "shop.example.com", { now, takeOver: true })).toEqual({});
+      expect(await store.getHostnameRelease("shop.example.com")).toBeUndefined();
+      await store.setCustomHostname(a.slug, "a-vanity.localhost");
+      await store.setCustomHostname(a.slug, null, { release: release("a-vanity.localhost", a.slug, null) });
+      await expect(
+        store.setCustomHostname(c.slug, "a-vanity.localhost", { takeOver: true }),
+      ).rejects.toBeInstanceOf(HostnameWithheldError);
+    });
+
+    it("hasRevision: true only for a revision the project recorded", async () => {
+      const a = projectRecord("amber");
+      await store.createProject(a);
+      expect(await store.hasRevision(a.slug, "rev0000001")).toBe(false);
+      const deploy = deployRecord(a.slug, 1);
+      await store.createDeploy(deploy);
+      await store.completeDeploy({
+        projectSlug: a.slug,
+        deployId: deploy.deployId,
+        completionHash: sha("completion-1"),
+        completedAt: at("2030-01-02T00:10:00Z"),
+        projectExpiresAt: at("2030-02-01T00:10:00Z"),
+      });
+      expect(await store.hasRevision(a.slug, "rev0000001")).toBe(true);
+      expect(await store.hasRevision(a.slug, "rev0000002")).toBe(false);
+      expect(await store.hasRevision("other-otter-a1b2c", "rev0000001")).toBe(false);
+    });
+
     it("setCustomHostname: HostnameWithheldError for a name another project released, until its quarantine ends", async () => {
       const a = projectRecord("amber");
       const b = projectRecord("birch");
