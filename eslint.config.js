@@ -44,7 +44,18 @@ const boundaries = Object.entries(MAY_IMPORT)
   });
 
 export default tseslint.config(
-  { ignores: ["dist/", "node_modules/", "data/", "bench/results/", "coverage/", ".tmp/", "reports/"] },
+  {
+    ignores: [
+      "dist/",
+      "packages/client/dist/",
+      "node_modules/",
+      "data/",
+      "bench/results/",
+      "coverage/",
+      ".tmp/",
+      "reports/",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

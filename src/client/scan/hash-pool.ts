@@ -3,6 +3,7 @@ import { Worker } from "node:worker_threads";
 import { CliError } from "../errors.js";
 import type { FileHasher } from "./hash-file.js";
 import type { HashBatch, HashReply } from "./hash-batch.js";
+import { HASH_WORKER_ROLE } from "./worker-script.js";
 
 /** How to hash batches on worker threads. */
 interface PoolOptions {
@@ -25,7 +26,11 @@ export async function hashBatches(batches: readonly HashBatch[], options: PoolOp
   const stop = () => {
     next = batches.length;
   };
-  const workers = Array.from({ length: options.threads }, () => new Worker(options.workerUrl));
+  const workers = Array.from(
+    { length: options.threads },
+    // The role lets one bundled file (the standalone client) know it was started as a hashing thread.
+    () => new Worker(options.workerUrl, { workerData: { role: HASH_WORKER_ROLE } }),
+  );
   const onThreads = workers.map(
     (worker) =>
       new Promise<void>((resolve, reject) => {

@@ -5,6 +5,7 @@ import { hashBatches } from "./hash-pool.js";
 import type { HashBatch } from "./hash-batch.js";
 import type { HashCache } from "./hash-cache.js";
 import type { SiteFile } from "./walk.js";
+import { workerScript } from "./worker-script.js";
 
 /** How to hash a site. */
 interface HashOptions {
@@ -15,7 +16,7 @@ interface HashOptions {
   onFile?: (file: SiteFile, cached: boolean) => void;
   /** Fewest files to hash that start threads (default THREAD_MIN_FILES; 64 MiB also does). */
   threadMinFiles?: number;
-  /** The compiled worker script; defaults to hash-worker.js beside this module. */
+  /** The worker script; defaults to `workerScript()` (hash-worker.js beside this module, or the bundle). */
   workerUrl?: URL;
 }
 
@@ -29,7 +30,6 @@ const THREAD_MIN_BYTES = 64 * 1024 * 1024;
 /** Files per message to a hashing thread, and the bytes a batch stops at (fewer messages, yet balanced). */
 export const BATCH_FILES = 64;
 export const BATCH_BYTES = 4 * 1024 * 1024;
-const DEFAULT_WORKER_URL = new URL("./hash-worker.js", import.meta.url);
 
 /** The asset hash of every file, in order, from the cache or by reading the file. */
 export async function hashSite(files: readonly SiteFile[], options: HashOptions): Promise<string[]> {
@@ -51,7 +51,7 @@ export async function hashSite(files: readonly SiteFile[], options: HashOptions)
     options.onFile?.(file, false);
   };
   const bytes = pending.reduce((sum, index) => sum + files[index]!.size, 0);
-  const workerUrl = options.workerUrl ?? DEFAULT_WORKER_URL;
+  const workerUrl = options.workerUrl ?? workerScript();
   const big = pending.length >= (options.threadMinFiles ?? THREAD_MIN_FILES) || bytes >= THREAD_MIN_BYTES;
   if (pending.length === 0) return hashes;
   const hasher = await FileHasher.create();
