@@ -80,7 +80,7 @@ async function hashFiles(
       : read === 0
         ? `${plural(files.length, "file")} (${formatBytes(totalBytes)}) unchanged since the last deploy: none read again`
         : `Hashed ${formatCount(read)} of ${plural(files.length, "file")} (${formatBytes(readBytes)}) in ${took}; ` +
-          `${formatCount(fromCache)} unchanged since the last deploy were not read again`,
+          `${formatCount(fromCache)} unchanged since the last deploy ${fromCache === 1 ? "was" : "were"} not read again`,
   );
   return hashes;
 }

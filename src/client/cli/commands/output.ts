@@ -41,7 +41,7 @@ export function deployText(summary: DeploySummary): string {
     ? [
         `Preview of ${summary.projectSlug} (revision ${summary.revisionId}); production unchanged`,
         `  Revision:   ${summary.revisionUrl}`,
-        `  Production: ${summary.productionUrl} (still its earlier revision; \`deploy promote ${summary.revisionId}\` puts this one live)`,
+        `  Production: ${summary.productionUrl} (unchanged; \`deploy promote ${summary.revisionId}\` puts this revision live)`,
       ]
     : [
         `Deployed ${summary.projectSlug} (revision ${summary.revisionId})`,
