@@ -1,4 +1,4 @@
-import { open } from "node:fs/promises";
+import { openSized } from "../shared/sized-file.js";
 import type { Readable } from "node:stream";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { pipeline } from "node:stream/promises";
@@ -71,14 +71,7 @@ async function openBlob(reader: BlobReader, file: { hash: string; size: number }
 }
 
 async function openVariant(path: string): Promise<Body> {
-  const handle = await open(path, "r");
-  let size: number;
-  try {
-    size = (await handle.stat()).size;
-  } catch (error) {
-    await handle.close();
-    throw error;
-  }
+  const { file: handle, size } = await openSized(path);
   return closingAfterStreams(
     size,
     (start, end) => new RangeStream(handle, start, end),

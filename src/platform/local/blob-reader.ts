@@ -1,10 +1,11 @@
-import { open, type FileHandle } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
 import type { Readable } from "node:stream";
 // The platform database, named from shared: database.ts leads here through revision-rules.ts.
 import type { SqliteDatabase as PlatformDatabase } from "../../shared/sqlite.js";
 import type { PackHandles } from "./pack-handles.js";
 import type { PackStore } from "./pack-store.js";
 import { RangeStream } from "./range-stream.js";
+import { openSized } from "../../shared/sized-file.js";
 
 /** A blob that cannot be served: no row, marked damaged, or its bytes short or missing. */
 export class BlobUnavailableError extends Error {}
@@ -100,14 +101,7 @@ export class BlobReader {
   }
 
   private async openLoose(hash: string, location: Location): Promise<OpenedBlob> {
-    const file = await open(this.packs.loosePath(hash), "r");
-    let size: number;
-    try {
-      size = (await file.stat()).size;
-    } catch (error) {
-      await file.close();
-      throw error;
-    }
+    const { file, size } = await openSized(this.packs.loosePath(hash));
     if (size !== location.size) {
       await file.close();
       throw this.damaged(hash, `its file holds ${size} bytes, its row says ${location.size}`);

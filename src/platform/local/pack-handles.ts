@@ -1,4 +1,5 @@
-import { open, type FileHandle } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
+import { openSized } from "../../shared/sized-file.js";
 
 /** An open pack: its file and the size it had when opened. Give it back with `release`. */
 export interface PackHandle {
@@ -76,14 +77,7 @@ export class PackHandles {
   }
 
   private async openEntry(id: string): Promise<Entry> {
-    const file = await open(this.pathOf(id), "r");
-    let size: number;
-    try {
-      size = (await file.stat()).size;
-    } catch (error) {
-      await file.close();
-      throw error;
-    }
+    const { file, size } = await openSized(this.pathOf(id));
     const entry: Entry = { file, size, readers: 0, retired: false };
     this.entries.set(id, entry);
     this.evict();
