@@ -82,7 +82,7 @@ export class PackStore {
     }
   }
 
-  /** Deletes a blob file stored before packs, and the compressed variants of the hash. */
+  /** Deletes a blob file stored before packs; its row must be gone or point at a pack. */
   deleteLoose(hash: string): void {
     rmSync(this.loosePath(hash), { force: true });
   }
