@@ -104,6 +104,9 @@ export function openPlatformDatabase(dir: string): PlatformDatabase {
   if (!columns.has("pending_bytes")) {
     db.exec("ALTER TABLE upload_sessions ADD COLUMN pending_bytes INTEGER NOT NULL DEFAULT 0");
   }
+  // How many distinct hashes the session's manifest names, once it is written (NULL before, and
+  // for sessions opened before the column): what it misses is that less the content it has.
+  if (!columns.has("asset_hashes")) db.exec("ALTER TABLE upload_sessions ADD COLUMN asset_hashes INTEGER");
   db.exec("CREATE INDEX IF NOT EXISTS upload_sessions_address ON upload_sessions(client_address)");
   addPackColumns(db);
   // When the production revision last changed (publish or promote): its files' Last-Modified.

@@ -73,13 +73,21 @@ export class UploadSessions {
       deleteAssets: db.prepare("DELETE FROM session_assets WHERE session_id = ?"),
       deleteSession: db.prepare("DELETE FROM upload_sessions WHERE id = ?"),
       countMissing: db.prepare(`SELECT COUNT(DISTINCT s.hash) AS n ${missing}`),
+      // Every session_blobs row of a session is a hash its manifest names (only those are
+      // accepted), so what it misses is a subtraction: an index range count, not a scan of the
+      // manifest joined to its content (after each of 25 buckets of a 50,000-file deploy, 100 ms).
+      countMissingFast: db.prepare(
+        `SELECT u.asset_hashes - (SELECT COUNT(*) FROM session_blobs h WHERE h.session_id = u.id) AS n
+         FROM upload_sessions u WHERE u.id = ? AND u.asset_hashes IS NOT NULL`,
+      ),
+      setAssetHashes: db.prepare("UPDATE upload_sessions SET asset_hashes = ? WHERE id = ?"),
       setMediaType: db.prepare(
         "UPDATE session_assets SET content_type = ? WHERE session_id = ? AND hash = ?",
       ),
       insertPack: db.prepare("INSERT INTO packs (id, size, live_bytes, created_at) VALUES (?, ?, ?, ?)"),
       selectBlobState: db.prepare("SELECT pack, damaged FROM blobs WHERE hash = ?"),
       insertBlob: db.prepare(
-        "INSERT INTO blobs (hash, size, created_at, pack, pack_offset, damaged) VALUES (?, ?, ?, ?, ?, 0)",
+        "INSERT OR IGNORE INTO blobs (hash, size, created_at, pack, pack_offset, damaged) VALUES (?, ?, ?, ?, ?, 0)",
       ),
       repairBlob: db.prepare("UPDATE blobs SET pack = ?, pack_offset = ?, damaged = 0 WHERE hash = ?"),
       releasePackBytes: db.prepare("UPDATE packs SET live_bytes = live_bytes - ? WHERE id = ?"),
@@ -154,6 +162,7 @@ export class UploadSessions {
         slice();
         if (next < ordered.length) await pacer.next();
       }
+      s.setAssetHashes.run(held.size, session.id);
     } catch (error) {
       this.discard(session.id);
       throw error;
@@ -208,7 +217,8 @@ export class UploadSessions {
 
   /** How many distinct hashes of the session it does not have yet (neither uploaded nor its own). */
   missingCount(sessionId: string): number {
-    return (this.statements.countMissing.get(sessionId) as { n: number }).n;
+    const fast = this.statements.countMissingFast.get(sessionId) as { n: number } | undefined;
+    return (fast ?? (this.statements.countMissing.get(sessionId) as { n: number })).n;
   }
 
   /** True when the platform holds the blob whole (for any project). */
@@ -234,15 +244,16 @@ export class UploadSessions {
         const { id, size, blobs } = bucket.pack;
         let live = 0;
         for (const blob of blobs) {
-          const state = s.selectBlobState.get(blob.hash) as
-            { pack: string | null; damaged: number } | undefined;
-          if (!state) {
-            s.insertBlob.run(blob.hash, blob.size, now, id, blob.offset);
+          // Inserted unless held: only then is the row looked at (a damaged one is repaired).
+          if (s.insertBlob.run(blob.hash, blob.size, now, id, blob.offset).changes === 1) {
             live += blob.size;
-          } else if (state.damaged) {
-            s.repairBlob.run(id, blob.offset, blob.hash);
-            if (state.pack !== null) s.releasePackBytes.run(blob.size, state.pack);
-            live += blob.size;
+          } else {
+            const state = s.selectBlobState.get(blob.hash) as { pack: string | null; damaged: number };
+            if (state.damaged) {
+              s.repairBlob.run(id, blob.offset, blob.hash);
+              if (state.pack !== null) s.releasePackBytes.run(blob.size, state.pack);
+              live += blob.size;
+            }
           }
           s.insertSessionBlob.run(sessionId, blob.hash);
         }
