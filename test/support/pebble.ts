@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { request } from "node:https";
 import { join } from "node:path";
 import { freePort, TOOLS } from "./https-tools.js";
@@ -84,7 +84,12 @@ export async function startPebble(dir: string): Promise<Pebble> {
     freePort(),
     freePort(),
   ]);
-  const config = JSON.parse(readFileSync(DEFAULT_CONFIG, "utf8")) as { pebble: Record<string, unknown> };
+  // Images that leave out /usr/share/doc get the same defaults written here.
+  const config = (
+    existsSync(DEFAULT_CONFIG)
+      ? JSON.parse(readFileSync(DEFAULT_CONFIG, "utf8"))
+      : { pebble: { ocspResponderURL: "", externalAccountBindingRequired: false } }
+  ) as { pebble: Record<string, unknown> };
   Object.assign(config.pebble, {
     listenAddress: `127.0.0.1:${acme}`,
     managementListenAddress: `127.0.0.1:${management}`,
