@@ -77,6 +77,12 @@ describe("parseRedirects", () => {
     expect(refusal("/a/:splat /b")).toBe(
       '_redirects:1: ":splat" cannot be a placeholder name in "/a/:splat"; use *',
     );
+    expect(refusal("/news/:year-:month /b")).toBe(
+      '_redirects:1: ":year" in "/news/:year-:month" must be a whole path segment (/:year/)',
+    );
+    expect(refusal("/news/x:id /b")).toBe(
+      '_redirects:1: ":id" in "/news/x:id" must be a whole path segment (/:id/)',
+    );
     expect(refusal("/a/:id /b/:name")).toBe(
       '_redirects:1: the target uses :name, which "/a/:id" does not bind',
     );

@@ -17,7 +17,16 @@ export function patternNames(pattern: string): string[] | string {
   if (!pattern.startsWith("/")) return `"${pattern}" must be a path starting with /`;
   const splats = pattern.split("*").length - 1;
   if (splats > 1) return `"${pattern}" has ${splats} splats (*); a pattern may have one`;
-  const names = [...pattern.matchAll(PLACEHOLDER)].map((match) => match[1]!);
+  const matches = [...pattern.matchAll(PLACEHOLDER)];
+  for (const match of matches) {
+    // A placeholder is a whole segment: then each one's match is fixed by the slashes around it,
+    // and no pattern can make matching a long path take more than linear time (`/:a-:b-:c` could).
+    const end = match.index + match[0].length;
+    if (pattern[match.index - 1] !== "/" || (end < pattern.length && pattern[end] !== "/")) {
+      return `":${match[1]}" in "${pattern}" must be a whole path segment (/:${match[1]}/)`;
+    }
+  }
+  const names = matches.map((match) => match[1]!);
   const seen = new Set<string>();
   for (const name of names) {
     if (name === "splat") return `":splat" cannot be a placeholder name in "${pattern}"; use *`;
