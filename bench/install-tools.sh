@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what `npm run bench` needs beyond npm: nginx (the reference server), wrk (the load
-# generator), GNU time (peak memory of the client) and rsync (the reference for a redeploy that
-# finds nothing changed). Debian/Ubuntu only; installs nothing when all are present.
+# generator), GNU time (peak memory of the client), rsync (the reference for a redeploy that
+# finds nothing changed) and b3sum (the native BLAKE3 reference of the hashing benchmark).
+# Debian/Ubuntu only; installs nothing when all are present.
 set -euo pipefail
 
 missing=()
@@ -9,6 +10,7 @@ command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx)
 command -v wrk >/dev/null 2>&1 || missing+=(wrk)
 [ -x /usr/bin/time ] || missing+=(time)
 command -v rsync >/dev/null 2>&1 || missing+=(rsync)
+command -v b3sum >/dev/null 2>&1 || missing+=(b3sum)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if ! command -v apt-get >/dev/null 2>&1; then

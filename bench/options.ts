@@ -1,9 +1,9 @@
 import { tmpdir } from "node:os";
 
 /** Which benchmarks exist. */
-export type SuiteName = "edge" | "rules" | "deploy" | "api";
+export type SuiteName = "edge" | "rules" | "deploy" | "api" | "hash";
 /** Every benchmark, in the order a run takes them. */
-export const SUITES: readonly SuiteName[] = ["edge", "rules", "deploy", "api"];
+export const SUITES: readonly SuiteName[] = ["edge", "rules", "deploy", "api", "hash"];
 
 /** One generated site of benchmark 2. */
 export interface SiteSpec {
@@ -31,11 +31,13 @@ export interface BenchOptions {
     loadSeconds: number;
     loadManifestFiles: number;
   };
+  /** Benchmark 5 (issue 9): BLAKE3 libraries on many 2 KB files and a few 25 MiB ones. */
+  hash: { rounds: number; smallFiles: number; largeFiles: number };
 }
 
 const MB = 1_000_000;
 
-const USAGE = `usage: npm run bench -- [--quick] [--only=edge,rules,deploy,api] [--profile] [--wait-idle]
+const USAGE = `usage: npm run bench -- [--quick] [--only=edge,rules,deploy,api,hash] [--profile] [--wait-idle]
   --quick       small sizes and few rounds, for development (or BENCH_QUICK=1); BENCHMARKS.md is left alone
   --only=LIST   run only these benchmarks; BENCHMARKS.md is left alone
   --profile     afterwards, profile the slowest path of each benchmark with node --cpu-prof (BENCH_PROFILE=1);
@@ -81,6 +83,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
         changedShare: 0.01,
       },
       api: { rounds: 2, entries: [2000, 10_000], loadRounds: 1, loadSeconds: 1, loadManifestFiles: 50 },
+      hash: { rounds: 2, smallFiles: 5000, largeFiles: 1 },
     };
   }
   return {
@@ -102,6 +105,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
       changedShare: 0.01,
     },
     api: { rounds: 5, entries: [20_000, 100_000], loadRounds: 3, loadSeconds: 5, loadManifestFiles: 50 },
+    hash: { rounds: 5, smallFiles: 20_000, largeFiles: 4 },
   };
 }
 

@@ -13,6 +13,7 @@ import { runApi } from "./suites/api-load.js";
 import { runDeployPipeline, siteDirOf } from "./suites/deploy-pipeline.js";
 import { runEdgeRules } from "./suites/edge-rules.js";
 import { runEdgeServing } from "./suites/edge-serving.js";
+import { runHashLibraries } from "./suites/hash-libraries.js";
 import { runProfiles } from "./suites/profile.js";
 
 // `npm run bench`: installs nothing itself (bench/install-tools.sh does, before the build), runs the
@@ -57,6 +58,9 @@ try {
   }
   if (options.suites.includes("api")) {
     results.api = await runApi({ workDir: join(work, "api"), ...options.api, log });
+  }
+  if (options.suites.includes("hash")) {
+    results.hash = await runHashLibraries({ workDir: join(work, "hash"), ...options.hash, log });
   }
   results.machine.loadAfter = loadavg().map((value) => Math.round(value * 100) / 100);
   if (options.profile) {

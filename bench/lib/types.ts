@@ -1,3 +1,4 @@
+import type { HashResult } from "./hash-types.js";
 import type { Summary } from "./stats.js";
 
 /** One contender serving one file, over the rounds. */
@@ -164,5 +165,6 @@ export interface BenchResults {
   rules?: RulesResult;
   deploy?: DeployResult;
   api?: ApiResult;
+  hash?: HashResult;
   profiles?: ProfileSummary[];
 }

@@ -8,6 +8,7 @@ import type {
   RulesResult,
 } from "../lib/types.js";
 import { int, mb, ms, plusMinus, ratioWithRange, size, table, times } from "./format.js";
+import { hashSection } from "./hash-tables.js";
 import { checkTargets } from "./targets.js";
 
 const STEP_NAMES = { first: "first deploy", unchanged: "unchanged redeploy", changed: "1% changed" } as const;
@@ -271,6 +272,7 @@ export function renderResults(results: BenchResults): string {
       `### 3. API\n\nPrepare latency: one project, manifests of random hashes (all missing, so every entry is bucketed), ${results.api.rounds} rounds alternating the sizes, timed to the last byte of the answer. Load: ${results.api.loadRounds} rounds of ${results.api.loadSeconds} s each, create and prepare limits off (\`CREATE_LIMIT_PER_ADDRESS=0\`, \`CREATE_LIMIT_PER_FINGERPRINT=0\`, \`PREPARE_LIMIT_PER_PROJECT=0\`, \`PREPARE_LIMIT_PER_ADDRESS=0\`), request logging on as shipped. Abuse (issue 14): a fresh server with its limits as shipped; the edge's latency over ${results.api.abuse?.edgeDuringPrepare[1]?.prepareMs.length ?? 0} large prepares of each kind, counting only the requests sent while a prepare ran; then 40 connections each announcing a 32 MiB prepare body and sending all but its last byte, and the server's RSS once they have sent what they could.\n\n${apiTables(results.api)}`,
     );
   }
+  if (results.hash) parts.push(hashSection(results.hash));
   if (results.profiles && results.profiles.length > 0) {
     parts.push(`### Profiles (top self time)\n\n${profileTables(results.profiles)}`);
   }

@@ -1,5 +1,6 @@
 import type { BenchResults } from "../lib/types.js";
 import { mb, ms, times } from "./format.js";
+import { hashTargets } from "./hash-tables.js";
 
 /** One target of the issue, and how the run measured against it. */
 export interface TargetCheck {
@@ -150,5 +151,6 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
       });
     }
   }
+  checks.push(...hashTargets(results.hash));
   return checks;
 }
