@@ -191,6 +191,27 @@ describe("credential", () => {
     expect(await readdir(ciConfig)).not.toContain("projects");
   });
 
+  it("credential: domain and delete act on DEPLOY_CREDENTIAL's project from any folder", async () => {
+    const dir = await site("credential-domain", "domain via credential");
+    const first = await json([dir]);
+    const credential = (await runInProcess(["credential", "--dir", dir], bed.env)).stdout.trim();
+    const env = {
+      ...bed.env,
+      DEPLOY_CONFIG_DIR: join(bed.dir, "domain-ci-config"),
+      DEPLOY_CREDENTIAL: credential,
+    };
+    const hostname = `ci-${first.projectSlug.split("-").pop()}.localhost`;
+    const assigned = await runInProcess(["domain", hostname, "--json"], env, "/");
+    expect(assigned.code, assigned.stderr).toBe(0);
+    expect(JSON.parse(assigned.stdout).project.hostname).toBe(hostname);
+    const productionUrl = JSON.parse(assigned.stdout).project.productionUrl as string;
+    expect(await page(productionUrl)).toEqual({ status: 200, body: "domain via credential" });
+    const deleted = await runInProcess(["delete", "--yes", "--json"], env, "/");
+    expect(deleted.code, deleted.stderr).toBe(0);
+    expect(JSON.parse(deleted.stdout)).toEqual({ projectSlug: first.projectSlug, deleted: true });
+    expect((await page(productionUrl)).status).toBe(404);
+  });
+
   it("credential: a malformed DEPLOY_CREDENTIAL is CREDENTIAL_INVALID and never echoed", async () => {
     const secret = "sdp_this-looks-like-a-pasted-token";
     const run = await runInProcess(["status", "--json"], { ...bed.env, DEPLOY_CREDENTIAL: secret });
