@@ -44,6 +44,14 @@ describe("deploy: _redirects and _headers checked by the client", () => {
     expect(await storedProjects(bed.configDir)).toEqual(before);
   });
 
+  it("deploy --help: says the rules files are checked before anything is uploaded", async () => {
+    const run = await runInProcess(["--help"], bed.env, bed.dir);
+    expect(run.code).toBe(0);
+    expect(run.stdout.replace(/\s+/g, " ")).toContain(
+      "A _redirects and a _headers at the folder's root (Netlify's and Cloudflare Pages' syntax;",
+    );
+  });
+
   it("deploy: rules files below the root are ordinary files, not checked", async () => {
     await writeSite(join(bed.dir, "nested"), { "index.html": "home", "docs/_redirects": "not a rule" });
     const run = await runInProcess(["./nested", "--json"], bed.env, bed.dir);

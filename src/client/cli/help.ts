@@ -69,6 +69,10 @@ Skipped when deploying: .git, node_modules and .DS_Store; other dotfiles and dot
 .deployignore, deploys them); and what the folder's .deployignore names (gitignore syntax). Symbolic links are followed when they stay
 inside the folder and refused when they point outside it.
 
+A _redirects and a _headers at the folder's root (Netlify's and Cloudflare Pages' syntax; the
+README's "Site configuration") are checked before anything is uploaded: a line that does not
+parse stops the deploy with its file and line, and nothing is created.
+
 Environment
   DEPLOY_API_URL            Deploy API base URL
   DEPLOY_CREDENTIAL         A credential from \`deploy credential\`: every command acts on its
