@@ -41,7 +41,7 @@ const USAGE = `usage: npm run bench -- [--quick] [--only=edge,rules,deploy,api,h
   --quick       small sizes and few rounds, for development (or BENCH_QUICK=1); BENCHMARKS.md is left alone
   --only=LIST   run only these benchmarks; BENCHMARKS.md is left alone
   --profile     afterwards, profile the slowest path of each benchmark with node --cpu-prof (BENCH_PROFILE=1);
-                on by default except with --quick; --no-profile (BENCH_PROFILE=0) skips it
+                on by default for a full run (not with --quick or --only); --no-profile (BENCH_PROFILE=0) skips it
   --wait-idle   wait up to 5 minutes for the 1-minute load average to fall below 1 first
 Environment: BENCH_WORK_DIR (default the system's temporary folder) holds the generated sites.`;
 
@@ -89,7 +89,8 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
   return {
     quick,
     suites,
-    profile: profile ?? true,
+    // Profiles belong with a full run: --only is for measuring some benchmarks, not profiling all.
+    profile: profile ?? suites.length === SUITES.length,
     waitIdle,
     workRoot,
     edge: { rounds: 7, seconds: 2, warmupSeconds: 1 },

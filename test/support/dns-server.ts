@@ -3,6 +3,8 @@ import type { AddressInfo } from "node:net";
 import dns2 from "dns2";
 
 const { Packet } = dns2;
+// RFC 1035 §4.1.1: "name error" (dns2 3.0.0's types do not declare its RCODE table).
+const NXDOMAIN = 3;
 type Answer = Parameters<typeof Packet.prototype.answers.push>[0];
 
 /** A DNS server on 127.0.0.1 answering the CNAME and TXT records a test sets, NXDOMAIN otherwise. */
@@ -37,7 +39,7 @@ export async function startTestDns(): Promise<TestDnsServer> {
         for (const value of txt)
           response.answers.push({ ...base, type: Packet.TYPE.TXT, data: value } as unknown as Answer);
       } else if (cname === undefined && txt === undefined) {
-        response.header.rcode = Packet.RCODE.NXDOMAIN;
+        response.header.rcode = NXDOMAIN;
       }
     }
     send(response);
