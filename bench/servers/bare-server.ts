@@ -24,9 +24,12 @@ const files = new Map(
       etag: `"${createHash("sha256").update(body).digest("hex").slice(0, 32)}"`,
       "cache-control": "public, max-age=0, must-revalidate",
     };
-    return [`/${name}`, { body, headers }];
+    return [`/${name}` as string, { body, headers }] as const;
   }),
 );
+// A folder's page answers at the folder, as the other servers do.
+const index = files.get("/index.html");
+if (index) files.set("/", index);
 const server = createServer((req, res) => {
   const file = files.get(req.url ?? "");
   if (!file) {

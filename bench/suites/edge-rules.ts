@@ -53,7 +53,7 @@ export async function runEdgeRules(options: RulesOptions): Promise<RulesResult> 
     log(`rules: edge ${edge}; sites ${sites.map((site) => `${site.name} ${site.hostname}`).join(", ")}`);
 
     const wrk = (hostname: string, file: ServedFile, unique: boolean, seconds: number) =>
-      runWrk({ url: edge + file.path, seconds, headers: { Host: hostname }, uniqueTargets: unique });
+      runWrk({ url: edge + file.url, seconds, headers: { Host: hostname }, uniqueTargets: unique });
     for (const site of sites)
       for (const file of files) await wrk(site.hostname, file, false, options.warmupSeconds);
 
@@ -95,7 +95,7 @@ export async function runEdgeRules(options: RulesOptions): Promise<RulesResult> 
 
 /** Checks that the site answers 200 with exactly the file's bytes. */
 async function checkServes(edge: string, hostname: string, file: ServedFile): Promise<void> {
-  const reply = await httpGet(edge, hostname, file.path);
+  const reply = await httpGet(edge, hostname, file.url);
   if (reply.status !== 200 || !reply.body.equals(file.bytes)) {
     throw new Error(`the edge does not serve ${file.path} on ${hostname}: status ${reply.status}`);
   }

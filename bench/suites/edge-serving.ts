@@ -65,7 +65,7 @@ export async function runEdgeServing(options: EdgeOptions): Promise<EdgeResult> 
       }
     }
     const wrk = (contender: Contender, file: ServedFile, seconds: number): Promise<WrkResult> =>
-      runWrk({ url: contender.url + file.path, seconds, headers: { Host: hostname } });
+      runWrk({ url: contender.url + file.url, seconds, headers: { Host: hostname } });
     for (const file of files)
       for (const contender of contenders) await wrk(contender, file, options.warmupSeconds);
 
@@ -120,7 +120,7 @@ function fileResult(
 
 /** Checks that a contender answers 200 with exactly the file's bytes, uncompressed; returns its header size. */
 async function checkServes(contender: Contender, hostname: string, file: ServedFile): Promise<number> {
-  const reply = await httpGet(contender.url, hostname, file.path);
+  const reply = await httpGet(contender.url, hostname, file.url);
   if (
     reply.status !== 200 ||
     !reply.body.equals(file.bytes) ||

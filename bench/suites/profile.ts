@@ -65,7 +65,7 @@ export async function runProfiles(options: ProfileOptions): Promise<ProfileSumma
         new Map(files.map((file) => [file.path, file.bytes])),
       );
       const file = files.find((candidate) => candidate.label === options.edgeFile) ?? files[0]!;
-      await runWrk({ url: server.urls.edge + file.path, seconds: 5, headers: { Host: hostname } });
+      await runWrk({ url: server.urls.edge + file.url, seconds: 5, headers: { Host: hostname } });
       options.log(`profile: edge serving ${file.label}`);
     } finally {
       await server.stop();
