@@ -5,7 +5,7 @@ import type { PeerCertificate, TLSSocket } from "node:tls";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runInProcess, writeSite } from "../client/helpers.js";
-import { type RunningCaddy, startCaddy } from "../support/caddy.js";
+import { primeAcmeAccount, type RunningCaddy, startCaddy } from "../support/caddy.js";
 import { startTestDns, type TestDnsServer } from "../support/dns-server.js";
 import { freePort, httpsToolsPresent } from "../support/https-tools.js";
 import { type Pebble, startPebble } from "../support/pebble.js";
@@ -66,18 +66,16 @@ describe.skipIf(!present && !process.env.CI)("HTTPS through Caddy with certifica
       publicEdgePort: httpsPort,
     });
     const hostPort = (url: string) => new URL(url).host;
-    caddy = await startCaddy(
-      join(dir.path, "caddy"),
-      {
-        SITES_DOMAIN: SITES,
-        DEPLOY_API: hostPort(server.urls.api),
-        DEPLOY_UPLOAD: hostPort(server.urls.upload),
-        DEPLOY_EDGE: hostPort(server.urls.edge),
-        ACME_CA: pebble.directoryUrl,
-        ACME_CA_ROOT: pebble.listenerCaFile,
-      },
-      { https: httpsPort },
-    );
+    const caddyEnv = {
+      SITES_DOMAIN: SITES,
+      DEPLOY_API: hostPort(server.urls.api),
+      DEPLOY_UPLOAD: hostPort(server.urls.upload),
+      DEPLOY_EDGE: hostPort(server.urls.edge),
+      ACME_CA: pebble.directoryUrl,
+      ACME_CA_ROOT: pebble.listenerCaFile,
+    };
+    await primeAcmeAccount(join(dir.path, "caddy"), caddyEnv, `api.${SITES}`);
+    caddy = await startCaddy(join(dir.path, "caddy"), caddyEnv, { https: httpsPort });
     env = {
       DEPLOY_API_URL: server.urls.api,
       DEPLOY_CONFIG_DIR: join(dir.path, "config"),

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { connect } from "node:net";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort, TOOLS } from "./https-tools.js";
@@ -26,18 +27,20 @@ function accepts(port: number): Promise<boolean> {
 }
 
 /**
- * Runs `caddy run` on the repository's Caddyfile, its settings from the environment (free ports
- * on 127.0.0.1, its storage under `dir`), and waits until its HTTPS port takes connections.
+ * Runs `caddy run` on the repository's Caddyfile (or `config`), its settings from the environment
+ * (free ports on 127.0.0.1, its storage under `dir`), and waits until its HTTPS port takes
+ * connections.
  */
 export async function startCaddy(
   dir: string,
   env: Record<string, string>,
   ports: { https?: number } = {},
+  config = CADDYFILE,
 ): Promise<RunningCaddy> {
   const [httpPort, adminPort] = await Promise.all([freePort(), freePort()]);
   const httpsPort = ports.https ?? (await freePort());
   let output = "";
-  const child: ChildProcess = spawn(TOOLS.caddy, ["run", "--config", CADDYFILE, "--adapter", "caddyfile"], {
+  const child: ChildProcess = spawn(TOOLS.caddy, ["run", "--config", config, "--adapter", "caddyfile"], {
     cwd: dir,
     env: {
       PATH: process.env.PATH ?? "",
@@ -72,4 +75,49 @@ export async function startCaddy(
         child.kill("SIGTERM");
       }),
   };
+}
+
+/**
+ * Makes Caddy's ACME account in `dir`'s storage with one certificate, alone. Caddy 2.6 creates the
+ * account on its first issuance without a lock: the repository's Caddyfile starts two at once (the
+ * API's and the upload service's names), and an on-demand issuance that begins meanwhile read a
+ * half-written account ("getting ACME account: invalid character") or a key that did not match
+ * it ("JWS verification error"), and was retried only 60 s later. With the account made first,
+ * every later issuance uses it.
+ */
+export async function primeAcmeAccount(
+  dir: string,
+  env: Record<string, string>,
+  name: string,
+): Promise<void> {
+  const config = join(dir, "prime.Caddyfile");
+  writeFileSync(
+    config,
+    `{
+\tacme_ca {$ACME_CA}
+\tacme_ca_root {$ACME_CA_ROOT}
+\thttp_port {$HTTP_PORT}
+\thttps_port {$HTTPS_PORT}
+\tadmin {$CADDY_ADMIN}
+\tskip_install_trust
+}
+
+${name} {
+\trespond "account made"
+}
+`,
+  );
+  const caddy = await startCaddy(dir, env, {}, config);
+  try {
+    for (
+      let waited = 0;
+      !caddy.log().includes(`"certificate obtained successfully","identifier":"${name}"`);
+      waited += 50
+    ) {
+      if (waited > 60_000) throw new Error(`caddy made no ACME account:\n${caddy.log().slice(-4000)}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } finally {
+    await caddy.stop();
+  }
 }
