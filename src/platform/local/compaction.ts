@@ -6,7 +6,7 @@ import { deleteEmptyPacks, type ContentFiles } from "./garbage-collector.js";
  * A pack is compacted once less than this share of its bytes is still named by a blob row: then
  * dead bytes never exceed live ones, so the content on disk stays under twice what is live.
  */
-export const COMPACT_BELOW_LIVE_SHARE = 0.5;
+const COMPACT_BELOW_LIVE_SHARE = 0.5;
 /** Blobs stored before packs moved into one pack per step, at most (and at most PACK_BYTES). */
 const LOOSE_PER_STEP = 2_000;
 const PACK_BYTES = 64 * 1024 * 1024;

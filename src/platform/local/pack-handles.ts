@@ -71,11 +71,6 @@ export class PackHandles {
     for (const [id, entry] of this.entries) this.retire(id, entry);
   }
 
-  /** How many packs are open now. */
-  get openCount(): number {
-    return this.entries.size;
-  }
-
   private async openEntry(id: string): Promise<Entry> {
     const { file, size } = await openSized(this.pathOf(id));
     const entry: Entry = { file, size, readers: 0, retired: false };
