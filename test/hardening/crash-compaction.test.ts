@@ -2,8 +2,8 @@ import { watch } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../support/build.js";
-import { createTestProject, deployFiles, identity, type TestProject } from "../support/deploy-flow.js";
-import { api, edgeGet } from "../support/http.js";
+import { createTestProject, deleteProject, deployFiles, type TestProject } from "../support/deploy-flow.js";
+import { edgeGet } from "../support/http.js";
 import { SeededRandom } from "../support/seeded-random.js";
 import { type ServerProcess, spawnServer } from "../support/server-process.js";
 import { tempDir } from "../support/server.js";
@@ -73,11 +73,7 @@ describe("crash during compaction", () => {
         // The deleted project uploads everything, so one pack holds both kinds.
         await deployFiles(server.urls.api, gone, { ...shared, ...dead });
         await deployFiles(server.urls.api, kept, shared);
-        const deleted = await api(server.urls.api, "DELETE", `/projects/${gone.slug}`, {
-          token: gone.token,
-          body: identity(gone),
-        });
-        expect(deleted.status).toBe(200);
+        expect((await deleteProject(server.urls.api, gone)).status).toBe(200);
         await server.stop();
 
         // A server that sweeps every second: kill it once compaction has begun writing.

@@ -1,12 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import {
-  createTestProject,
-  deployFiles,
-  identity,
-  manifestOf,
-  type TestProject,
-} from "../support/deploy-flow.js";
-import { api, edgeGet } from "../support/http.js";
+import { createTestProject, deleteProject, deployFiles, manifestOf } from "../support/deploy-flow.js";
+import { edgeGet } from "../support/http.js";
 import { uploadBucket } from "../support/multipart.js";
 import { startTestServer } from "../support/server.js";
 import { storedBlobs, completeDeploy, jwtPayload, prepareFiles } from "../support/upload-flow.js";
@@ -14,10 +8,6 @@ import { storedBlobs, completeDeploy, jwtPayload, prepareFiles } from "../suppor
 type TestServer = Awaited<ReturnType<typeof startTestServer>>;
 
 const HOUR = 3_600_000;
-
-function deleteProject(apiUrl: string, p: TestProject) {
-  return api(apiUrl, "DELETE", `/projects/${p.slug}`, { token: p.token, body: identity(p) });
-}
 
 /** The asset hash of `content` at `path` (the extension takes part in it). */
 async function hashOf(path: string, content: string): Promise<string> {

@@ -3,12 +3,12 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createTestProject,
+  deleteProject,
   deployFiles as deploy,
-  identity,
   manifestOf,
   type TestProject,
 } from "../support/deploy-flow.js";
-import { api, edgeGet } from "../support/http.js";
+import { edgeGet } from "../support/http.js";
 import { startTestServer } from "../support/server.js";
 import { canonicalPath } from "../support/site-paths.js";
 import { blobLocation, blobStoreState, databaseFiles, queryDatabase } from "../support/store-snapshot.js";
@@ -46,10 +46,6 @@ function packFiles(dataDir: string): string[] {
 
 function packRows(dataDir: string): { id: string; size: number; live_bytes: number }[] {
   return queryDatabase(databaseFiles(dataDir).platform, "SELECT id, size, live_bytes FROM packs");
-}
-
-function deleteProject(apiUrl: string, p: TestProject) {
-  return api(apiUrl, "DELETE", `/projects/${p.slug}`, { token: p.token, body: identity(p) });
 }
 
 describe("packs", () => {

@@ -94,3 +94,8 @@ export function assignDomain(apiUrl: string, p: TestProject, domain: unknown): P
 export function resetDomain(apiUrl: string, p: TestProject): Promise<JsonResponse> {
   return api(apiUrl, "DELETE", `/projects/${p.slug}/domains`, { token: p.token, body: identity(p) });
 }
+
+/** Deletes the project, whatever the answer. */
+export function deleteProject(apiUrl: string, p: TestProject): Promise<JsonResponse> {
+  return api(apiUrl, "DELETE", `/projects/${p.slug}`, { token: p.token, body: identity(p) });
+}
