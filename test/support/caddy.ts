@@ -1,9 +1,9 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { connect } from "node:net";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort, TOOLS } from "./https-tools.js";
+import { startTool } from "./tool-process.js";
 
 /** The repository's own Caddyfile: the test runs exactly what the README's Production section ships. */
 export const CADDYFILE = fileURLToPath(new URL("../../Caddyfile", import.meta.url));
@@ -39,8 +39,7 @@ export async function startCaddy(
 ): Promise<RunningCaddy> {
   const [httpPort, adminPort] = await Promise.all([freePort(), freePort()]);
   const httpsPort = ports.https ?? (await freePort());
-  let output = "";
-  const child: ChildProcess = spawn(TOOLS.caddy, ["run", "--config", config, "--adapter", "caddyfile"], {
+  const caddy = startTool(TOOLS.caddy, ["run", "--config", config, "--adapter", "caddyfile"], {
     cwd: dir,
     env: {
       PATH: process.env.PATH ?? "",
@@ -52,29 +51,13 @@ export async function startCaddy(
       CADDY_ADMIN: `127.0.0.1:${adminPort}`,
       ...env,
     },
-    stdio: ["ignore", "pipe", "pipe"],
   });
-  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  const reap = () => child.kill("SIGKILL");
-  process.once("exit", reap);
-  child.once("exit", () => process.off("exit", reap));
   for (let attempt = 0; attempt < 400 && !(await accepts(httpsPort)); attempt++) {
-    if (child.exitCode !== null) throw new Error(`caddy exited: ${output}`);
+    if (caddy.child.exitCode !== null) throw new Error(`caddy exited: ${caddy.output()}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  if (!(await accepts(httpsPort))) throw new Error(`caddy did not listen on ${httpsPort}: ${output}`);
-  return {
-    httpPort,
-    httpsPort,
-    log: () => output,
-    stop: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once("exit", () => resolve());
-        child.kill("SIGTERM");
-      }),
-  };
+  if (!(await accepts(httpsPort))) throw new Error(`caddy did not listen on ${httpsPort}: ${caddy.output()}`);
+  return { httpPort, httpsPort, log: caddy.output, stop: caddy.stop };
 }
 
 /**

@@ -1,8 +1,9 @@
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { request } from "node:https";
 import { join } from "node:path";
 import { freePort, TOOLS } from "./https-tools.js";
+import { startTool } from "./tool-process.js";
 
 /** A running pebble: its ACME directory, the CA its own listener uses, and the root it issues under. */
 export interface Pebble {
@@ -100,8 +101,7 @@ export async function startPebble(dir: string): Promise<Pebble> {
   });
   const configFile = join(dir, "pebble-config.json");
   writeFileSync(configFile, JSON.stringify(config));
-  let output = "";
-  const child: ChildProcess = spawn(TOOLS.pebble, ["-config", configFile], {
+  const pebble = startTool(TOOLS.pebble, ["-config", configFile], {
     cwd: dir,
     env: {
       PATH: process.env.PATH ?? "",
@@ -109,18 +109,12 @@ export async function startPebble(dir: string): Promise<Pebble> {
       PEBBLE_VA_NOSLEEP: "1",
       PEBBLE_WFE_NONCEREJECT: "0",
     },
-    stdio: ["ignore", "pipe", "pipe"],
   });
-  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  const reap = () => child.kill("SIGKILL");
-  process.once("exit", reap);
-  child.once("exit", () => process.off("exit", reap));
   const ca = readFileSync(files.ca);
   const rootUrl = `https://127.0.0.1:${management}/roots/0`;
   let issuingRoot = "";
   for (let attempt = 0; attempt < 200 && issuingRoot === ""; attempt++) {
-    if (child.exitCode !== null) throw new Error(`pebble exited: ${output}`);
+    if (pebble.child.exitCode !== null) throw new Error(`pebble exited: ${pebble.output()}`);
     try {
       const res = await httpsGet(rootUrl, ca);
       if (res.status === 200 && res.body.includes("BEGIN CERTIFICATE")) issuingRoot = res.body;
@@ -128,17 +122,12 @@ export async function startPebble(dir: string): Promise<Pebble> {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
-  if (issuingRoot === "") throw new Error(`pebble did not answer: ${output}`);
+  if (issuingRoot === "") throw new Error(`pebble did not answer: ${pebble.output()}`);
   return {
     directoryUrl: `https://127.0.0.1:${acme}/dir`,
     listenerCaFile: files.ca,
     issuingRoot,
-    log: () => output,
-    stop: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once("exit", () => resolve());
-        child.kill("SIGTERM");
-      }),
+    log: pebble.output,
+    stop: pebble.stop,
   };
 }
