@@ -25,6 +25,8 @@ interface Location {
   pack: string | null;
   pack_offset: number | null;
   damaged: number;
+  /** The size its pack's row records; null when no row does. */
+  pack_size: number | null;
 }
 
 /**
@@ -41,8 +43,11 @@ export class BlobReader {
     private readonly handles: PackHandles,
   ) {
     this.statements = {
-      locate: db.prepare("SELECT size, pack, pack_offset, damaged FROM blobs WHERE hash = ?"),
-      packSize: db.prepare("SELECT size FROM packs WHERE id = ?").pluck(),
+      // The pack's recorded size with the blob's row: one lookup per read, not two.
+      locate: db.prepare(
+        `SELECT b.size, b.pack, b.pack_offset, b.damaged, p.size AS pack_size
+         FROM blobs b LEFT JOIN packs p ON p.id = b.pack WHERE b.hash = ?`,
+      ),
       markDamaged: db.prepare("UPDATE blobs SET damaged = 1 WHERE hash = ?"),
     };
   }
@@ -89,7 +94,7 @@ export class BlobReader {
   private async openInPack(hash: string, location: Location, pack: string): Promise<OpenedBlob> {
     const handle = await this.handles.acquire(pack);
     const start = location.pack_offset ?? 0;
-    const recorded = this.statements.packSize.get(pack) as number | undefined;
+    const recorded = location.pack_size ?? undefined;
     if (recorded !== handle.size || start + location.size > handle.size) {
       handle.release();
       throw this.damaged(
