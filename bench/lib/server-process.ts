@@ -39,6 +39,7 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
       PORT: "0",
       UPLOAD_PORT: "0",
       EDGE_PORT: "0",
+      METRICS_PORT: "0",
       SITES_DOMAIN: "localhost",
       DATA_DIR: options.dataDir,
       ...options.env,

@@ -5,6 +5,8 @@ import type { Services } from "../core/operations/services.js";
 import { errorResponse } from "./error-response.js";
 import { cors } from "./middleware/cors.js";
 import { requestLogger } from "../shared/request-logger.js";
+import type { Metrics } from "../shared/metrics.js";
+import { apiMetrics } from "./middleware/api-metrics.js";
 import { openApiDocument } from "./openapi.js";
 import { deployRoutes } from "./routes/deploys.js";
 import { domainRoutes } from "./routes/domains.js";
@@ -19,6 +21,8 @@ import type { RouteLimits } from "./request/project-headers.js";
 export interface ApiDependencies {
   services: Services;
   logger: Logger;
+  /** Counts requests by route, and deploys completed. */
+  metrics?: Metrics;
   corsOrigin: string;
   maxBodyBytes: number;
   /** Request body bytes the API may hold in flight, in all and per client address. */
@@ -37,6 +41,7 @@ export interface ApiDependencies {
 export function createApiApp(deps: ApiDependencies): Hono {
   const app = new Hono();
   app.use(requestLogger(deps.logger));
+  if (deps.metrics) app.use(apiMetrics(deps.metrics));
   app.use(cors(deps.corsOrigin));
   // Every route with a body reads it through this, after what its headers decide (contract §5).
   const routeDeps = {

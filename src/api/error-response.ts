@@ -10,6 +10,7 @@ import {
   ServerBusyError,
 } from "../core/errors.js";
 import { isClientAbort } from "../shared/client-abort.js";
+import { requestOrigin } from "../shared/request-logger.js";
 
 /** The HTTP status of each domain error code (contract §5); a code without one does not compile. */
 const STATUS_BY_CODE: Record<ErrorCode, ContentfulStatusCode> = {
@@ -50,7 +51,7 @@ const STATUS_BY_CODE: Record<ErrorCode, ContentfulStatusCode> = {
 export function errorResponse(error: unknown, c: Context, logger: Logger): Response {
   if (error instanceof DeployError) {
     const status = STATUS_BY_CODE[error.code];
-    const where = { method: c.req.method, path: c.req.path };
+    const where = requestOrigin(c);
     // A full body budget is a refusal by design, worth a warning; any other 5xx is a failure.
     if (error instanceof ServerBusyError) logger.warn(where, error.code);
     else if (status >= 500) logger.error({ err: error, ...where }, error.code);
@@ -74,10 +75,10 @@ export function errorResponse(error: unknown, c: Context, logger: Logger): Respo
   }
   if (isClientAbort(error)) {
     // Nobody is left to answer; nginx's 499 says so in the request log.
-    logger.info({ method: c.req.method, path: c.req.path }, "client aborted the request");
+    logger.info(requestOrigin(c), "client aborted the request");
     return new Response(null, { status: 499 });
   }
-  logger.error({ err: error, method: c.req.method, path: c.req.path }, "unexpected error");
+  logger.error({ err: error, ...requestOrigin(c) }, "unexpected error");
   const code: ErrorCode = "INTERNAL";
   return c.json({ error: { code, message: "internal error" } }, 500);
 }

@@ -34,6 +34,8 @@ export class BlobCache {
   private readonly entries = new Map<string, { blob: CachedBlob; weight: number; used: boolean }>();
   private readonly loading = new Map<string, Promise<CachedBlob>>();
   private totalBytes = 0;
+  /** Answers sent from memory, and answers that had to read their blob (counted by the edge). */
+  readonly counts = { hits: 0, misses: 0 };
 
   constructor(options: BlobCacheOptions = {}) {
     this.maxBytes = options.maxBytes ?? DEFAULT_CACHE_BYTES;

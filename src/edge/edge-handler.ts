@@ -34,8 +34,13 @@ export interface EdgeOptions {
   maxCompressions?: number;
 }
 
-/** A Node request listener: `http.createServer(createEdgeHandler(...))`. */
-export type EdgeHandler = (req: IncomingMessage, res: ServerResponse) => void;
+/**
+ * A Node request listener: `http.createServer(createEdgeHandler(...))`, which also tells how its
+ * memory cache has done (for /metrics).
+ */
+export type EdgeHandler = ((req: IncomingMessage, res: ServerResponse) => void) & {
+  cacheStats(): { hits: number; misses: number; bytes: number };
+};
 
 /**
  * The built-in edge: serves published sites by Host (contract §7). It never throws and never
@@ -65,7 +70,7 @@ export function createEdgeHandler(options: EdgeOptions): EdgeHandler {
       res.destroy();
     }
   };
-  return (req, res) => {
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
     try {
       const pending = serve(req, res, sites, source);
       if (pending) pending.catch((error: unknown) => fail(res, error));
@@ -73,6 +78,7 @@ export function createEdgeHandler(options: EdgeOptions): EdgeHandler {
       fail(res, error);
     }
   };
+  return Object.assign(handler, { cacheStats: () => ({ ...cache.counts, bytes: cache.size }) });
 }
 
 /** What the edge knows of the published sites: the manifest's lookups and its own route memo. */

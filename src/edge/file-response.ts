@@ -89,7 +89,10 @@ export function sendFile(
     if (cached) {
       const wanted = heads.compressible ? chooseEncoding(req.headers["accept-encoding"]) : "identity";
       const body = wanted === "identity" ? cached.body : cached[wanted];
-      if (body) return sendWhole(req, res, body, wanted, answer, heads);
+      if (body) {
+        source.cache.counts.hits++;
+        return sendWhole(req, res, body, wanted, answer, heads);
+      }
     }
   }
   const compressible = worthCompressing(file.contentType, file.size);
@@ -111,7 +114,11 @@ export function sendFile(
   }
 
   const cached = source.cache.get(file.hash);
-  if (cached) return sendFromMemory(req, res, source, cached, wanted, plan);
+  if (cached) {
+    source.cache.counts.hits++;
+    return sendFromMemory(req, res, source, cached, wanted, plan);
+  }
+  source.cache.counts.misses++;
   if (!source.cache.admits(file.size)) return streamBlob(req, res, source, wanted, plan);
   return source.cache
     .load(file.hash, async () => ({

@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { z } from "zod";
 import { MIB } from "../core/formats.js";
+import { ALL_ROLES, parseRoles } from "./roles.js";
 
 const port = z.coerce.number().int().min(0).max(65535);
 const seconds = z.coerce.number().positive();
@@ -68,6 +69,9 @@ const ENV = z.object({
   REQUEST_TIMEOUT_SECONDS: seconds.default(300),
   KEEP_ALIVE_TIMEOUT_SECONDS: seconds.default(5),
   UPLOAD_JWT_SECRET: z.string().min(32).optional(),
+  ROLES: z.string().optional(),
+  METRICS_HOST: z.string().default("127.0.0.1"),
+  METRICS_PORT: port.default(9464),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
@@ -91,7 +95,20 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 export class ConfigError extends Error {}
 
 function toConfig(env: z.infer<typeof ENV>) {
+  const roles = parseRoles(env.ROLES ?? ALL_ROLES.join(","));
+  if (typeof roles === "string") throw new ConfigError(`ROLES: ${roles}`);
+  // The API tells clients where to upload and where sites answer: without those listeners in this
+  // process, it must be told their public addresses.
+  if (roles.includes("api") && !roles.includes("upload") && !env.UPLOAD_PUBLIC_URL) {
+    throw new ConfigError("UPLOAD_PUBLIC_URL: required when ROLES has api but not upload");
+  }
+  if (roles.includes("api") && !roles.includes("edge") && env.PUBLIC_EDGE_PORT === undefined) {
+    throw new ConfigError("PUBLIC_EDGE_PORT: required when ROLES has api but not edge");
+  }
   return {
+    roles,
+    metricsHost: env.METRICS_HOST,
+    metricsPort: env.METRICS_PORT,
     host: env.HOST,
     port: env.PORT,
     uploadPort: env.UPLOAD_PORT,

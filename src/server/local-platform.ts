@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { getRequestListener } from "@hono/node-server";
 import type { Logger } from "pino";
+import type { Metrics } from "../shared/metrics.js";
 import { generateAccountId } from "../core/ids.js";
 import { createEdgeHandler, type EdgeHandler } from "../edge/index.js";
 import { BlobReader } from "../platform/local/blob-reader.js";
@@ -30,6 +31,8 @@ export interface LocalPlatformOptions {
   /** Milliseconds since the epoch. */
   now: () => number;
   logger: Logger;
+  /** Counts the upload service's requests and bytes. */
+  metrics?: Metrics;
 }
 
 /** The built-in platform, whole: the `Platform` port and the two listeners that face the world. */
@@ -89,7 +92,9 @@ export function openLocalPlatform(dir: string, options: LocalPlatformOptions): L
   });
   return {
     platform,
-    uploadListener: getRequestListener(createUploadApp({ service, logger }).fetch),
+    uploadListener: getRequestListener(
+      createUploadApp({ service, logger: logger.child({ role: "upload" }), metrics: options.metrics }).fetch,
+    ),
     edgeListener: createEdgeHandler({
       db,
       reader,
@@ -97,7 +102,7 @@ export function openLocalPlatform(dir: string, options: LocalPlatformOptions): L
       sitesDomain: options.sitesDomain,
       cacheBytes: options.edgeCacheBytes,
       now,
-      onError: (error) => logger.error({ err: error }, "edge request failed"),
+      onError: (error) => logger.error({ err: error, role: "edge" }, "edge request failed"),
     }),
   };
 }

@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from "./config.js";
-import { startServer } from "./start.js";
+import { startProcess } from "./start.js";
 
 /** The `deploy-server` binary: start on the environment's settings, stop cleanly on a signal. */
 async function main(): Promise<void> {
@@ -13,12 +13,15 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const server = await startServer(config);
-  console.log(`api     listening on ${server.urls.api}`);
-  console.log(`upload  listening on ${server.urls.upload}`);
-  console.log(
-    `edge    listening on ${server.urls.edge} (sites at http://<project>.${config.sitesDomain}:${new URL(server.urls.edge).port}/)`,
-  );
+  const server = await startProcess(config);
+  const { api, upload, edge, ops } = server.urls;
+  if (api) console.log(`api     listening on ${api}`);
+  if (upload) console.log(`upload  listening on ${upload}`);
+  if (edge) {
+    const port = new URL(edge).port;
+    console.log(`edge    listening on ${edge} (sites at http://<project>.${config.sitesDomain}:${port}/)`);
+  }
+  console.log(`ops     listening on ${ops} (/metrics, /healthz)`);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

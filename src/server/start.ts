@@ -1,27 +1,35 @@
 import { join } from "node:path";
 import { getRequestListener } from "@hono/node-server";
 import { type Logger, pino } from "pino";
-import { createApiApp } from "../api/app.js";
 import { answerClientError } from "../edge/index.js";
 import { type Clock, systemClock } from "../core/clock.js";
-import { RateLimiter } from "../core/rate-limiter.js";
 import { createServices, type ServiceConfig, type Services } from "../core/operations/services.js";
 import type { LocalPlatform } from "../platform/local/local-platform.js";
 import { openSqliteStore } from "../store/index.js";
-import { clientAddress } from "./client-address.js";
 import { loadConfig, type ServerConfig } from "./config.js";
+import { Metrics, type Role } from "../shared/metrics.js";
+import { apiListener } from "./api-listener.js";
+import { observeNodeRequests } from "../shared/request-metrics.js";
+import { createOpsApp } from "./ops-app.js";
+import { ALL_ROLES } from "./roles.js";
 import { listen } from "./listeners.js";
 import { openLocalPlatform } from "./local-platform.js";
 import { startSweeper } from "./sweeper.js";
 import { DnsResolver } from "../shared/dns-resolver.js";
 
-/** A running server: its three listeners' URLs and a graceful `close`. */
-export interface RunningServer {
-  urls: { api: string; upload: string; edge: string };
+/** A running process: the URLs of the listeners its roles run, its operator listener, and `close`. */
+export interface RunningProcess {
+  urls: Partial<Record<Role, string>> & { ops: string };
   config: ServerConfig;
   services: Services;
   platform: LocalPlatform;
+  metrics: Metrics;
   close(): Promise<void>;
+}
+
+/** A process running every role: what `npm start` runs, and what most tests start. */
+export interface RunningServer extends RunningProcess {
+  urls: Record<Role, string> & { ops: string };
 }
 
 /**
@@ -31,28 +39,41 @@ export interface RunningServer {
 export async function startServer(
   overrides: Partial<ServerConfig> & { logger?: Logger; clock?: Clock } = {},
 ): Promise<RunningServer> {
+  const running = await startProcess({ ...overrides, roles: [...ALL_ROLES] });
+  const { api, upload, edge, ops } = running.urls;
+  return { ...running, urls: { api: api!, upload: upload!, edge: edge!, ops } };
+}
+
+/**
+ * Starts the listeners of the roles `config.roles` names (ROLES) and the operator listener, on one
+ * state: every process opens the store and the platform, whatever it serves.
+ */
+export async function startProcess(
+  overrides: Partial<ServerConfig> & { logger?: Logger; clock?: Clock } = {},
+): Promise<RunningProcess> {
   const { logger: givenLogger, clock = systemClock, ...settings } = overrides;
   const config: ServerConfig = { ...loadConfig({}), ...settings };
   const logger = givenLogger ?? pino({ level: config.logLevel });
   const now = () => clock.now();
+  const roles = new Set(config.roles);
 
-  const listeners = await Promise.all([
-    listen(config.host, config.port, { timeouts: config.timeouts }),
-    listen(config.host, config.uploadPort, { timeouts: config.timeouts }),
-    // The edge answers a request without Host itself (404), rather than node's bare 400.
-    listen(config.host, config.edgePort, { timeouts: config.timeouts, requireHostHeader: false }),
-  ]);
-  const [api, upload, edge] = listeners;
+  const listeners = await openListeners(config);
+  const { api, upload, edge, ops } = listeners;
   // Closed in this order: listeners first (requests in flight finish), then what they use.
-  const closers: (() => Promise<unknown>)[] = [() => Promise.all(listeners.map((l) => l.close()))];
+  const closers: (() => Promise<unknown>)[] = [
+    () => Promise.all(Object.values(listeners).map((l) => l.close())),
+  ];
   const closeAll = async () => {
     for (const close of closers) await close();
   };
   try {
     const store = await openSqliteStore(join(config.dataDir, "metadata.sqlite"));
     closers.push(() => store.close());
+    const metrics = new Metrics(config.roles.join(","));
+    // Only the API hands out the upload URL, and loadConfig makes sure an API process knows it.
+    const uploadBaseUrl = config.uploadPublicUrl ?? upload?.url ?? "";
     const local = openLocalPlatform(join(config.dataDir, "platform"), {
-      uploadBaseUrl: (config.uploadPublicUrl ?? upload.url).replace(/\/$/, ""),
+      uploadBaseUrl: uploadBaseUrl.replace(/\/$/, ""),
       uploadJwtSecret: config.uploadJwtSecret,
       bucketLimits: { maxBytes: config.bucketMaxBytes, maxFiles: config.bucketMaxFiles },
       maxAssetBytes: config.maxAssetBytes,
@@ -65,51 +86,41 @@ export async function startServer(
       edgeCacheBytes: config.edgeCacheBytes,
       now,
       logger,
+      metrics,
     });
     closers.push(() => local.platform.close());
+    metrics.addSources({
+      edgeCache: roles.has("edge") ? () => local.edgeListener.cacheStats() : undefined,
+      content: () => local.platform.contentStats(),
+    });
 
+    const edgePort = config.publicEdgePort ?? Number(new URL(edge?.url ?? "http://x:80").port);
     const services = createServices({
       store,
       platform: local.platform,
       dns: new DnsResolver({ server: config.dnsResolver, timeoutMs: config.dnsTimeoutMs }),
       clock,
-      config: serviceConfig(config, Number(new URL(edge.url).port)),
+      config: serviceConfig(config, edgePort),
     });
-    const limiter = (limit: number, windowSeconds: number) =>
-      new RateLimiter({ limit, windowSeconds }, clock);
-    const apiApp = createApiApp({
-      services,
-      logger,
-      corsOrigin: config.corsOrigin,
-      maxBodyBytes: config.maxBodyBytes,
-      bodyBudget: {
-        maxBytes: config.bodyBytesInFlight,
-        maxBytesPerAddress: config.bodyBytesPerAddress,
-      },
-      createLimits: {
-        perAddress: limiter(config.createLimitPerAddress, config.createLimitWindowSeconds),
-        perFingerprint: limiter(config.createLimitPerFingerprint, config.createLimitWindowSeconds),
-      },
-      prepareLimits: {
-        perAddress: limiter(config.prepareLimitPerAddress, config.prepareLimitWindowSeconds),
-        perProject: limiter(config.prepareLimitPerProject, config.prepareLimitWindowSeconds),
-      },
-      tlsAskLimit: limiter(config.tlsAskLimitPerAddress, config.tlsAskLimitWindowSeconds),
-      clientAddress: (c) => clientAddress(c, config.trustProxy),
-      publicUrl: () => (config.apiPublicUrl ?? api.url).replace(/\/$/, ""),
-    });
-    api.handle(getRequestListener(apiApp.fetch));
-    upload.handle(local.uploadListener);
-    edge.handle(local.edgeListener);
-    // What the HTTP parser refuses (a 20 KB URL, a malformed request) gets a plain-text answer too.
-    edge.server.on("clientError", answerClientError);
-    const sweeper = startSweeper(services, config.sweepIntervalSeconds, logger);
+    if (api) api.handle(apiListener({ config, services, logger, metrics, clock, apiUrl: api.url }));
+    upload?.handle(local.uploadListener);
+    if (edge) {
+      edge.handle(observeNodeRequests(metrics, "edge", "site", local.edgeListener));
+      // What the HTTP parser refuses (a 20 KB URL, a malformed request) gets a plain-text answer too.
+      edge.server.on("clientError", answerClientError);
+    }
+    ops.handle(getRequestListener(createOpsApp({ services, metrics }).fetch));
+    // The API's processes sweep: the sweep is the domain's (expiry, purges, domain checks).
+    const sweeper = roles.has("api")
+      ? startSweeper(services, config.sweepIntervalSeconds, logger, metrics)
+      : { stop() {} };
 
     return {
-      urls: { api: api.url, upload: upload.url, edge: edge.url },
+      urls: { api: api?.url, upload: upload?.url, edge: edge?.url, ops: ops.url },
       config,
       services,
       platform: local.platform,
+      metrics,
       async close() {
         sweeper.stop();
         await closeAll();
@@ -119,6 +130,21 @@ export async function startServer(
     await closeAll();
     throw error;
   }
+}
+
+/** Opens the listeners of the process's roles, and its operator listener. */
+async function openListeners(config: ServerConfig) {
+  const roles = new Set(config.roles);
+  const open = (port: number, requireHostHeader = true) =>
+    listen(config.host, port, { timeouts: config.timeouts, requireHostHeader });
+  const [api, upload, edge, ops] = await Promise.all([
+    roles.has("api") ? open(config.port) : undefined,
+    roles.has("upload") ? open(config.uploadPort) : undefined,
+    // The edge answers a request without Host itself (404), rather than node's bare 400.
+    roles.has("edge") ? open(config.edgePort, false) : undefined,
+    listen(config.metricsHost, config.metricsPort, { timeouts: config.timeouts }),
+  ]);
+  return { ...(api && { api }), ...(upload && { upload }), ...(edge && { edge }), ops: ops! };
 }
 
 /** The settings the domain operations need, from the server's configuration. */

@@ -1,17 +1,30 @@
 import type { Logger } from "pino";
 import { sweepExpired } from "../core/operations/index.js";
 import type { Services } from "../core/operations/services.js";
+import type { Metrics } from "../shared/metrics.js";
 
 /** Runs the sweep every `intervalSeconds`; a sweep that outlasts the interval is not joined by another. */
-export function startSweeper(services: Services, intervalSeconds: number, logger: Logger): { stop(): void } {
+export function startSweeper(
+  services: Services,
+  intervalSeconds: number,
+  logger: Logger,
+  metrics?: Metrics,
+): { stop(): void } {
   let sweeping = false;
   const timer = setInterval(() => {
     if (sweeping) return;
     sweeping = true;
     sweepExpired(services)
       .then(
-        (result) => logger.debug(result, "sweep"),
-        (error: unknown) => logger.error({ err: error }, "sweep failed"),
+        (result) => {
+          logger.debug(result, "sweep");
+          metrics?.sweeps.inc({ result: "ok" });
+          metrics?.reclaimedBytes.inc(result.bytesFreed);
+        },
+        (error: unknown) => {
+          logger.error({ err: error }, "sweep failed");
+          metrics?.sweeps.inc({ result: "failed" });
+        },
       )
       .finally(() => {
         sweeping = false;

@@ -1,7 +1,9 @@
 import { Readable } from "node:stream";
 import { Hono } from "hono";
 import type { Logger } from "pino";
-import { requestLogger } from "../shared/request-logger.js";
+import { requestLogger, requestOrigin } from "../shared/request-logger.js";
+import type { Metrics } from "../shared/metrics.js";
+import { requestMetrics } from "../shared/request-metrics.js";
 import { bearerToken } from "../shared/bearer.js";
 import { isClientAbort } from "../shared/client-abort.js";
 import { UploadError, UploadErrorCode } from "./upload-errors.js";
@@ -11,9 +13,10 @@ import type { UploadService } from "./upload-service.js";
  * The upload service's HTTP face, Cloudflare's Workers static-assets upload endpoint kept exact:
  * `POST /accounts/:accountId/workers/assets/upload?base64=true`.
  */
-export function createUploadApp(deps: { service: UploadService; logger: Logger }): Hono {
+export function createUploadApp(deps: { service: UploadService; logger: Logger; metrics?: Metrics }): Hono {
   const app = new Hono();
   app.use(requestLogger(deps.logger));
+  if (deps.metrics) app.use(requestMetrics(deps.metrics, "upload"));
 
   app.post("/accounts/:accountId/workers/assets/upload", async (c) => {
     if (c.req.query("base64") !== "true") {
@@ -21,7 +24,11 @@ export function createUploadApp(deps: { service: UploadService; logger: Logger }
     }
     const token = bearerToken(c.req.header("authorization"));
     const raw = c.req.raw.body;
-    const body = raw ? Readable.fromWeb(raw as import("node:stream/web").ReadableStream) : Readable.from([]);
+    const stream = raw
+      ? Readable.fromWeb(raw as import("node:stream/web").ReadableStream)
+      : Readable.from([]);
+    const received = { bytes: 0 };
+    const body = countBytes(stream, received);
     const result = await deps.service.receiveBucket({
       accountId: c.req.param("accountId"),
       token,
@@ -29,6 +36,7 @@ export function createUploadApp(deps: { service: UploadService; logger: Logger }
       contentLength: declaredLength(c.req.header("content-length")),
       body,
     });
+    deps.metrics?.uploadedBytes.inc(received.bytes);
     const envelope = { success: true, errors: [], messages: [] };
     return result.status === 201
       ? c.json({ ...envelope, result: { jwt: result.jwt } }, 201)
@@ -42,10 +50,11 @@ export function createUploadApp(deps: { service: UploadService; logger: Logger }
   app.onError((error, c) => {
     if (isClientAbort(error)) {
       // The client went away mid-bucket (what it sent in full is kept); nobody is left to answer.
-      deps.logger.info({ method: c.req.method, path: c.req.path }, "client aborted the request");
+      deps.logger.info(requestOrigin(c), "client aborted the request");
       return new Response(null, { status: 499 });
     }
-    if (!(error instanceof UploadError)) deps.logger.error({ err: error, path: c.req.path }, "upload failed");
+    if (!(error instanceof UploadError))
+      deps.logger.error({ err: error, ...requestOrigin(c) }, "upload failed");
     const known =
       error instanceof UploadError ? error : new UploadError(500, UploadErrorCode.internal, "internal error");
     return c.json(failure(known), known.status);
@@ -68,4 +77,15 @@ function failure(error: UploadError) {
 function declaredLength(header: string | undefined): number | undefined {
   if (header === undefined || !/^\d+$/.test(header.trim())) return undefined;
   return Number(header.trim());
+}
+
+/** Passes a body through, adding up its bytes as they go by. */
+async function* countBytes(
+  body: AsyncIterable<Uint8Array>,
+  into: { bytes: number },
+): AsyncIterable<Uint8Array> {
+  for await (const chunk of body) {
+    into.bytes += chunk.length;
+    yield chunk;
+  }
 }

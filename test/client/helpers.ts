@@ -29,6 +29,7 @@ export async function startTestBed(overrides: ServerOverrides = {}): Promise<Tes
     port: 0,
     uploadPort: 0,
     edgePort: 0,
+    metricsPort: 0,
     sitesDomain: "localhost",
     dataDir: join(dir, "data"),
     createLimitPerAddress: 1000,

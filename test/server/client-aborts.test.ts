@@ -40,6 +40,7 @@ describe("client aborts", () => {
       port: 0,
       uploadPort: 0,
       edgePort: 0,
+      metricsPort: 0,
       dataDir: dir.path,
     });
     p = await createTestProject(server.urls.api, "aborts");

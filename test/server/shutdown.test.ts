@@ -16,6 +16,7 @@ async function startBinary(dataDir: string): Promise<{ child: ChildProcess; urls
       PORT: "0",
       UPLOAD_PORT: "0",
       EDGE_PORT: "0",
+      METRICS_PORT: "0",
       DATA_DIR: dataDir,
       LOG_LEVEL: "silent",
     },

@@ -7,11 +7,16 @@ const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 /** The server binary as `npm start` runs it. */
 export const SERVER_ENTRY = join(ROOT, "dist/server/main.js");
 
+/** The URLs of a process running every role. */
+export type AllUrls = { api: string; upload: string; edge: string; ops: string };
+/** The URLs of a process running the roles ROLES names: the others are absent. */
+export type RoleUrls = Partial<Omit<AllUrls, "ops">> & { ops: string };
+
 /** The real server binary running as a child process. */
-export interface ServerProcess {
+export interface ServerProcess<Urls = AllUrls> {
   child: ChildProcess;
   pid: number;
-  urls: { api: string; upload: string; edge: string };
+  urls: Urls;
   dataDir: string;
   /** Everything the process wrote to stdout and stderr so far. */
   output(): string;
@@ -27,13 +32,28 @@ export interface ServerProcess {
 
 /**
  * Starts `node dist/server/main.js` on `dataDir` with free ports and the given environment, and
- * resolves once its three `listening on` lines are out.
+ * resolves once its `listening on` lines (api, upload, edge, ops) are out.
  */
 export async function spawnServer(
   dataDir: string,
   env: Record<string, string> = {},
   options: { startTimeoutMs?: number } = {},
 ): Promise<ServerProcess> {
+  const started = await spawnProcess(dataDir, { ...env, ROLES: "api,upload,edge" }, options);
+  const { api, upload, edge, ops } = started.urls;
+  return { ...started, urls: { api: api!, upload: upload!, edge: edge!, ops } };
+}
+
+/**
+ * Starts the binary with the roles `env.ROLES` names (all by default) and resolves once the
+ * `listening on` lines of those roles and of the operator listener are out.
+ */
+export async function spawnProcess(
+  dataDir: string,
+  env: Record<string, string> = {},
+  options: { startTimeoutMs?: number } = {},
+): Promise<ServerProcess<RoleUrls>> {
+  const roles = (env.ROLES ?? "api,upload,edge").split(",").map((role) => role.trim());
   const child = spawn(process.execPath, [SERVER_ENTRY], {
     cwd: ROOT,
     env: {
@@ -43,6 +63,7 @@ export async function spawnServer(
       PORT: "0",
       UPLOAD_PORT: "0",
       EDGE_PORT: "0",
+      METRICS_PORT: "0",
       DATA_DIR: dataDir,
       LOG_LEVEL: "warn",
       // No test reaches the outside: DNS goes to a closed port on loopback unless a test says.
@@ -61,7 +82,7 @@ export async function spawnServer(
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once("exit", (code, signal) => resolve({ code, signal })),
   );
-  const urls = await new Promise<{ api: string; upload: string; edge: string }>((resolve, reject) => {
+  const urls = await new Promise<RoleUrls>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
       reject(new Error(`server did not start within the time limit:\n${output}`));
@@ -69,13 +90,15 @@ export async function spawnServer(
     const check = () => {
       const found = (name: string) =>
         new RegExp(`^${name}\\s+listening on (http://\\S+)`, "m").exec(output)?.[1];
-      const api = found("api");
-      const upload = found("upload");
-      const edge = found("edge");
-      if (api && upload && edge) {
+      const ops = found("ops");
+      // The operator listener's line comes last: by then every role's line is out.
+      if (ops) {
         clearTimeout(timer);
         child.stdout!.off("data", check);
-        resolve({ api, upload, edge });
+        const [api, upload, edge] = ["api", "upload", "edge"].map((role) =>
+          roles.includes(role) ? found(role) : undefined,
+        );
+        resolve({ api, upload, edge, ops });
       }
     };
     child.stdout!.on("data", check);

@@ -24,6 +24,7 @@ export async function startTestServer(
     port: 0,
     uploadPort: 0,
     edgePort: 0,
+    metricsPort: 0,
     sitesDomain: "localhost",
     // No test reaches the outside: DNS goes to a closed port on loopback (refused at once) unless
     // a test starts its own server (test/support/dns-server.ts).

@@ -280,6 +280,16 @@ export class LocalPlatform implements Platform {
     return collectGarbage(this.options.db, this.options.files, now);
   }
 
+  /** Content held: packs, their bytes, and the bytes blob rows still name (for /metrics). */
+  async contentStats(): Promise<{ packs: number; bytes: number; liveBytes: number }> {
+    const row = this.options.db
+      .prepare(
+        "SELECT count(*) AS packs, coalesce(sum(size), 0) AS bytes, coalesce(sum(live_bytes), 0) AS liveBytes FROM packs",
+      )
+      .get() as { packs: number; bytes: number; liveBytes: number };
+    return row;
+  }
+
   async check(): Promise<void> {
     this.options.db.prepare("SELECT 1").get();
   }

@@ -1,0 +1,45 @@
+import { getRequestListener } from "@hono/node-server";
+import type { Logger } from "pino";
+import { createApiApp } from "../api/app.js";
+import type { Clock } from "../core/clock.js";
+import type { Services } from "../core/operations/services.js";
+import { RateLimiter } from "../core/rate-limiter.js";
+import type { Metrics } from "../shared/metrics.js";
+import { clientAddress } from "./client-address.js";
+import type { ServerConfig } from "./config.js";
+
+/** The Deploy API's request listener. */
+export function apiListener(deps: {
+  config: ServerConfig;
+  services: Services;
+  logger: Logger;
+  metrics: Metrics;
+  clock: Clock;
+  apiUrl: string;
+}) {
+  const { config, services, logger, metrics, clock } = deps;
+  const limiter = (limit: number, windowSeconds: number) => new RateLimiter({ limit, windowSeconds }, clock);
+  const apiApp = createApiApp({
+    services,
+    logger: logger.child({ role: "api" }),
+    metrics,
+    corsOrigin: config.corsOrigin,
+    maxBodyBytes: config.maxBodyBytes,
+    bodyBudget: {
+      maxBytes: config.bodyBytesInFlight,
+      maxBytesPerAddress: config.bodyBytesPerAddress,
+    },
+    createLimits: {
+      perAddress: limiter(config.createLimitPerAddress, config.createLimitWindowSeconds),
+      perFingerprint: limiter(config.createLimitPerFingerprint, config.createLimitWindowSeconds),
+    },
+    prepareLimits: {
+      perAddress: limiter(config.prepareLimitPerAddress, config.prepareLimitWindowSeconds),
+      perProject: limiter(config.prepareLimitPerProject, config.prepareLimitWindowSeconds),
+    },
+    tlsAskLimit: limiter(config.tlsAskLimitPerAddress, config.tlsAskLimitWindowSeconds),
+    clientAddress: (c) => clientAddress(c, config.trustProxy),
+    publicUrl: () => (config.apiPublicUrl ?? deps.apiUrl).replace(/\/$/, ""),
+  });
+  return getRequestListener(apiApp.fetch);
+}
