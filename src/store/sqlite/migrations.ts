@@ -1,7 +1,8 @@
-import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from "kysely";
+import { type Kysely, sql } from "kysely";
+import type { Migrations } from "../../shared/migrator.js";
 
 /** Migrations of the metadata store, in order. Never edit one that has shipped; add the next. */
-const MIGRATIONS: Record<string, Migration> = {
+export const SQLITE_MIGRATIONS: Migrations = {
   "0001_initial": {
     async up(db: Kysely<unknown>) {
       await db.schema
@@ -103,11 +104,3 @@ const MIGRATIONS: Record<string, Migration> = {
     },
   },
 };
-
-const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
-
-/** Brings the database to the latest schema; throws if a migration fails. */
-export async function migrateToLatest(db: Kysely<unknown>): Promise<void> {
-  const { error } = await new Migrator({ db, provider }).migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
-}

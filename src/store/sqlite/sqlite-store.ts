@@ -14,7 +14,8 @@ import {
   type Store,
 } from "../../core/ports/index.js";
 import { openSqlite } from "../../shared/sqlite.js";
-import { migrateToLatest } from "./migrations.js";
+import { migrate } from "../../shared/migrator.js";
+import { SQLITE_MIGRATIONS } from "./migrations.js";
 import {
   toDeploy,
   toDeployRow,
@@ -30,7 +31,7 @@ import type { MetadataTables } from "./schema.js";
 /** Opens the SQLite metadata store at `file` (WAL, full sync, foreign keys) and migrates it. */
 export async function openSqliteStore(file: string): Promise<SqliteStore> {
   const db = new Kysely<MetadataTables>({ dialect: new SqliteDialect({ database: openSqlite(file) }) });
-  await migrateToLatest(db as Kysely<unknown>);
+  await migrate(db as Kysely<unknown>, SQLITE_MIGRATIONS);
   return new SqliteStore(db);
 }
 

@@ -1,0 +1,107 @@
+import { createServer, type Server, type Socket } from "node:net";
+import { sql } from "kysely";
+import { afterEach, expect, it } from "vitest";
+import { isDatabaseUnavailable } from "../../src/shared/postgres-errors.js";
+import { openPostgres } from "../../src/shared/postgres.js";
+import { describePostgres, testPostgres } from "../support/postgres.js";
+
+const servers: Server[] = [];
+const sockets: Socket[] = [];
+afterEach(async () => {
+  for (const socket of sockets.splice(0)) socket.destroy();
+  await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
+});
+
+/** A TCP port that accepts connections and never says a word: a database that hangs. */
+async function silentPort(): Promise<number> {
+  const server = createServer((socket) => sockets.push(socket));
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return (server.address() as { port: number }).port;
+}
+
+/** A port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function failureOf(work: Promise<unknown>): Promise<unknown> {
+  return work.then(
+    () => new Error("expected a failure"),
+    (error: unknown) => error,
+  );
+}
+
+it("openPostgres: a database that accepts and never answers fails after the connect timeout, as unavailable", async () => {
+  const port = await silentPort();
+  const db = await openPostgres({ url: `postgres://postgres@127.0.0.1:${port}/test`, connectTimeoutMs: 200 });
+  try {
+    const error = await failureOf(sql`SELECT 1`.execute(db));
+    expect(String(error)).toMatch(/timeout/i);
+    expect(isDatabaseUnavailable(error)).toBe(true);
+  } finally {
+    await db.destroy();
+  }
+});
+
+it("openPostgres: nothing listening fails at once, as unavailable", async () => {
+  const port = await closedPort();
+  const db = await openPostgres({
+    url: `postgres://postgres@127.0.0.1:${port}/test`,
+    connectTimeoutMs: 5_000,
+  });
+  try {
+    const error = await failureOf(sql`SELECT 1`.execute(db));
+    expect(isDatabaseUnavailable(error)).toBe(true);
+  } finally {
+    await db.destroy();
+  }
+});
+
+await describePostgres("PostgreSQL connections", () => {
+  it("openPostgres: a statement past the statement timeout is cancelled, as unavailable", async () => {
+    const db = await openPostgres(testPostgres({ statementTimeoutMs: 100 }));
+    try {
+      const error = await failureOf(sql`SELECT pg_sleep(10)`.execute(db));
+      expect((error as { code?: string }).code).toBe("57014");
+      expect(isDatabaseUnavailable(error)).toBe(true);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it("openPostgres: a database that does not exist is unavailable; a wrong statement is not", async () => {
+    const missing = new URL(testPostgres().url);
+    missing.pathname = "/no_such_database_here";
+    const nowhere = await openPostgres({ url: missing.toString() });
+    const db = await openPostgres(testPostgres());
+    try {
+      expect(isDatabaseUnavailable(await failureOf(sql`SELECT 1`.execute(nowhere)))).toBe(true);
+      expect(isDatabaseUnavailable(await failureOf(sql`SELECT * FROM no_such_table`.execute(db)))).toBe(
+        false,
+      );
+    } finally {
+      await Promise.all([nowhere.destroy(), db.destroy()]);
+    }
+  });
+
+  it("openPostgres: each schema is its own namespace, created on first use", async () => {
+    const a = await openPostgres<unknown>(testPostgres());
+    const b = await openPostgres<unknown>(testPostgres());
+    try {
+      await sql`CREATE TABLE things (name text)`.execute(a);
+      await sql`INSERT INTO things VALUES ('in a')`.execute(a);
+      await sql`CREATE TABLE things (name text)`.execute(b);
+      const { rows } = await sql<{ name: string }>`SELECT name FROM things`.execute(b);
+      expect(rows).toEqual([]);
+      const count = await sql<{ n: number }>`SELECT count(*) AS n FROM things`.execute(a);
+      expect(count.rows[0]?.n).toBe(1);
+    } finally {
+      await Promise.all([a.destroy(), b.destroy()]);
+    }
+  });
+});
