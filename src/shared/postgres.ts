@@ -65,6 +65,9 @@ export function createPostgresPool(options: PostgresOptions): pg.Pool {
   // An idle connection the server closed (a restart) must not crash the process: the pool drops
   // it and the next query opens another.
   pool.on("error", (error) => options.onIdleError?.(error));
+  // A connection that drops under a query fails that query, and also emits "error" on its client,
+  // which nobody listens to while it is checked out: without this listener, a crash.
+  pool.on("connect", (client) => client.on("error", () => undefined));
   return pool;
 }
 

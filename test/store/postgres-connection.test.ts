@@ -3,7 +3,8 @@ import { sql } from "kysely";
 import { afterEach, expect, it } from "vitest";
 import { isDatabaseUnavailable } from "../../src/shared/postgres-errors.js";
 import { openPostgres } from "../../src/shared/postgres.js";
-import { describePostgres, testPostgres } from "../support/postgres.js";
+import { describePostgres, TEST_DATABASE_URL, testPostgres } from "../support/postgres.js";
+import { startTcpProxy } from "../support/tcp-proxy.js";
 
 const servers: Server[] = [];
 const sockets: Socket[] = [];
@@ -102,6 +103,24 @@ await describePostgres("PostgreSQL connections", () => {
       expect(count.rows[0]?.n).toBe(1);
     } finally {
       await Promise.all([a.destroy(), b.destroy()]);
+    }
+  });
+
+  it("openPostgres: a connection cut under a query fails that query as unavailable, never the process", async () => {
+    const target = new URL(TEST_DATABASE_URL);
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    const via = new URL(TEST_DATABASE_URL);
+    via.host = `127.0.0.1:${proxy.port}`;
+    const db = await openPostgres({ ...testPostgres(), url: via.toString() });
+    try {
+      await sql`SELECT 1`.execute(db);
+      const running = failureOf(sql`SELECT pg_sleep(30)`.execute(db));
+      await proxy.cut();
+      expect(isDatabaseUnavailable(await running)).toBe(true);
+      // Vitest fails the file on an unhandled "error" event of the dropped client.
+    } finally {
+      await db.destroy();
+      await proxy.close();
     }
   });
 });
