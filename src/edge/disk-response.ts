@@ -2,7 +2,8 @@ import { openSized } from "../shared/sized-file.js";
 import type { Readable } from "node:stream";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { pipeline } from "node:stream/promises";
-import { closingAfterStreams, type BlobReader } from "../platform/local/blob-reader.js";
+import type { BlobReader } from "../platform/local/blob-reader.js";
+import { closingAfterStreams } from "../platform/local/file-range.js";
 import { RangeStream } from "../platform/local/range-stream.js";
 import { entityTag, noneMatchHits, type Encoding } from "./negotiation.js";
 import { writeHead, type ResponsePlan } from "./response-head.js";
@@ -72,9 +73,9 @@ async function openBlob(reader: BlobReader, file: { hash: string; size: number }
 
 async function openVariant(path: string): Promise<Body> {
   const { file: handle, size } = await openSized(path);
-  return closingAfterStreams(
-    size,
+  const range = closingAfterStreams(
     (start, end) => new RangeStream(handle, start, end),
     () => void handle.close().catch(() => undefined),
   );
+  return { size, ...range };
 }

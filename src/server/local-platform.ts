@@ -9,7 +9,7 @@ import type { BucketLimits } from "../platform/local/buckets.js";
 import { openPlatformDatabase, settingOrCreate } from "../platform/local/database.js";
 import { removeOrphanFiles } from "../platform/local/garbage-collector.js";
 import { LocalPlatform } from "../platform/local/local-platform.js";
-import { PackHandles } from "../platform/local/pack-handles.js";
+import { LocalPackStorage } from "../platform/local/local-pack-storage.js";
 import { PackStore } from "../platform/local/pack-store.js";
 import { UploadTokens } from "../platform/local/tokens.js";
 import { freeBytesOf, type StorageLimits } from "../platform/local/storage-limits.js";
@@ -48,14 +48,17 @@ export interface LocalPlatformParts {
  * Opens the local platform's database and content under `dir` (removing files a crash left
  * unnamed) and builds the platform, the upload service and the edge on that one state.
  */
-export function openLocalPlatform(dir: string, options: LocalPlatformOptions): LocalPlatformParts {
+export async function openLocalPlatform(
+  dir: string,
+  options: LocalPlatformOptions,
+): Promise<LocalPlatformParts> {
   const { logger, now } = options;
   const db = openPlatformDatabase(dir);
   const packs = new PackStore(dir);
-  const orphans = removeOrphanFiles(db, packs);
+  const files = { packs, storage: new LocalPackStorage(dir) };
+  const orphans = await removeOrphanFiles(db, files);
   if (orphans > 0) logger.info({ orphans }, "removed content files no row named");
-  const files = { packs, handles: new PackHandles((id) => packs.packPath(id)) };
-  const reader = new BlobReader(db, packs, files.handles);
+  const reader = new BlobReader(db, packs, files.storage);
   const accountId = settingOrCreate(db, "account_id", generateAccountId);
   const secret =
     options.uploadJwtSecret ??
@@ -83,6 +86,7 @@ export function openLocalPlatform(dir: string, options: LocalPlatformOptions): L
     accountId,
     sessions,
     packs,
+    packStorage: files.storage,
     tokens,
     maxAssetBytes: options.maxAssetBytes,
     // A full bucket plus room for the multipart framing of up to maxFiles parts.

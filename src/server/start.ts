@@ -72,7 +72,7 @@ export async function startProcess(
     const metrics = new Metrics(config.roles.join(","));
     // Only the API hands out the upload URL, and loadConfig makes sure an API process knows it.
     const uploadBaseUrl = config.uploadPublicUrl ?? upload?.url ?? "";
-    const local = openLocalPlatform(join(config.dataDir, "platform"), {
+    const local = await openLocalPlatform(join(config.dataDir, "platform"), {
       uploadBaseUrl: uploadBaseUrl.replace(/\/$/, ""),
       uploadJwtSecret: config.uploadJwtSecret,
       bucketLimits: { maxBytes: config.bucketMaxBytes, maxFiles: config.bucketMaxFiles },

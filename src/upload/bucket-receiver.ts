@@ -1,5 +1,6 @@
 import { AssetHasher, hashExtension } from "../core/asset-hash.js";
 import { ASSET_HASH } from "../core/formats.js";
+import type { PackStorage } from "../platform/local/pack-storage.js";
 import type { PackStore } from "../platform/local/pack-store.js";
 import type { PackWriter } from "../platform/local/pack-writer.js";
 import type { ReceivedBucket, StoredBlob, UploadSessions } from "../platform/local/upload-sessions.js";
@@ -14,7 +15,10 @@ const discard: PartSink = { write: () => undefined, end: () => undefined };
 /** What receiving a bucket needs: where sessions and content are kept, the size limit, the clock. */
 export interface BucketReceiverOptions {
   sessions: UploadSessions;
+  /** Where packs are started (a temporary file)... */
   packs: PackStore;
+  /** ...and where they are kept once finished. */
+  packStorage: PackStorage;
   maxAssetBytes: number;
   /** Milliseconds since the epoch. */
   now: () => number;
@@ -114,13 +118,13 @@ export class BucketReceiver {
    * be made durable (a full disk), nothing is recorded and its file is removed.
    */
   async finish(): Promise<void> {
-    const { packs, sessions, now } = this.options;
+    const { packStorage, sessions, now } = this.options;
     const writer = this.pack;
     this.pack = undefined;
     let pack: { id: string; size: number } | undefined;
     if (writer && this.stored.length > 0) {
       try {
-        pack = await packs.commit(writer);
+        pack = await packStorage.commit(writer);
       } catch (error) {
         await writer.discard();
         throw error;

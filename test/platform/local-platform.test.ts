@@ -26,7 +26,7 @@ platformContract("local", async () => {
   const clock = { now: Date.parse("2030-01-01T00:00:00Z") };
   const upload = await serve();
   const edge = await serve();
-  const local = openLocalPlatform(`${dir.path}/platform-${opened++}`, {
+  const local = await openLocalPlatform(`${dir.path}/platform-${opened++}`, {
     uploadBaseUrl: upload.url,
     bucketLimits: { maxBytes: 1024 * 1024, maxFiles: 100 },
     maxAssetBytes: 1024 * 1024,

@@ -9,7 +9,7 @@ import { edgeGet } from "./http.js";
 import { mediaTypeFor } from "../../src/shared/media-types.js";
 import { BlobReader } from "../../src/platform/local/blob-reader.js";
 import type { ContentFiles } from "../../src/platform/local/garbage-collector.js";
-import { PackHandles } from "../../src/platform/local/pack-handles.js";
+import { LocalPackStorage } from "../../src/platform/local/local-pack-storage.js";
 import { PackStore } from "../../src/platform/local/pack-store.js";
 import { openPlatformDatabase, type PlatformDatabase } from "../../src/platform/local/database.js";
 import { SiteTables } from "../../src/platform/local/site-tables.js";
@@ -89,8 +89,9 @@ export async function startTestEdge(options: Partial<EdgeOptions> = {}): Promise
   const dir = mkdtempSync(join(tmpdir(), "edge-test-"));
   const db = openPlatformDatabase(dir);
   const packs = new PackStore(dir);
-  const files: ContentFiles = { packs, handles: new PackHandles((id) => packs.packPath(id)) };
-  const reader = new BlobReader(db, packs, files.handles);
+  const storage = new LocalPackStorage(dir);
+  const files: ContentFiles = { packs, storage };
+  const reader = new BlobReader(db, packs, storage);
   const clock = { now: Date.now() };
   const errors: unknown[] = [];
   const handler = createEdgeHandler({
@@ -114,7 +115,7 @@ export async function startTestEdge(options: Partial<EdgeOptions> = {}): Promise
     if (db.prepare("SELECT 1 FROM blobs WHERE hash = ?").get(hash) !== undefined) return hash;
     const writer = packs.newWriter();
     await writer.append(data);
-    const pack = await packs.commit(writer);
+    const pack = await storage.commit(writer);
     db.prepare("INSERT INTO packs (id, size, live_bytes, created_at) VALUES (?, ?, ?, ?)").run(
       pack.id,
       pack.size,
@@ -136,7 +137,7 @@ export async function startTestEdge(options: Partial<EdgeOptions> = {}): Promise
       pack_offset: number;
       size: number;
     };
-    return { path: packs.packPath(row.pack), offset: row.pack_offset, size: row.size };
+    return { path: storage.pathOf(row.pack), offset: row.pack_offset, size: row.size };
   };
 
   const addRevision = async (
@@ -202,7 +203,7 @@ export async function startTestEdge(options: Partial<EdgeOptions> = {}): Promise
   const close = async (): Promise<void> => {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
-    files.handles.closeAll();
+    await storage.close();
     db.close();
     rmSync(dir, { recursive: true, force: true });
   };

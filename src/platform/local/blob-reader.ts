@@ -1,10 +1,9 @@
-import type { FileHandle } from "node:fs/promises";
 import type { Readable } from "node:stream";
 // The platform database, named from shared: database.ts leads here through revision-rules.ts.
 import type { SqliteDatabase as PlatformDatabase } from "../../shared/sqlite.js";
-import type { PackHandles } from "./pack-handles.js";
+import { fileRange } from "./file-range.js";
+import { PackDamagedError, type PackStorage } from "./pack-storage.js";
 import type { PackStore } from "./pack-store.js";
-import { RangeStream } from "./range-stream.js";
 import { openSized } from "../../shared/sized-file.js";
 
 /** A blob that cannot be served: no row, marked damaged, or its bytes short or missing. */
@@ -40,7 +39,7 @@ export class BlobReader {
   constructor(
     db: PlatformDatabase,
     private readonly packs: PackStore,
-    private readonly handles: PackHandles,
+    private readonly storage: PackStorage,
   ) {
     this.statements = {
       // The pack's recorded size with the blob's row: one lookup per read, not two.
@@ -92,17 +91,14 @@ export class BlobReader {
   }
 
   private async openInPack(hash: string, location: Location, pack: string): Promise<OpenedBlob> {
-    const handle = await this.handles.acquire(pack);
     const start = location.pack_offset ?? 0;
-    const recorded = location.pack_size ?? undefined;
-    if (recorded !== handle.size || start + location.size > handle.size) {
-      handle.release();
-      throw this.damaged(
-        hash,
-        `its pack ${pack} holds ${handle.size} bytes, its row says ${recorded ?? "none"}`,
-      );
+    try {
+      const range = await this.storage.openRange(pack, start, location.size, location.pack_size ?? undefined);
+      return { size: location.size, ...range };
+    } catch (error) {
+      if (error instanceof PackDamagedError) throw this.damaged(hash, error.message);
+      throw error;
     }
-    return opened(handle.file, location.size, start, () => handle.release());
   }
 
   private async openLoose(hash: string, location: Location): Promise<OpenedBlob> {
@@ -111,68 +107,13 @@ export class BlobReader {
       await file.close();
       throw this.damaged(hash, `its file holds ${size} bytes, its row says ${location.size}`);
     }
-    return opened(file, size, 0, () => void file.close().catch(() => undefined));
+    return { size, ...fileRange(file, 0, size, () => void file.close().catch(() => undefined)) };
   }
 
   private damaged(hash: string, why: string): BlobUnavailableError {
     this.statements.markDamaged.run(hash);
     return new BlobUnavailableError(`blob ${hash} is damaged: ${why}; marked so that it is uploaded again`);
   }
-}
-
-function opened(file: FileHandle, size: number, offset: number, close: () => void): OpenedBlob {
-  return closingAfterStreams(
-    size,
-    (start, end) => new RangeStream(file, offset + start, offset + end),
-    close,
-    async () => {
-      const body = Buffer.allocUnsafe(size);
-      let done = 0;
-      while (done < size) {
-        const { bytesRead } = await file.read(body, done, size - done, offset + done);
-        if (bytesRead === 0) throw new BlobUnavailableError(`blob ends after ${done} of ${size} bytes`);
-        done += bytesRead;
-      }
-      return body;
-    },
-  );
-}
-
-/**
- * A body whose `close` waits for the streams made of it: a stream destroyed mid-read (a client
- * that went away) may still have a read in flight, which must not find its descriptor closed.
- */
-export function closingAfterStreams(
-  size: number,
-  open: (start: number, end: number) => Readable,
-  close: () => void,
-  readAll: () => Promise<Buffer> = () => Promise.reject(new Error("not readable whole")),
-): OpenedBlob {
-  let streams = 0;
-  let closing = false;
-  let closed = false;
-  const closeWhenIdle = (): void => {
-    if (!closing || streams > 0 || closed) return;
-    closed = true;
-    close();
-  };
-  return {
-    size,
-    stream: (start, end) => {
-      const stream = open(start, end);
-      streams++;
-      stream.once("close", () => {
-        streams--;
-        closeWhenIdle();
-      });
-      return stream;
-    },
-    readAll,
-    close: () => {
-      closing = true;
-      closeWhenIdle();
-    },
-  };
 }
 
 function isMissingFile(error: unknown): boolean {

@@ -59,8 +59,7 @@ export async function compactStep(
       db.prepare("DELETE FROM packs WHERE id = ?").run(pack.id);
     });
     removed();
-    files.handles.forget(pack.id);
-    files.packs.deletePack(pack.id);
+    await files.storage.delete(pack.id);
     return { packsRemoved: 1, bytesFreed: pack.size - moved.bytes, blobsMoved: moved.count };
   }
   const loose = db
@@ -103,7 +102,7 @@ async function moveInto(
       placed.push({ hash: blob.hash, size: blob.size, offset: writer.length });
       await writer.append(bytes);
     }
-    pack = await files.packs.commit(writer);
+    pack = await files.storage.commit(writer);
   } catch (error) {
     await writer.discard();
     throw error;
@@ -128,6 +127,6 @@ async function moveInto(
     if (bytes === 0) deleteEmptyPacks(db, [pack.id]);
     return { count: hashes.length, bytes, hashes };
   })();
-  if (result.count === 0) files.packs.deletePack(pack.id);
+  if (result.count === 0) await files.storage.delete(pack.id);
   return result;
 }

@@ -1,11 +1,11 @@
 import type { PlatformDatabase } from "./database.js";
-import type { PackHandles } from "./pack-handles.js";
+import type { PackStorage } from "./pack-storage.js";
 import type { PackStore } from "./pack-store.js";
 
-/** The content files and the open packs, which a collection removes and forgets. */
+/** The content: the local files (blobs stored before packs, variants) and the packs' storage. */
 export interface ContentFiles {
   packs: PackStore;
-  handles: PackHandles;
+  storage: PackStorage;
 }
 
 /** What one collection did. */
@@ -119,16 +119,23 @@ export function reclaimBlobs(db: PlatformDatabase, files: ContentFiles, hashes: 
 }
 
 /**
- * Deletes content files no row names: what a crash between writing a pack and its rows, or between
- * removing rows and their file, left behind. Run at start, before any upload.
+ * Deletes content no row names: what a crash between writing a pack and its rows, or between
+ * removing rows and their file, left behind. Packs written at or after `writtenBefore` are kept:
+ * a writer may be between storing one and recording it (run at start, before any upload, with
+ * Infinity, when no other process writes to the same packs).
  */
-export function removeOrphanFiles(db: PlatformDatabase, packs: PackStore): number {
+export async function removeOrphanFiles(
+  db: PlatformDatabase,
+  files: ContentFiles,
+  writtenBefore = Number.POSITIVE_INFINITY,
+): Promise<number> {
   const knownPack = db.prepare("SELECT 1 FROM packs WHERE id = ?").pluck();
   const knownLoose = db.prepare("SELECT 1 FROM blobs WHERE hash = ? AND pack IS NULL").pluck();
+  const { packs, storage } = files;
   let removed = 0;
-  for (const id of packs.packIds()) {
-    if (knownPack.get(id) === undefined) {
-      packs.deletePack(id);
+  for (const pack of await storage.list()) {
+    if (pack.writtenAt < writtenBefore && knownPack.get(pack.id) === undefined) {
+      await storage.delete(pack.id);
       removed++;
     }
   }
@@ -202,8 +209,8 @@ export function deleteFiles(
     if (row.pack === null) attempt(() => files.packs.deleteLoose(row.hash));
   }
   for (const id of removed.packs) {
-    files.handles.forget(id);
-    attempt(() => files.packs.deletePack(id));
+    // Not awaited (the collection is synchronous): a pack not deleted is an orphan, swept later.
+    attempt(() => void files.storage.delete(id).catch(() => undefined));
   }
   return {
     blobsDeleted: removed.blobs.length,

@@ -295,7 +295,7 @@ export class LocalPlatform implements Platform {
   }
 
   async close(): Promise<void> {
-    this.options.files.handles.closeAll();
+    await this.options.files.storage.close();
     if (this.options.db.open) this.options.db.close();
   }
 }

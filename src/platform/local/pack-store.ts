@@ -1,71 +1,36 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
-import { mkdir, open, rename } from "node:fs/promises";
+import { mkdir, rename } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { ASSET_HASH } from "../../core/formats.js";
 import { PackWriter } from "./pack-writer.js";
 
-const PACK_ID = /^[0-9a-f]{24}$/;
-const PACK_FILE = /^([0-9a-f]{24})\.pack$/;
-
 /**
- * The content files of the local platform, under one directory:
- * - `packs/<id>.pack`: blobs a bucket at a time, immutable once renamed into place;
+ * The content files of the local platform, under one directory (packs themselves are kept by a
+ * `PackStorage`: `packs/` here, or an object store):
  * - `blobs/<two hex>/<hash>`: content stored one file a blob before packs (read until compaction
  *   moves it into a pack);
  * - `variants/`: compressed forms the edge made (a cache, cleared at start);
  * - `tmp/`: files being written (cleared at start: no row ever names one).
- * A pack is durable (fdatasync, rename, directory fsync) before a row names it, and its row goes
- * before its file, so a crash leaves at most files no row names, which the next start removes.
+ * A crash leaves at most files no row names, which the next start removes.
  */
 export class PackStore {
-  private readonly packsDir: string;
   private readonly looseDir: string;
   private readonly tmpDir: string;
   private readonly variantsDir: string;
 
   constructor(readonly dir: string) {
-    this.packsDir = join(dir, "packs");
     this.looseDir = join(dir, "blobs");
     this.tmpDir = join(dir, "tmp");
     this.variantsDir = join(dir, "variants");
-    mkdirSync(this.packsDir, { recursive: true });
     rmSync(this.tmpDir, { recursive: true, force: true });
     rmSync(this.variantsDir, { recursive: true, force: true });
     mkdirSync(this.tmpDir, { recursive: true });
   }
 
-  /** Starts a pack in a temporary file. */
+  /** Starts a pack in a temporary file (a `PackStorage` commits it). */
   newWriter(): PackWriter {
     return new PackWriter(this.temporaryPath());
-  }
-
-  /**
-   * Makes a finished writer's file a pack: fdatasync, rename to `packs/<id>.pack`, fsync the
-   * directory. Returns its id and size; only then may rows name it.
-   */
-  async commit(writer: PackWriter): Promise<{ id: string; size: number }> {
-    const size = await writer.finish();
-    const id = randomBytes(12).toString("hex");
-    await rename(writer.temporaryPath, this.packPath(id));
-    await syncDirectory(this.packsDir);
-    return { id, size };
-  }
-
-  /** The file of pack `id`. Only well-formed ids have a path. */
-  packPath(id: string): string {
-    if (!PACK_ID.test(id)) throw new Error(`not a pack id: ${JSON.stringify(id)}`);
-    return join(this.packsDir, `${id}.pack`);
-  }
-
-  /** Every pack file present, by id. */
-  packIds(): string[] {
-    return readdirSync(this.packsDir).flatMap((name) => PACK_FILE.exec(name)?.[1] ?? []);
-  }
-
-  /** Deletes a pack's file; no row may name it any more. */
-  deletePack(id: string): void {
-    rmSync(this.packPath(id), { force: true });
   }
 
   /** The file of a blob stored before packs. Only well-formed hashes have a path. */
@@ -125,14 +90,5 @@ export class PackStore {
 
   private temporaryPath(): string {
     return join(this.tmpDir, randomBytes(12).toString("hex"));
-  }
-}
-
-async function syncDirectory(dir: string): Promise<void> {
-  const handle = await open(dir, "r");
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
   }
 }
