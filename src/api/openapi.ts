@@ -98,7 +98,8 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
         post: projectRoute(
           "prepare a deploy",
           schemas.prepareSchema,
-          schemas.responses.prepare,
+          // The unchanged answer only to a client that sent skipUnchanged.
+          z.union([schemas.responses.prepare, schemas.responses.prepareUnchanged]),
           [413, 502, 507],
         ),
       },

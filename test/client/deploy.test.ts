@@ -26,6 +26,19 @@ interface DeployJson {
   bytesUploaded: number;
   durationMs: number;
   previousProjectSlug?: string;
+  unchanged?: boolean;
+}
+
+/** The server's request counters, as "role METHOD route" → count, off its /metrics. */
+async function requestsByRoute(): Promise<Map<string, number>> {
+  const text = (await bed.server.metrics.render()).body;
+  const counts = new Map<string, number>();
+  for (const match of text.matchAll(/^http_requests_total\{([^}]*)\} (\d+)$/gm)) {
+    const labels = Object.fromEntries([...match[1]!.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+    const key = `${labels.role} ${labels.method} ${labels.route}`;
+    counts.set(key, (counts.get(key) ?? 0) + Number(match[2]));
+  }
+  return counts;
 }
 
 let bed: TestBed;
@@ -110,12 +123,33 @@ describe("deploy end to end", () => {
     );
   });
 
-  it("deploy: an unchanged redeploy uploads nothing and keeps the project", async () => {
+  it("deploy: an unchanged redeploy sends one prepare and nothing else, and names production's revision", async () => {
+    const before = await requestsByRoute();
     const again = await deployJson(site);
+    const after = await requestsByRoute();
+    const sent = [...after].filter(([route, count]) => count !== (before.get(route) ?? 0));
+    expect(sent).toEqual([
+      [
+        "api POST /projects/:projectSlug/prepare",
+        (before.get("api POST /projects/:projectSlug/prepare") ?? 0) + 1,
+      ],
+    ]);
+    expect(again.unchanged).toBe(true);
     expect(again.projectSlug).toBe(first.projectSlug);
     expect(again.uploaded).toBe(0);
     expect(again.bytesUploaded).toBe(0);
-    expect(again.revisionId).not.toBe(first.revisionId);
+    const state = await runInProcess(["status", "--dir", site, "--json"], bed.env);
+    expect(JSON.parse(state.stdout).revisionId).toBe(again.revisionId);
+  });
+
+  it("deploy --preview: an unchanged folder still gets a revision of its own", async () => {
+    const run = await runInProcess([site, "--preview", "--json"], bed.env);
+    expect(run.code).toBe(0);
+    const preview = JSON.parse(run.stdout) as DeployJson;
+    expect(preview.unchanged).toBeUndefined();
+    expect(preview.preview).toBe(true);
+    const served = await edgeGet(bed.server.urls.edge, preview.revisionUrl, "css/site.css");
+    expect(served.body.toString()).toBe(files["css/site.css"]);
   });
 
   it("deploy: a redeploy after one change uploads exactly that asset; the old revision still serves", async () => {

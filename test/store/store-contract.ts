@@ -43,6 +43,7 @@ function deployRecord(projectSlug: string, n: number, overrides: Partial<DeployR
     completionHash: null,
     fileCount: n,
     byteCount: 100 * n,
+    manifestDigest: sha(`manifest-${projectSlug}-${n}`),
     ...overrides,
   };
 }
@@ -174,6 +175,43 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       });
       expect(moved.revisionId).toBe(next.revisionId);
       expect(moved.expiresAt).toBe(at("2030-02-02T00:00:00Z"));
+    });
+
+    it("completeDeploy: the revision keeps its deploy's manifest digest (null for one recorded without)", async () => {
+      const a = projectRecord("amber");
+      await store.createProject(a);
+      const withDigest = deployRecord(a.slug, 1);
+      const without = deployRecord(a.slug, 2, { manifestDigest: null });
+      for (const deploy of [withDigest, without]) {
+        await store.createDeploy(deploy);
+        await store.completeDeploy({
+          projectSlug: a.slug,
+          deployId: deploy.deployId,
+          completionHash: sha(`completion-${deploy.deployId}`),
+          completedAt: at(`2030-01-02T00:1${deploy.fileCount}:00Z`),
+          projectExpiresAt: at("2030-02-01T00:10:00Z"),
+        });
+      }
+      const revisions = await store.listRevisions(a.slug);
+      expect(revisions.map((r) => [r.revisionId, r.manifestDigest])).toEqual([
+        [without.revisionId, null],
+        [withDigest.revisionId, withDigest.manifestDigest],
+      ]);
+      expect((await store.getDeploy(a.slug, withDigest.deployId))?.manifestDigest).toBe(
+        withDigest.manifestDigest,
+      );
+    });
+
+    it("renewProject: moves only the project's expiry; undefined for a project that does not exist", async () => {
+      const a = projectRecord("amber");
+      const b = projectRecord("beryl");
+      await store.createProject(a);
+      await store.createProject(b);
+      const renewed = await store.renewProject(a.slug, at("2030-03-01T00:00:00Z"));
+      expect(renewed).toEqual({ ...a, expiresAt: at("2030-03-01T00:00:00Z") });
+      expect(await store.getProject(a.slug)).toEqual(renewed);
+      expect(await store.getProject(b.slug)).toEqual(b);
+      expect(await store.renewProject("no-such-project", at("2030-03-01T00:00:00Z"))).toBeUndefined();
     });
 
     it("completeDeploy: a second completion of the same deploy throws and changes nothing", async () => {
@@ -527,6 +565,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
           fileCount: 2,
           byteCount: 200,
           preview: false,
+          manifestDigest: deployRecord(a.slug, 2).manifestDigest,
         },
         {
           revisionId: r1,
@@ -535,6 +574,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
           fileCount: 1,
           byteCount: 100,
           preview: false,
+          manifestDigest: deployRecord(a.slug, 1).manifestDigest,
         },
       ]);
       expect(await store.listRevisions("nobody-here-00000")).toEqual([]);

@@ -24,14 +24,21 @@ const manifestSchema = z
   )
   .describe('asset paths ("/" + projectSlug + "/" + path) to their hash and size');
 
-export const prepareSchema = identitySchema.extend({ manifest: manifestSchema });
+const skipUnchanged = z
+  .boolean()
+  .optional()
+  .describe(
+    "true: when production already serves exactly this manifest, answer { unchanged: true, … } and open nothing (the project's expiry is renewed)",
+  );
+
+export const prepareSchema = identitySchema.extend({ manifest: manifestSchema, skipUnchanged });
 
 /**
  * What the prepare route checks with zod: the identity fields. The manifest is checked by the core
  * (`parseManifestSliced`: every rule of contract §2, the shape above included, INVALID_MANIFEST),
  * in slices; zod's pass over 100,000 entries held the thread for 200 ms in one go.
  */
-export const prepareRequestSchema = identitySchema.extend({ manifest: z.unknown() });
+export const prepareRequestSchema = identitySchema.extend({ manifest: z.unknown(), skipUnchanged });
 
 export const deploySchema = identitySchema.extend({
   deployId: z.string().min(1).max(200).describe("the id returned by prepare"),
@@ -89,6 +96,12 @@ export const responses = {
     project: publicProject,
     urls: z.object({ upload: z.string(), production: z.string(), revision: z.string() }),
     expiresAt: z.string(),
+  }),
+  prepareUnchanged: z.object({
+    unchanged: z.literal(true),
+    revisionId: z.string().describe("the production revision, which already serves this manifest"),
+    project: publicProject,
+    urls: z.object({ production: z.string(), revision: z.string() }),
   }),
   deploy: z.object({
     revisionId: z.string(),

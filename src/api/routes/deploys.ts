@@ -17,7 +17,12 @@ export function deployRoutes(deps: RouteDeps & { prepareLimits: RouteLimits }): 
     deps.body,
     async (c) => {
       const { body, raw } = await parseBody(c, prepareRequestSchema);
-      const input = { ...credentials(c, body), manifest: raw.manifest, clientAddress: deps.clientAddress(c) };
+      const input = {
+        ...credentials(c, body),
+        manifest: raw.manifest,
+        skipUnchanged: body.skipUnchanged,
+        clientAddress: deps.clientAddress(c),
+      };
       return c.json(await prepareDeploy(services, input), 200);
     },
   );

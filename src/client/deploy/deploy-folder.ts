@@ -1,4 +1,4 @@
-import type { CompletedDeploy, Manifest } from "../net/api-types.js";
+import type { CompletedDeploy, Manifest, UnchangedDeploy } from "../net/api-types.js";
 import { openFolder, type CommandContext, type FolderProject } from "../context.js";
 import { ApiError } from "../errors.js";
 import { prepareProject } from "./prepare-project.js";
@@ -21,6 +21,8 @@ export interface DeploySummary {
   identical: number;
   /** Published on its revision URL only; production left where it was. */
   preview: boolean;
+  /** Production already served exactly these files: nothing was sent or published (its expiry renewed). */
+  unchanged?: boolean;
   /** Skipped for being dotfiles or dot-folders. */
   skippedDotfiles: string[];
   /** Set when the saved project was gone and a new one (with a new URL) was made. */
@@ -62,7 +64,13 @@ async function deployLocked(
 ): Promise<DeploySummary> {
   const site = await scanSite(ctx, folder, options);
   const manifestFor = (project: SavedProject) => manifestOf(project.projectSlug, site);
-  const { project, prepared, previousProjectSlug } = await prepareProject(ctx, folder, manifestFor);
+  // A preview wants a revision of its own even when production serves the same files.
+  const first = await prepareProject(ctx, folder, manifestFor, !options.preview);
+  const { project, previousProjectSlug } = first;
+  if ("unchanged" in first.prepared) {
+    return unchangedSummary(folder, project, first.prepared, site, startedAt);
+  }
+  const prepared = first.prepared;
   const prepareAgain = () => folder.api.prepare(project.projectSlug, project.apiToken, manifestFor(project));
 
   const outcome = await uploadAll(ctx, prepared, site.fileByHash, prepareAgain);
@@ -90,6 +98,36 @@ async function deployLocked(
     ),
     durationMs: Date.now() - startedAt,
     ...(previousProjectSlug === undefined ? {} : { previousProjectSlug }),
+  };
+}
+
+/** What a deploy that production already served reports: nothing sent, the production revision. */
+async function unchangedSummary(
+  folder: FolderProject,
+  project: SavedProject,
+  unchanged: UnchangedDeploy,
+  site: ScannedSite,
+  startedAt: number,
+): Promise<DeploySummary> {
+  await folder.savedProjects.put(folder.projectHash, {
+    ...project,
+    productionUrl: unchanged.urls.production,
+  });
+  const distinct = site.fileByHash.size;
+  return {
+    projectSlug: unchanged.project.projectSlug,
+    revisionId: unchanged.revisionId,
+    productionUrl: unchanged.urls.production,
+    revisionUrl: unchanged.urls.revision,
+    files: site.files.length,
+    uploaded: 0,
+    identical: site.files.length - distinct,
+    reused: distinct,
+    preview: false,
+    unchanged: true,
+    skippedDotfiles: site.skippedDotfiles,
+    bytesUploaded: 0,
+    durationMs: Date.now() - startedAt,
   };
 }
 

@@ -1,5 +1,5 @@
 import { PROJECT_GONE_CODES } from "../net/api-client.js";
-import type { Manifest, PreparedDeploy } from "../net/api-types.js";
+import type { Manifest, PreparedDeploy, UnchangedDeploy } from "../net/api-types.js";
 import type { CommandContext, FolderProject } from "../context.js";
 import { ApiError, CliError } from "../errors.js";
 import type { SavedProject } from "../local/saved-projects.js";
@@ -7,27 +7,34 @@ import type { SavedProject } from "../local/saved-projects.js";
 /** The project a deploy goes to, its first prepare answer, and the project it replaced if any. */
 interface PreparedProject {
   project: SavedProject;
-  prepared: PreparedDeploy;
+  /** Unchanged only when `skipUnchanged` was asked and production already serves the manifest. */
+  prepared: PreparedDeploy | UnchangedDeploy;
   previousProjectSlug: string | undefined;
 }
 
 /**
  * Prepares the deploy on the folder's project, creating the project on the first deploy. When the
  * saved project is gone (expired, deleted, purged), creates a new one and says the URL changed.
+ * With `skipUnchanged`, a manifest production already serves is answered as unchanged.
  */
 export async function prepareProject(
   ctx: CommandContext,
   folder: FolderProject,
   manifestFor: (project: SavedProject) => Manifest,
+  skipUnchanged: boolean,
 ): Promise<PreparedProject> {
   const saved = folder.saved;
+  const prepare = (project: SavedProject) =>
+    skipUnchanged
+      ? folder.api.prepareUnlessUnchanged(project.projectSlug, project.apiToken, manifestFor(project))
+      : folder.api.prepare(project.projectSlug, project.apiToken, manifestFor(project));
   if (saved === undefined) {
     const project = await createProject(ctx, folder);
-    const prepared = await folder.api.prepare(project.projectSlug, project.apiToken, manifestFor(project));
+    const prepared = await prepare(project);
     return { project, prepared, previousProjectSlug: undefined };
   }
   try {
-    const prepared = await folder.api.prepare(saved.projectSlug, saved.apiToken, manifestFor(saved));
+    const prepared = await prepare(saved);
     return { project: saved, prepared, previousProjectSlug: undefined };
   } catch (error) {
     if (!(error instanceof ApiError && PROJECT_GONE_CODES.has(error.code))) throw error;
@@ -45,7 +52,7 @@ export async function prepareProject(
       `The project ${saved.projectSlug} ${why}; created a new project, ${project.projectSlug}. ` +
         `The site's URL changed: it is now ${project.productionUrl}`,
     );
-    const prepared = await folder.api.prepare(project.projectSlug, project.apiToken, manifestFor(project));
+    const prepared = await prepare(project);
     return { project, prepared, previousProjectSlug: saved.projectSlug };
   }
 }

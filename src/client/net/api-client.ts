@@ -6,6 +6,7 @@ import type {
   Identity,
   Manifest,
   PreparedDeploy,
+  UnchangedDeploy,
   ProjectState,
   PromotedRevision,
   PublicProject,
@@ -52,6 +53,19 @@ export class ApiClient {
   /** POST /projects/:slug/prepare: hands the manifest in, gets buckets and an upload token. */
   prepare(slug: string, token: string, manifest: Manifest): Promise<PreparedDeploy> {
     return this.call("prepare the deploy", "POST", `/projects/${slug}/prepare`, token, { manifest });
+  }
+
+  /**
+   * POST /projects/:slug/prepare with `skipUnchanged`: the same, or `{ unchanged: true, … }` when
+   * production already serves exactly this manifest (nothing to upload, nothing to publish).
+   */
+  prepareUnlessUnchanged(
+    slug: string,
+    token: string,
+    manifest: Manifest,
+  ): Promise<PreparedDeploy | UnchangedDeploy> {
+    const body = { manifest, skipUnchanged: true };
+    return this.call("prepare the deploy", "POST", `/projects/${slug}/prepare`, token, body);
   }
 
   /** POST /projects/:slug/deploy: completes a prepared deploy (a preview leaves production). */

@@ -8,6 +8,7 @@ import type { PublicProject } from "../../core/operations/services.js";
 // Public project metadata (contract §3); the answers of prepare and deploy.
 export type { PublicProject } from "../../core/operations/services.js";
 export type { PreparedDeploy } from "../../core/operations/prepare-deploy.js";
+export type { UnchangedDeploy } from "../../core/operations/unchanged-redeploy.js";
 export type { CompletedDeploy } from "../../core/operations/complete-deploy.js";
 export type { ProjectState, PromotedRevision, RevisionSummary } from "../../core/operations/revisions.js";
 

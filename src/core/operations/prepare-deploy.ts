@@ -6,6 +6,8 @@ import { revisionUrl } from "../site-urls.js";
 import { authorize, type ProjectCredentials } from "./authorize.js";
 import { callPlatform } from "./platform-call.js";
 import { withProjectLock } from "./project-lock.js";
+import { manifestDigest } from "../manifest-digest.js";
+import { renewIfUnchanged, type UnchangedDeploy } from "./unchanged-redeploy.js";
 
 /** The prepare response (contract §3). */
 export interface PreparedDeploy {
@@ -21,12 +23,13 @@ export interface PreparedDeploy {
 
 /**
  * Prepares a deploy: checks the manifest, opens an upload session for what the platform lacks, and
- * records the preparation, which lives DEPLOY_TTL_SECONDS.
+ * records the preparation, which lives DEPLOY_TTL_SECONDS. With `skipUnchanged`, a manifest that
+ * production already serves opens nothing: the project's expiry is renewed and that is the answer.
  */
 export async function prepareDeploy(
   services: Services,
-  input: ProjectCredentials & { manifest: unknown; clientAddress?: string },
-): Promise<PreparedDeploy> {
+  input: ProjectCredentials & { manifest: unknown; clientAddress?: string; skipUnchanged?: boolean },
+): Promise<PreparedDeploy | UnchangedDeploy> {
   const { store, platform, config } = services;
   // Formats first (contract §5): the manifest is judged before the project and ownership, in
   // slices, so that 100,000 entries do not hold the thread the edge and uploads share.
@@ -36,7 +39,12 @@ export async function prepareDeploy(
   const expiresAt = addSeconds(now, config.deployTtlSeconds);
   // Under the project's lock, as deletion is: a deletion that ran since `authorize` is seen here
   // (404), and one that comes later removes this session and deploy with the rest of the project.
-  const { session, deploy, current } = await withProjectLock(services, project, async (current) => {
+  const digest = manifestDigest(entries);
+  const prepared = await withProjectLock(services, project, async (current) => {
+    if (input.skipUnchanged === true) {
+      const unchanged = await renewIfUnchanged(services, current, digest);
+      if (unchanged) return unchanged;
+    }
     const session = await callPlatform(() =>
       platform.openUploadSession({
         projectSlug: project.slug,
@@ -56,10 +64,13 @@ export async function prepareDeploy(
       completionHash: null,
       fileCount: entries.length,
       byteCount: entries.reduce((sum, entry) => sum + entry.size, 0),
+      manifestDigest: digest,
     };
     await store.createDeploy(deploy);
     return { session, deploy, current };
   });
+  if ("unchanged" in prepared) return prepared;
+  const { session, deploy, current } = prepared;
   const publicProject = toPublicProject(current, config.sites);
   return {
     deployId: deploy.deployId,

@@ -42,6 +42,8 @@ export interface DeployRecord {
   /** Files of its manifest, and their bytes: what the revision will hold. */
   fileCount: number;
   byteCount: number;
+  /** `manifestDigest` of its manifest (null for deploys recorded before digests were). */
+  manifestDigest: string | null;
 }
 
 /** A kept revision of a project: a completed deploy. */
@@ -53,6 +55,8 @@ export interface RevisionRecord {
   byteCount: number;
   /** Completed as a preview (production left where it was). */
   preview: boolean;
+  /** Its deploy's manifest digest: equal digests, equal files (paths, hashes, sizes). */
+  manifestDigest: string | null;
 }
 
 /** Which revisions retention keeps: the last `keep` of each project and any created at or after `keepAfter`. */
@@ -163,6 +167,8 @@ export interface Store {
    */
   completeDeploy(input: CompleteDeployInput): Promise<ProjectRecord>;
 
+  /** Moves the project's expiry (an unchanged redeploy renews it as a deploy would); undefined when there is no such project. */
+  renewProject(slug: string, expiresAt: string): Promise<ProjectRecord | undefined>;
   /** The project's kept revisions, newest first. */
   listRevisions(slug: string): Promise<RevisionRecord[]>;
   /** Makes a kept revision the project's revision; undefined (nothing changed) when it has none such. */

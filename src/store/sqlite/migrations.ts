@@ -103,4 +103,12 @@ export const SQLITE_MIGRATIONS: Migrations = {
         .execute();
     },
   },
+  "0005_manifest_digest": {
+    async up(db: Kysely<unknown>) {
+      // What a deploy's manifest held, as one digest, so that prepare can tell a manifest the
+      // production revision already serves; revisions from before have none (never "unchanged").
+      await db.schema.alterTable("deploys").addColumn("manifest_digest", "text").execute();
+      await db.schema.alterTable("revisions").addColumn("manifest_digest", "text").execute();
+    },
+  },
 };

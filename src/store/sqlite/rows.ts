@@ -74,6 +74,7 @@ export function toDeploy(row: DeployRow): DeployRecord {
     completionHash: row.completion_hash,
     fileCount: row.file_count,
     byteCount: row.byte_count,
+    manifestDigest: row.manifest_digest,
   };
 }
 
@@ -89,6 +90,7 @@ export function toDeployRow(deploy: DeployRecord): DeployRow {
     completion_hash: deploy.completionHash,
     file_count: deploy.fileCount,
     byte_count: deploy.byteCount,
+    manifest_digest: deploy.manifestDigest,
   };
 }
 
@@ -118,5 +120,6 @@ export function toRevision(row: RevisionRow): RevisionRecord {
     fileCount: row.file_count,
     byteCount: row.byte_count,
     preview: row.preview === 1,
+    manifestDigest: row.manifest_digest,
   };
 }

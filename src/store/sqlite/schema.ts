@@ -28,6 +28,7 @@ export interface MetadataTables {
     completion_hash: string | null;
     file_count: number;
     byte_count: number;
+    manifest_digest: string | null;
   };
   revisions: {
     id: Generated<number>;
@@ -39,6 +40,7 @@ export interface MetadataTables {
     byte_count: number;
     /** 1 when completed as a preview. */
     preview: number;
+    manifest_digest: string | null;
   };
   hostname_releases: {
     hostname: string;

@@ -221,6 +221,7 @@ export class SqliteStore implements Store {
           file_count: deploy.file_count,
           byte_count: deploy.byte_count,
           preview: input.preview === true ? 1 : 0,
+          manifest_digest: deploy.manifest_digest,
         })
         .execute();
       const project = await trx
@@ -235,6 +236,16 @@ export class SqliteStore implements Store {
         .executeTakeFirstOrThrow();
       return toProject(project);
     });
+  }
+
+  async renewProject(slug: string, expiresAt: string): Promise<ProjectRecord | undefined> {
+    const row = await this.db
+      .updateTable("projects")
+      .set({ expires_at: expiresAt })
+      .where("slug", "=", slug)
+      .returningAll()
+      .executeTakeFirst();
+    return row && toProject(row);
   }
 
   async listRevisions(slug: string): Promise<RevisionRecord[]> {

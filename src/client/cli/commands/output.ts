@@ -21,6 +21,7 @@ export function deployJson(summary: DeploySummary): string {
     productionUrl,
     revisionUrl,
     preview,
+    ...(summary.unchanged === true ? { unchanged: true } : {}),
     files,
     uploaded,
     identical,
@@ -37,17 +38,23 @@ export function deployText(summary: DeploySummary): string {
     `  Files:      ${formatCount(summary.files)} total: ${formatCount(summary.uploaded)} uploaded, ` +
     (summary.identical > 0 ? `${formatCount(summary.identical)} identical to another file, ` : "") +
     `${formatCount(summary.reused)} already on the server`;
-  const head = summary.preview
+  const head = summary.unchanged
     ? [
-        `Preview of ${summary.projectSlug} (revision ${summary.revisionId}); production unchanged`,
-        `  Revision:   ${summary.revisionUrl}`,
-        `  Production: ${summary.productionUrl} (unchanged; \`deploy promote ${summary.revisionId}\` puts this revision live)`,
-      ]
-    : [
-        `Deployed ${summary.projectSlug} (revision ${summary.revisionId})`,
+        `No changes: ${summary.projectSlug} already serves these files (revision ${summary.revisionId}); nothing sent, its expiry renewed`,
         `  Production: ${summary.productionUrl}`,
         `  Revision:   ${summary.revisionUrl}`,
-      ];
+      ]
+    : summary.preview
+      ? [
+          `Preview of ${summary.projectSlug} (revision ${summary.revisionId}); production unchanged`,
+          `  Revision:   ${summary.revisionUrl}`,
+          `  Production: ${summary.productionUrl} (unchanged; \`deploy promote ${summary.revisionId}\` puts this revision live)`,
+        ]
+      : [
+          `Deployed ${summary.projectSlug} (revision ${summary.revisionId})`,
+          `  Production: ${summary.productionUrl}`,
+          `  Revision:   ${summary.revisionUrl}`,
+        ];
   const lines = [
     ...head,
     files,
