@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { Logger } from "pino";
 import {
+  DatabaseUnavailableError,
   DeployError,
   DomainTakenError,
   type ErrorCode,
@@ -39,6 +40,7 @@ const STATUS_BY_CODE: Record<ErrorCode, ContentfulStatusCode> = {
   INTERNAL: 500,
   UPLOAD_PLATFORM_ERROR: 502,
   SERVER_BUSY: 503,
+  DATABASE_UNAVAILABLE: 503,
   INSUFFICIENT_STORAGE: 507,
 };
 
@@ -55,7 +57,11 @@ export function errorResponse(error: unknown, c: Context, logger: Logger): Respo
     // A full body budget is a refusal by design, worth a warning; any other 5xx is a failure.
     if (error instanceof ServerBusyError) logger.warn(where, error.code);
     else if (status >= 500) logger.error({ err: error, ...where }, error.code);
-    if (error instanceof RateLimitedError || error instanceof ServerBusyError) {
+    if (
+      error instanceof RateLimitedError ||
+      error instanceof ServerBusyError ||
+      error instanceof DatabaseUnavailableError
+    ) {
       c.header("Retry-After", String(error.retryAfterSeconds));
     }
     if (error instanceof QuotaExceededError) {

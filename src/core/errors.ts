@@ -22,6 +22,7 @@ export type ErrorCode =
   | "RATE_LIMITED"
   | "UPLOAD_PLATFORM_ERROR"
   | "SERVER_BUSY"
+  | "DATABASE_UNAVAILABLE"
   | "QUOTA_EXCEEDED"
   | "INSUFFICIENT_STORAGE"
   | "INVALID_SITE_CONFIG"
@@ -111,6 +112,16 @@ export class RateLimitedError extends DeployError {
 export class ServerBusyError extends DeployError {
   constructor(readonly retryAfterSeconds: number) {
     super("SERVER_BUSY", "the server is reading too many request bodies, retry later");
+  }
+}
+/**
+ * The database cannot answer now (unreachable, restarting, overloaded, a statement past its
+ * timeout, or a DATABASE_URL it refuses); nothing was changed and the request can be repeated.
+ */
+export class DatabaseUnavailableError extends DeployError {
+  readonly retryAfterSeconds = 5;
+  constructor(options?: { cause?: unknown }) {
+    super("DATABASE_UNAVAILABLE", "the database is unavailable, retry later", options);
   }
 }
 /** Which storage quota a request would exceed (PROJECT_QUOTA_BYTES or PENDING_QUOTA_BYTES). */
