@@ -1,1 +1,2 @@
-export { openSqliteStore } from "./sqlite/index.js";
+export { migratePostgresStore, openPostgresStore, PostgresLocks } from "./postgres/index.js";
+export { migrateSqliteStore, openSqliteStore } from "./sqlite/index.js";

@@ -86,6 +86,17 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       expect(await store.getProjectByTokenHash(clash.tokenHash)).toBeUndefined();
     });
 
+    it("createProject: false when its generated hostname is another project's custom hostname, nothing stored", async () => {
+      const holder = projectRecord("amber");
+      await store.createProject(holder);
+      await store.setCustomHostname(holder.slug, "birch-otter-a1b2c.localhost");
+      const clash = projectRecord("birch");
+      expect(clash.generatedHostname).toBe("birch-otter-a1b2c.localhost");
+      expect(await store.createProject(clash)).toBe(false);
+      expect(await store.getProject(clash.slug)).toBeUndefined();
+      expect((await store.getProjectByHostname(clash.generatedHostname))?.slug).toBe(holder.slug);
+    });
+
     it("setCustomHostname: sets, finds by it, and clears back to the generated hostname", async () => {
       const record = projectRecord("amber");
       await store.createProject(record);

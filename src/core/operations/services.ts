@@ -1,4 +1,5 @@
 import type { DnsLookup } from "../ports/dns.js";
+import type { Locks } from "../ports/locks.js";
 import type { Platform } from "../ports/platform.js";
 import type { DomainStatus, ProjectRecord, Store } from "../ports/store.js";
 import { KeyedLock } from "../../shared/keyed-lock.js";
@@ -32,13 +33,18 @@ export interface Services {
   dns: DnsLookup;
   config: ServiceConfig;
   now: () => Date;
-  locks: KeyedLock;
+  locks: Locks;
 }
 
-/** Builds the services bundle on `clock` (the system's by default). */
-export function createServices(deps: Omit<Services, "locks" | "now"> & { clock?: Clock }): Services {
-  const { clock = systemClock, ...rest } = deps;
-  return { ...rest, now: () => new Date(clock.now()), locks: new KeyedLock() };
+/**
+ * Builds the services bundle on `clock` (the system's by default), with `locks` (in-memory ones,
+ * for one process, by default).
+ */
+export function createServices(
+  deps: Omit<Services, "locks" | "now"> & { clock?: Clock; locks?: Locks },
+): Services {
+  const { clock = systemClock, locks = new KeyedLock(), ...rest } = deps;
+  return { ...rest, now: () => new Date(clock.now()), locks };
 }
 
 /** Public project metadata (contract §3), the `project` member of responses. */

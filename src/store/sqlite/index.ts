@@ -1,1 +1,1 @@
-export { openSqliteStore } from "./sqlite-store.js";
+export { migrateSqliteStore, openSqliteStore } from "./sqlite-store.js";

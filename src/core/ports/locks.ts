@@ -1,0 +1,10 @@
+/**
+ * Runs async work one at a time per key (a project's slug), so two requests on one project (two
+ * deploys, a deploy and a domain change) cannot interleave between their store and platform
+ * writes. In one process an in-memory lock does; processes sharing a PostgreSQL database take its
+ * advisory locks, so the rule holds across all of them.
+ */
+export interface Locks {
+  /** Runs `work` after every earlier call with the same key has settled. */
+  run<T>(key: string, work: () => Promise<T>): Promise<T>;
+}

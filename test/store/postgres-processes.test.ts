@@ -1,0 +1,149 @@
+import { createHash } from "node:crypto";
+import { sql } from "kysely";
+import { afterEach, expect, it } from "vitest";
+import { DatabaseUnavailableError } from "../../src/core/errors.js";
+import { HostnameConflictError, type ProjectRecord, type Store } from "../../src/core/ports/index.js";
+import { openPostgres } from "../../src/shared/postgres.js";
+import { openPostgresStore, PostgresLocks } from "../../src/store/index.js";
+import { describePostgres, TEST_DATABASE_URL, testPostgres } from "../support/postgres.js";
+import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy.js";
+
+const sha = (label: string) => createHash("sha256").update(label).digest("hex");
+const closers: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+function project(n: number): ProjectRecord {
+  const slug = `p${n}-otter-a1b2c`;
+  return {
+    slug,
+    projectHash: sha(`hash${n}`),
+    anonFingerprint: sha(`fp${n}`),
+    tokenHash: sha(`token${n}`),
+    generatedHostname: `${slug}.localhost`,
+    customHostname: null,
+    domain: null,
+    revisionId: null,
+    createdAt: "2030-01-01T00:00:00.000Z",
+    expiresAt: "2030-01-31T00:00:00.000Z",
+  };
+}
+
+/** Two stores on one schema, each with its own pool: two API processes. */
+async function twoStores(): Promise<[Store, Store]> {
+  const options = testPostgres();
+  const first = await openPostgresStore(options);
+  const second = await openPostgresStore(options);
+  closers.push(
+    () => first.close(),
+    () => second.close(),
+  );
+  return [first, second];
+}
+
+await describePostgres("postgres store across processes", () => {
+  it("setCustomHostname: 10 projects claiming 3 hostnames at once through two stores give exactly one owner each", async () => {
+    const stores = await twoStores();
+    const names = ["a.example.com", "b.example.com", "c.example.com"];
+    for (let n = 0; n < 10; n++) await stores[n % 2]!.createProject(project(n));
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, n) => stores[n % 2]!.setCustomHostname(project(n).slug, names[n % 3]!)),
+    );
+    const refused = outcomes.filter((o) => o.status === "rejected");
+    expect(outcomes.length - refused.length).toBe(3);
+    for (const o of refused)
+      expect((o as PromiseRejectedResult).reason).toBeInstanceOf(HostnameConflictError);
+    for (const name of names) {
+      const holder = await stores[0].getProjectByHostname(name);
+      expect(holder?.customHostname).toBe(name);
+    }
+  });
+
+  it("held_hostnames: the database itself refuses a second holder of a name, even to a writer that skips the store", async () => {
+    const options = testPostgres();
+    const store = await openPostgresStore(options);
+    closers.push(() => store.close());
+    await store.createProject(project(1));
+    await store.createProject(project(2));
+    const db = await openPostgres<unknown>(options);
+    closers.push(() => db.destroy());
+    const direct = sql`UPDATE projects SET custom_hostname = ${project(1).generatedHostname}
+                       WHERE slug = ${project(2).slug}`.execute(db);
+    await expect(direct).rejects.toMatchObject({ code: "23505" });
+    expect((await store.getProject(project(2).slug))?.customHostname).toBeNull();
+  });
+
+  it("PostgresLocks: work on one project from two processes runs one at a time; another project does not wait", async () => {
+    const options = testPostgres();
+    const first = new PostgresLocks(options);
+    const second = new PostgresLocks(options);
+    closers.push(
+      () => first.close(),
+      () => second.close(),
+    );
+    const key = `${options.schema}-project`;
+    const order: string[] = [];
+    let letGo = () => {};
+    const held = new Promise<void>((resolve) => (letGo = resolve));
+    let entered = () => {};
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+
+    const a = first.run(key, async () => {
+      order.push("a starts");
+      entered();
+      await held;
+      order.push("a ends");
+    });
+    await inside;
+    const b = second.run(key, async () => void order.push("b runs"));
+    const db = await openPostgres<unknown>(options);
+    closers.push(() => db.destroy());
+    const waiting = async () => {
+      const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM pg_locks
+        WHERE locktype = 'advisory' AND NOT granted AND objsubid = 2
+          AND objid::bigint = (hashtext(${key})::bigint & 4294967295)`.execute(db);
+      return rows[0]?.n ?? 0;
+    };
+    await expect.poll(waiting, { timeout: 10_000 }).toBe(1);
+    // Another project's work goes ahead while the first project's lock is held.
+    await second.run(`${key}-other`, async () => void order.push("other runs"));
+    letGo();
+    await Promise.all([a, b]);
+    expect(order).toEqual(["a starts", "other runs", "a ends", "b runs"]);
+  });
+
+  it("postgres store: a database gone away answers DATABASE_UNAVAILABLE, then serves again once it is back", async () => {
+    const target = new URL(TEST_DATABASE_URL);
+    const proxy: TcpProxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    closers.push(() => proxy.close());
+    const via = new URL(TEST_DATABASE_URL);
+    via.hostname = "127.0.0.1";
+    via.port = String(proxy.port);
+    const store = await openPostgresStore({
+      ...testPostgres(),
+      url: via.toString(),
+      connectTimeoutMs: 1_000,
+    });
+    closers.push(() => store.close());
+    await store.createProject(project(1));
+
+    await proxy.cut();
+    const failure = store.getProject(project(1).slug);
+    await expect(failure).rejects.toBeInstanceOf(DatabaseUnavailableError);
+    await expect(failure).rejects.toMatchObject({ code: "DATABASE_UNAVAILABLE" });
+    await expect(store.ping()).rejects.toBeInstanceOf(DatabaseUnavailableError);
+
+    await proxy.restore();
+    expect((await store.getProject(project(1).slug))?.slug).toBe(project(1).slug);
+  });
+
+  it("openPostgresStore: a database that cannot be reached fails with DATABASE_UNAVAILABLE, not a hang", async () => {
+    const proxy = await startTcpProxy({ host: "127.0.0.1", port: 1 });
+    await proxy.cut();
+    const url = `postgres://postgres@127.0.0.1:${proxy.port}/test`;
+    await expect(openPostgresStore({ url, connectTimeoutMs: 1_000 })).rejects.toBeInstanceOf(
+      DatabaseUnavailableError,
+    );
+  });
+});
