@@ -18,6 +18,14 @@ const ENV = z.object({
   UPLOAD_PORT: port.default(8788),
   EDGE_PORT: port.default(8080),
   DATA_DIR: z.string().default("./data"),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\/./i, "must be a postgres:// URL (unset: SQLite in DATA_DIR)")
+    .optional(),
+  DATABASE_SCHEMA: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,62}$/, "must be a lower-case SQL name")
+    .optional(),
   SITES_DOMAIN: z
     .string()
     .regex(/^[a-z0-9.-]+$/)
@@ -114,6 +122,8 @@ function toConfig(env: z.infer<typeof ENV>) {
     uploadPort: env.UPLOAD_PORT,
     edgePort: env.EDGE_PORT,
     dataDir: resolve(env.DATA_DIR),
+    databaseUrl: env.DATABASE_URL,
+    databaseSchema: env.DATABASE_SCHEMA,
     sitesDomain: env.SITES_DOMAIN,
     publicScheme: env.PUBLIC_SCHEME,
     publicEdgePort: env.PUBLIC_EDGE_PORT,

@@ -1,8 +1,20 @@
+import { DatabaseUnavailableError } from "../core/errors.js";
 import { ConfigError, loadConfig } from "./config.js";
+import { migrateMetadataStore } from "./metadata-store.js";
 import { startProcess } from "./start.js";
 
-/** The `deploy-server` binary: start on the environment's settings, stop cleanly on a signal. */
+/**
+ * The `deploy-server` binary: start on the environment's settings, stop cleanly on a signal;
+ * `deploy-server migrate` applies the database's pending migrations and exits.
+ */
 async function main(): Promise<void> {
+  const command = process.argv[2];
+  if (command !== undefined && command !== "migrate") {
+    console.error(
+      `deploy-server: unknown command ${JSON.stringify(command)}; usage: deploy-server [migrate]`,
+    );
+    process.exit(2);
+  }
   let config;
   try {
     config = loadConfig();
@@ -12,6 +24,13 @@ async function main(): Promise<void> {
       process.exit(2);
     }
     throw error;
+  }
+  if (command === "migrate") {
+    const { applied } = await migrateMetadataStore(config);
+    console.log(
+      applied.length === 0 ? "metadata store: up to date" : `metadata store: applied ${applied.join(", ")}`,
+    );
+    return;
   }
   const server = await startProcess(config);
   const { api, upload, edge, ops } = server.urls;
@@ -41,7 +60,12 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   const code = (error as { code?: string }).code;
-  if (code === "EADDRINUSE") {
+  if (error instanceof DatabaseUnavailableError) {
+    // The cause says why (refused, timed out, no such database); DATABASE_URL itself may hold a
+    // password and is never printed.
+    const cause = error.cause instanceof Error ? error.cause.message : String(error.cause);
+    console.error(`deploy-server: the database is unavailable (${cause}); check DATABASE_URL`);
+  } else if (code === "EADDRINUSE") {
     console.error(
       `deploy-server: a port is already in use (${(error as Error).message}); set PORT, UPLOAD_PORT or EDGE_PORT`,
     );

@@ -5,7 +5,6 @@ import { answerClientError } from "../edge/index.js";
 import { type Clock, systemClock } from "../core/clock.js";
 import { createServices, type ServiceConfig, type Services } from "../core/operations/services.js";
 import type { LocalPlatform } from "../platform/local/local-platform.js";
-import { openSqliteStore } from "../store/index.js";
 import { loadConfig, type ServerConfig } from "./config.js";
 import { Metrics, type Role } from "../shared/metrics.js";
 import { apiListener } from "./api-listener.js";
@@ -14,6 +13,7 @@ import { createOpsApp } from "./ops-app.js";
 import { ALL_ROLES } from "./roles.js";
 import { listen } from "./listeners.js";
 import { openLocalPlatform } from "./local-platform.js";
+import { openMetadataStore } from "./metadata-store.js";
 import { startSweeper } from "./sweeper.js";
 import { DnsResolver } from "../shared/dns-resolver.js";
 
@@ -67,8 +67,9 @@ export async function startProcess(
     for (const close of closers) await close();
   };
   try {
-    const store = await openSqliteStore(join(config.dataDir, "metadata.sqlite"));
-    closers.push(() => store.close());
+    const metadata = await openMetadataStore(config);
+    const { store } = metadata;
+    closers.push(() => metadata.close());
     const metrics = new Metrics(config.roles.join(","));
     // Only the API hands out the upload URL, and loadConfig makes sure an API process knows it.
     const uploadBaseUrl = config.uploadPublicUrl ?? upload?.url ?? "";
@@ -100,6 +101,7 @@ export async function startProcess(
       platform: local.platform,
       dns: new DnsResolver({ server: config.dnsResolver, timeoutMs: config.dnsTimeoutMs }),
       clock,
+      ...(metadata.locks === undefined ? {} : { locks: metadata.locks }),
       config: serviceConfig(config, edgePort),
     });
     if (api) api.handle(apiListener({ config, services, logger, metrics, clock, apiUrl: api.url }));

@@ -1,0 +1,60 @@
+import { join } from "node:path";
+import type { Locks, Store } from "../core/ports/index.js";
+import type { MigrationReport } from "../shared/migrator.js";
+import type { PostgresOptions } from "../shared/postgres.js";
+import {
+  migratePostgresStore,
+  migrateSqliteStore,
+  openPostgresStore,
+  openSqliteStore,
+  PostgresLocks,
+} from "../store/index.js";
+import type { ServerConfig } from "./config.js";
+
+/** The metadata store the settings choose, and the per-project locks that go with it. */
+export interface MetadataStore {
+  store: Store;
+  /** Locks shared by every process on the database; undefined: in-memory ones suffice (SQLite). */
+  locks?: Locks;
+  close(): Promise<void>;
+}
+
+type StoreSettings = Pick<ServerConfig, "dataDir" | "databaseUrl" | "databaseSchema">;
+
+/** PostgreSQL's connection settings, when DATABASE_URL names one. */
+export function postgresOptions(config: StoreSettings): PostgresOptions | undefined {
+  if (config.databaseUrl === undefined) return undefined;
+  return {
+    url: config.databaseUrl,
+    ...(config.databaseSchema === undefined ? {} : { schema: config.databaseSchema }),
+  };
+}
+
+/**
+ * Opens (and migrates) PostgreSQL when DATABASE_URL is set, with its advisory locks; else SQLite
+ * at DATA_DIR/metadata.sqlite.
+ */
+export async function openMetadataStore(config: StoreSettings): Promise<MetadataStore> {
+  const postgres = postgresOptions(config);
+  if (postgres === undefined) {
+    const store = await openSqliteStore(join(config.dataDir, "metadata.sqlite"));
+    return { store, close: () => store.close() };
+  }
+  const store = await openPostgresStore(postgres);
+  const locks = new PostgresLocks(postgres);
+  return {
+    store,
+    locks,
+    async close() {
+      await locks.close();
+      await store.close();
+    },
+  };
+}
+
+/** Applies the metadata store's pending migrations (`deploy-server migrate`). */
+export async function migrateMetadataStore(config: StoreSettings): Promise<MigrationReport> {
+  const postgres = postgresOptions(config);
+  if (postgres !== undefined) return migratePostgresStore(postgres);
+  return migrateSqliteStore(join(config.dataDir, "metadata.sqlite"));
+}
