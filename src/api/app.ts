@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import type { Logger } from "pino";
-import type { RateLimiter } from "../core/rate-limiter.js";
+import type { Limiter, RateLimiter } from "../core/rate-limiter.js";
 import type { Services } from "../core/operations/services.js";
 import { errorResponse } from "./error-response.js";
 import { cors } from "./middleware/cors.js";
@@ -27,7 +27,8 @@ export interface ApiDependencies {
   maxBodyBytes: number;
   /** Request body bytes the API may hold in flight, in all and per client address. */
   bodyBudget: BodyBudgetLimits;
-  createLimits: { perAddress: RateLimiter; perFingerprint: RateLimiter };
+  /** Shared by every API process on one PostgreSQL database; in memory otherwise. */
+  createLimits: { perAddress: Limiter; perFingerprint: Limiter };
   prepareLimits: RouteLimits;
   /** Caddy's on-demand TLS questions (`GET /tls/ask`) per client address. */
   tlsAskLimit: RateLimiter;

@@ -7,11 +7,21 @@ export interface RateLimit {
   windowSeconds: number;
 }
 
+/** Counts hits per key; throws RATE_LIMITED past its limit (a limiter shared by processes answers later). */
+export interface Limiter {
+  hit(key: string): void | Promise<void>;
+}
+
+/** RATE_LIMITED for a fixed window that began at `start` (ms) and lasts `windowMs`, seen at `now`. */
+export function windowFull(start: number, windowMs: number, now: number): RateLimitedError {
+  return new RateLimitedError(Math.max(1, Math.ceil((start + windowMs - now) / 1000)));
+}
+
 /**
  * A fixed-window counter per key, in memory. Enough for one instance; several instances behind a
  * balancer each count their own share.
  */
-export class RateLimiter {
+export class RateLimiter implements Limiter {
   private readonly windows = new Map<string, { start: number; count: number }>();
 
   constructor(
@@ -36,7 +46,7 @@ export class RateLimiter {
       this.windows.set(key, window);
     }
     if (window.count >= this.rule.limit) {
-      throw new RateLimitedError(Math.max(1, Math.ceil((window.start + windowMs - now) / 1000)));
+      throw windowFull(window.start, windowMs, now);
     }
     window.count++;
   }

@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import { createApiApp } from "../api/app.js";
 import type { Clock } from "../core/clock.js";
 import type { Services } from "../core/operations/services.js";
-import { RateLimiter } from "../core/rate-limiter.js";
+import { type Limiter, type RateLimit, RateLimiter } from "../core/rate-limiter.js";
 import type { Metrics } from "../shared/metrics.js";
 import { clientAddress } from "./client-address.js";
 import type { ServerConfig } from "./config.js";
@@ -16,9 +16,16 @@ export function apiListener(deps: {
   metrics: Metrics;
   clock: Clock;
   apiUrl: string;
+  /** A limiter every API process shares (PostgreSQL), for the create-project limits. */
+  sharedLimiter?: (scope: string, rule: RateLimit, clock: Clock) => Limiter;
 }) {
   const { config, services, logger, metrics, clock } = deps;
   const limiter = (limit: number, windowSeconds: number) => new RateLimiter({ limit, windowSeconds }, clock);
+  // Project creation is limited across every API process when they share PostgreSQL.
+  const createLimiter = (scope: string, limit: number) => {
+    const rule = { limit, windowSeconds: config.createLimitWindowSeconds };
+    return deps.sharedLimiter?.(scope, rule, clock) ?? new RateLimiter(rule, clock);
+  };
   const apiApp = createApiApp({
     services,
     logger: logger.child({ role: "api" }),
@@ -30,8 +37,8 @@ export function apiListener(deps: {
       maxBytesPerAddress: config.bodyBytesPerAddress,
     },
     createLimits: {
-      perAddress: limiter(config.createLimitPerAddress, config.createLimitWindowSeconds),
-      perFingerprint: limiter(config.createLimitPerFingerprint, config.createLimitWindowSeconds),
+      perAddress: createLimiter("create-per-address", config.createLimitPerAddress),
+      perFingerprint: createLimiter("create-per-fingerprint", config.createLimitPerFingerprint),
     },
     prepareLimits: {
       perAddress: limiter(config.prepareLimitPerAddress, config.prepareLimitWindowSeconds),

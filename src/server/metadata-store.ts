@@ -1,11 +1,13 @@
 import { join } from "node:path";
+import type { Clock } from "../core/clock.js";
 import type { Locks, Store } from "../core/ports/index.js";
+import type { Limiter, RateLimit } from "../core/rate-limiter.js";
 import type { MigrationReport } from "../shared/migrator.js";
 import type { PostgresOptions } from "../shared/postgres.js";
 import {
   migratePostgresStore,
   migrateSqliteStore,
-  openPostgresStore,
+  openPostgresMetadata,
   openSqliteStore,
   PostgresLocks,
 } from "../store/index.js";
@@ -16,6 +18,8 @@ export interface MetadataStore {
   store: Store;
   /** Locks shared by every process on the database; undefined: in-memory ones suffice (SQLite). */
   locks?: Locks;
+  /** A limiter every process shares (PostgreSQL); undefined: each process counts its own. */
+  sharedLimiter?: (scope: string, rule: RateLimit, clock: Clock) => Limiter;
   close(): Promise<void>;
 }
 
@@ -40,14 +44,15 @@ export async function openMetadataStore(config: StoreSettings): Promise<Metadata
     const store = await openSqliteStore(join(config.dataDir, "metadata.sqlite"));
     return { store, close: () => store.close() };
   }
-  const store = await openPostgresStore(postgres);
+  const metadata = await openPostgresMetadata(postgres);
   const locks = new PostgresLocks(postgres);
   return {
-    store,
+    store: metadata.store,
     locks,
+    sharedLimiter: metadata.limiter,
     async close() {
       await locks.close();
-      await store.close();
+      await metadata.close();
     },
   };
 }

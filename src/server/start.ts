@@ -104,7 +104,18 @@ export async function startProcess(
       ...(metadata.locks === undefined ? {} : { locks: metadata.locks }),
       config: serviceConfig(config, edgePort),
     });
-    if (api) api.handle(apiListener({ config, services, logger, metrics, clock, apiUrl: api.url }));
+    if (api)
+      api.handle(
+        apiListener({
+          config,
+          services,
+          logger,
+          metrics,
+          clock,
+          apiUrl: api.url,
+          ...(metadata.sharedLimiter === undefined ? {} : { sharedLimiter: metadata.sharedLimiter }),
+        }),
+      );
     upload?.handle(local.uploadListener);
     if (edge) {
       edge.handle(observeNodeRequests(metrics, "edge", "site", local.edgeListener));

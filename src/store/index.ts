@@ -1,2 +1,8 @@
-export { migratePostgresStore, openPostgresStore, PostgresLocks } from "./postgres/index.js";
+export {
+  migratePostgresStore,
+  openPostgresMetadata,
+  openPostgresStore,
+  PostgresLocks,
+  type PostgresMetadata,
+} from "./postgres/index.js";
 export { migrateSqliteStore, openSqliteStore } from "./sqlite/index.js";

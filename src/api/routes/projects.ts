@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { createProject, deleteProject } from "../../core/operations/index.js";
-import type { RateLimiter } from "../../core/rate-limiter.js";
+import type { Limiter } from "../../core/rate-limiter.js";
 import { credentials } from "../request/credentials.js";
 import { parseBody } from "../request/parse-body.js";
 import { projectHeaders } from "../request/project-headers.js";
@@ -9,7 +9,7 @@ import type { RouteDeps } from "./route-deps.js";
 
 /** `POST /projects` and `DELETE /projects/:projectSlug`. */
 export function projectRoutes(
-  deps: RouteDeps & { createLimits: { perAddress: RateLimiter; perFingerprint: RateLimiter } },
+  deps: RouteDeps & { createLimits: { perAddress: Limiter; perFingerprint: Limiter } },
 ): Hono {
   const { services, createLimits } = deps;
   const app = new Hono();
@@ -18,13 +18,13 @@ export function projectRoutes(
     "/",
     async (c, next) => {
       // Counted before the body is read, so a flood of malformed requests is limited too.
-      createLimits.perAddress.hit(deps.clientAddress(c));
+      await createLimits.perAddress.hit(deps.clientAddress(c));
       await next();
     },
     deps.body,
     async (c) => {
       const { body } = await parseBody(c, createProjectSchema);
-      createLimits.perFingerprint.hit(body.anonFingerprint.toLowerCase());
+      await createLimits.perFingerprint.hit(body.anonFingerprint.toLowerCase());
       return c.json(await createProject(services, body), 201);
     },
   );

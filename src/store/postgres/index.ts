@@ -1,2 +1,7 @@
 export { PostgresLocks } from "./postgres-locks.js";
-export { migratePostgresStore, openPostgresStore } from "./postgres-store.js";
+export {
+  migratePostgresStore,
+  openPostgresMetadata,
+  openPostgresStore,
+  type PostgresMetadata,
+} from "./postgres-store.js";

@@ -13,6 +13,18 @@ export const POSTGRES_MIGRATIONS: Migrations = {
       for (const statement of INITIAL) await statement.execute(db);
     },
   },
+  "0002_rate_limits": {
+    async up(db: Kysely<unknown>) {
+      // One fixed window per limit and key (src/store/postgres/postgres-rate-limiter.ts), shared
+      // by every API process; window_start is milliseconds since the epoch, by the server's clock.
+      await sql`CREATE TABLE rate_limit_windows (
+        scope text NOT NULL,
+        key text NOT NULL,
+        window_start bigint NOT NULL,
+        count integer NOT NULL,
+        PRIMARY KEY (scope, key))`.execute(db);
+    },
+  },
 };
 
 const INITIAL = [

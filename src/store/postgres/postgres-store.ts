@@ -1,10 +1,13 @@
 import { type Kysely, sql } from "kysely";
+import type { Clock } from "../../core/clock.js";
 import type { Store } from "../../core/ports/index.js";
+import type { Limiter, RateLimit } from "../../core/rate-limiter.js";
 import { migrate, type MigrationReport } from "../../shared/migrator.js";
 import { isUniqueViolation, openPostgres, type PostgresOptions } from "../../shared/postgres.js";
 import type { MetadataTables } from "../sql/schema.js";
 import { type SqlDialect, SqlStore } from "../sql/sql-store.js";
 import { POSTGRES_MIGRATIONS } from "./migrations.js";
+import { PostgresRateLimiter } from "./postgres-rate-limiter.js";
 import { asUnavailable, guardOutages } from "./unavailable.js";
 
 /** The first key of the store's advisory locks on hostnames (the second is the name's hash). */
@@ -27,9 +30,29 @@ const POSTGRES: SqlDialect = {
 
 /** The metadata store on PostgreSQL, migrated; outages answer DATABASE_UNAVAILABLE. */
 export async function openPostgresStore(options: PostgresOptions): Promise<Store> {
+  return (await openPostgresMetadata(options)).store;
+}
+
+/** What the server keeps in PostgreSQL besides its platform: the store, and limits shared by processes. */
+export interface PostgresMetadata {
+  store: Store;
+  /** A limiter counting into one window per key for every process (RateLimiter's rule). */
+  limiter(scope: string, rule: RateLimit, clock: Clock): Limiter;
+  /** Closes the pool both use (the store's `close` does too). */
+  close(): Promise<void>;
+}
+
+/** Migrates, then opens the store and the shared limiters on one pool. */
+export async function openPostgresMetadata(options: PostgresOptions): Promise<PostgresMetadata> {
   await migratePostgresStore(options);
   const db = await openPostgres<MetadataTables>(options).catch(asUnavailable);
-  return guardOutages(new SqlStore(db, POSTGRES));
+  const store = guardOutages(new SqlStore(db, POSTGRES));
+  return {
+    store,
+    limiter: (scope, rule, clock) =>
+      guardOutages(new PostgresRateLimiter(db as Kysely<unknown>, scope, rule, clock)),
+    close: () => store.close(),
+  };
 }
 
 /**
