@@ -14,9 +14,14 @@ export function startSweeper(
   const timer = setInterval(() => {
     if (sweeping) return;
     sweeping = true;
-    sweepExpired(services)
+    // Processes sharing PostgreSQL take turns: one sweeps, the others find the lock held and skip.
+    const sweep = services.locks.tryRun
+      ? services.locks.tryRun("sweep", () => sweepExpired(services))
+      : sweepExpired(services);
+    sweep
       .then(
         (result) => {
+          if (result === undefined) return logger.debug("sweep skipped: another process is sweeping");
           logger.debug(result, "sweep");
           metrics?.sweeps.inc({ result: "ok" });
           metrics?.reclaimedBytes.inc(result.bytesFreed);

@@ -113,6 +113,33 @@ await describePostgres("postgres store across processes", () => {
     expect(order).toEqual(["a starts", "other runs", "a ends", "b runs"]);
   });
 
+  it("PostgresLocks.tryRun: while one process sweeps, another's sweep is skipped without running; afterwards it runs", async () => {
+    const options = testPostgres();
+    const first = new PostgresLocks(options);
+    const second = new PostgresLocks(options);
+    closers.push(
+      () => first.close(),
+      () => second.close(),
+    );
+    const key = `${options.schema}-sweep`;
+    let letGo = () => {};
+    const held = new Promise<void>((resolve) => (letGo = resolve));
+    let entered = () => {};
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    const a = first.tryRun(key, async () => {
+      entered();
+      await held;
+      return "first swept";
+    });
+    await inside;
+    let ran = false;
+    expect(await second.tryRun(key, async () => (ran = true))).toBeUndefined();
+    expect(ran).toBe(false);
+    letGo();
+    expect(await a).toBe("first swept");
+    expect(await second.tryRun(key, async () => "second swept")).toBe("second swept");
+  });
+
   it("postgres store: a database gone away answers DATABASE_UNAVAILABLE, then serves again once it is back", async () => {
     const target = new URL(TEST_DATABASE_URL);
     const proxy: TcpProxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });

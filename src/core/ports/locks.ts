@@ -7,4 +7,10 @@
 export interface Locks {
   /** Runs `work` after every earlier call with the same key has settled. */
   run<T>(key: string, work: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` only if no one (in any process sharing these locks) holds `key` now; undefined,
+   * without running it, if someone does. For work one process at a time is enough for (the sweep).
+   * Absent: one process, whose own guard suffices.
+   */
+  tryRun?<T>(key: string, work: () => Promise<T>): Promise<T | undefined>;
 }

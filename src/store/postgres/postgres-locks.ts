@@ -6,6 +6,8 @@ import { asUnavailable } from "./unavailable.js";
 
 /** The first key of the per-project advisory locks (the second is the slug's hash). */
 export const PROJECT_LOCK_SPACE = 0x5d_02;
+/** The first key of the locks of work one process at a time does (tryRun: the sweep). */
+export const EXCLUSIVE_LOCK_SPACE = 0x5d_03;
 
 /**
  * Per-project locks shared by every process on one PostgreSQL database: a session advisory lock
@@ -50,6 +52,33 @@ export class PostgresLocks implements Locks {
         );
       }
     });
+  }
+
+  async tryRun<T>(key: string, work: () => Promise<T>): Promise<T | undefined> {
+    const client = await this.pool.connect().catch(asUnavailable);
+    let locked: boolean;
+    try {
+      const { rows } = await client.query<{ locked: boolean }>(
+        "SELECT pg_try_advisory_lock($1, hashtext($2)) AS locked",
+        [EXCLUSIVE_LOCK_SPACE, key],
+      );
+      locked = rows[0]?.locked === true;
+    } catch (error) {
+      client.release(true);
+      return asUnavailable(error);
+    }
+    if (!locked) {
+      client.release();
+      return undefined;
+    }
+    try {
+      return await work();
+    } finally {
+      await client.query("SELECT pg_advisory_unlock($1, hashtext($2))", [EXCLUSIVE_LOCK_SPACE, key]).then(
+        () => client.release(),
+        () => client.release(true),
+      );
+    }
   }
 
   /** Closes the lock connections (call after the work using them has ended). */
