@@ -47,7 +47,7 @@ await describePostgres("the server on PostgreSQL", () => {
     expect(site.body.toString()).toBe("<h1>on postgres</h1>");
   });
 
-  it("API on a database gone away: 503 DATABASE_UNAVAILABLE with Retry-After, nothing created; served again once it is back", async () => {
+  it("API on a database gone away: 503 DATABASE_UNAVAILABLE with Retry-After, /healthz says the store is down, nothing created; all served again once it is back", async () => {
     const target = new URL(TEST_DATABASE_URL);
     const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
     closers.push(() => proxy.close());
@@ -71,7 +71,12 @@ await describePostgres("the server on PostgreSQL", () => {
     });
     expect(state.status).toBe(503);
 
+    const health = await api(server.urls.ops, "GET", "/healthz");
+    expect(health.status).toBe(503);
+    expect(health.body.checks.store).toBe("down");
+
     await proxy.restore();
+    expect((await api(server.urls.ops, "GET", "/healthz")).body.checks.store).toBe("ok");
     const after = await api(server.urls.api, "POST", `/projects/${before.slug}/state`, {
       token: before.token,
       body: identity(before),
