@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { z } from "zod";
 import { MIB } from "../core/formats.js";
 import { ALL_ROLES, parseRoles } from "./roles.js";
+import { CLOUDFLARE_ENV, type CloudflareSettings, cloudflareSettings } from "./cloudflare-config.js";
 
 const port = z.coerce.number().int().min(0).max(65535);
 const seconds = z.coerce.number().positive();
@@ -81,10 +82,14 @@ const ENV = z.object({
   METRICS_HOST: z.string().default("127.0.0.1"),
   METRICS_PORT: port.default(9464),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  ...CLOUDFLARE_ENV,
 });
 
 /** The server's settings, resolved. */
-export type ServerConfig = ReturnType<typeof toConfig>;
+export type ServerConfig = ReturnType<typeof toConfig> & {
+  /** Cloudflare as the platform (PLATFORM=cloudflare); absent with the built-in one. */
+  cloudflare?: CloudflareSettings;
+};
 
 /** Reads the settings from `env`; throws ConfigError naming the variable that is wrong. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): ServerConfig {
@@ -96,7 +101,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const issue = result.error.issues[0]!;
     throw new ConfigError(`${String(issue.path[0])}: ${issue.message}`);
   }
-  return toConfig(result.data);
+  const cloudflare = cloudflareSettings(result.data);
+  if (typeof cloudflare === "string") throw new ConfigError(cloudflare);
+  return { ...toConfig(result.data), cloudflare };
 }
 
 /** A setting in the environment is malformed. */

@@ -14,6 +14,7 @@ import { ALL_ROLES } from "./roles.js";
 import { listen } from "./listeners.js";
 import { openLocalPlatform } from "./local-platform.js";
 import { openMetadataStore } from "./metadata-store.js";
+import { openCloudflarePlatform } from "./cloudflare-platform.js";
 import { startSweeper } from "./sweeper.js";
 import { DnsResolver } from "../shared/dns-resolver.js";
 
@@ -94,11 +95,14 @@ export async function startProcess(
       edgeCache: roles.has("edge") ? () => local.edgeListener.cacheStats() : undefined,
       content: () => local.platform.contentStats(),
     });
+    const platform = config.cloudflare
+      ? openCloudflarePlatform(config.cloudflare, config, now)
+      : local.platform;
 
     const edgePort = config.publicEdgePort ?? Number(new URL(edge?.url ?? "http://x:80").port);
     const services = createServices({
       store,
-      platform: local.platform,
+      platform,
       dns: new DnsResolver({ server: config.dnsResolver, timeoutMs: config.dnsTimeoutMs }),
       clock,
       ...(metadata.locks === undefined ? {} : { locks: metadata.locks }),

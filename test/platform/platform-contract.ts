@@ -35,11 +35,30 @@ async function siteOf(files: Record<string, string>) {
 }
 
 /**
+ * What a platform does by its nature, where the contract's behaviour does not apply. Each says why.
+ * The built-in platform has every one; Cloudflare's (docs/cloudflare.md, "What differs"):
+ */
+export interface PlatformTraits {
+  /** Content is proven per project (Cloudflare shares assets by hash across a dispatch namespace). */
+  contentPerProject: boolean;
+  /** The sweep reclaims content (Cloudflare keeps and reclaims asset storage itself). */
+  reclaimsContent: boolean;
+  /** The platform reads `_redirects` and `_headers` at publish (on Cloudflare it never sees asset bytes). */
+  readsSiteRules: boolean;
+}
+
+const BUILT_IN: PlatformTraits = { contentPerProject: true, reclaimsContent: true, readsSiteRules: true };
+
+/**
  * The behaviour every `Platform` implementation must have, driven through the port and the
  * platform's own upload protocol (Cloudflare's bucket upload, at the URL the session names). `open`
  * gives a fresh, empty platform each time; each test opens one and closes it.
  */
-export function platformContract(name: string, open: () => Promise<PlatformHarness>): void {
+export function platformContract(
+  name: string,
+  open: () => Promise<PlatformHarness>,
+  traits: PlatformTraits = BUILT_IN,
+): void {
   describe(`platform contract: ${name}`, () => {
     let h: PlatformHarness;
     beforeEach(async () => {
@@ -154,25 +173,28 @@ export function platformContract(name: string, open: () => Promise<PlatformHarne
       await h.platform.pruneRevisions(SLUG, ["rev0000001"]);
     });
 
-    it("sweep: content only a pruned revision held is reclaimed; content another revision holds is kept", async () => {
-      await deployRevision(SLUG, "rev0000001", { "/old.txt": "only old", "/shared.txt": "shared" });
-      await deployRevision(SLUG, "rev0000002", { "/shared.txt": "shared" });
-      h.clock.now += 2 * HOUR;
-      await h.platform.sweep(new Date(h.clock.now));
-      await h.platform.pruneRevisions(SLUG, ["rev0000001"]);
-      const result = await h.platform.sweep(new Date(h.clock.now));
-      expect(result.blobsDeleted).toBe(1);
-      expect(result.bytesFreed).toBe("only old".length);
-      expect(await production("/shared.txt")).toEqual({ status: 200, body: "shared" });
-      // The project no longer has it: a deploy that wants it again is asked for it.
-      const { entries } = await siteOf({ "/old.txt": "only old" });
-      const again = await h.platform.openUploadSession({
-        projectSlug: SLUG,
-        entries,
-        expiresAt: expiresIn(HOUR),
-      });
-      expect(again.buckets.flat()).toEqual([entries[0]!.hash]);
-    });
+    it.runIf(traits.reclaimsContent)(
+      "sweep: content only a pruned revision held is reclaimed; content another revision holds is kept",
+      async () => {
+        await deployRevision(SLUG, "rev0000001", { "/old.txt": "only old", "/shared.txt": "shared" });
+        await deployRevision(SLUG, "rev0000002", { "/shared.txt": "shared" });
+        h.clock.now += 2 * HOUR;
+        await h.platform.sweep(new Date(h.clock.now));
+        await h.platform.pruneRevisions(SLUG, ["rev0000001"]);
+        const result = await h.platform.sweep(new Date(h.clock.now));
+        expect(result.blobsDeleted).toBe(1);
+        expect(result.bytesFreed).toBe("only old".length);
+        expect(await production("/shared.txt")).toEqual({ status: 200, body: "shared" });
+        // The project no longer has it: a deploy that wants it again is asked for it.
+        const { entries } = await siteOf({ "/old.txt": "only old" });
+        const again = await h.platform.openUploadSession({
+          projectSlug: SLUG,
+          entries,
+          expiresAt: expiresIn(HOUR),
+        });
+        expect(again.buckets.flat()).toEqual([entries[0]!.hash]);
+      },
+    );
 
     it("openUploadSession: asks for each missing hash once, in buckets, with an account and an upload URL", async () => {
       const { entries } = await siteOf({ "/a.txt": "same", "/b.txt": "other", "/c/a.txt": "same" });
@@ -204,68 +226,77 @@ export function platformContract(name: string, open: () => Promise<PlatformHarne
       expect(await h.fetchSite(`${slug}.sites.test`, "/x.txt")).toEqual({ status: 200, body: "once" });
     });
 
-    it("publishRevision: a _redirects or _headers that does not parse is refused with InvalidSiteConfigError naming file and line; nothing is published", async () => {
-      const slug = "amber-otter-a1b2c";
-      const cases: { files: Record<string, string>; message: string }[] = [
-        {
-          files: { "/_redirects": "/a /b\n/c\n" },
-          message: '_redirects:2: expected "from to [status]", got 1 field',
-        },
-        {
-          files: { "/_headers": "/*\n  Bad Header: x\n" },
-          message: '_headers:2: "Bad Header" is not a header name',
-        },
-      ];
-      for (const { files, message } of cases) {
-        const { session, completion } = await uploadAll(slug, { "/index.html": "new", ...files });
-        const refused = publish(slug, "rev0000001", session, completion);
-        await expect(refused).rejects.toBeInstanceOf(InvalidSiteConfigError);
-        await expect(refused).rejects.toThrow(message);
-        expect((await h.fetchSite(`${slug}.sites.test`, "/")).status).toBe(404);
-      }
-    });
+    it.runIf(traits.readsSiteRules)(
+      "publishRevision: a _redirects or _headers that does not parse is refused with InvalidSiteConfigError naming file and line; nothing is published",
+      async () => {
+        const slug = "amber-otter-a1b2c";
+        const cases: { files: Record<string, string>; message: string }[] = [
+          {
+            files: { "/_redirects": "/a /b\n/c\n" },
+            message: '_redirects:2: expected "from to [status]", got 1 field',
+          },
+          {
+            files: { "/_headers": "/*\n  Bad Header: x\n" },
+            message: '_headers:2: "Bad Header" is not a header name',
+          },
+        ];
+        for (const { files, message } of cases) {
+          const { session, completion } = await uploadAll(slug, { "/index.html": "new", ...files });
+          const refused = publish(slug, "rev0000001", session, completion);
+          await expect(refused).rejects.toBeInstanceOf(InvalidSiteConfigError);
+          await expect(refused).rejects.toThrow(message);
+          expect((await h.fetchSite(`${slug}.sites.test`, "/")).status).toBe(404);
+        }
+      },
+    );
 
-    it("publishRevision: the revision's _redirects apply on its edge, and neither rules file is served", async () => {
-      const slug = "amber-otter-a1b2c";
-      const { session, completion } = await uploadAll(slug, {
-        "/index.html": "home",
-        "/new.html": "new page",
-        "/_redirects": "/old /new 200\n",
-        "/_headers": "/*\n  X-Frame-Options: DENY\n",
-      });
-      await publish(slug, "rev0000001", session, completion);
-      expect(await h.fetchSite(`${slug}.sites.test`, "/old")).toEqual({ status: 200, body: "new page" });
-      expect((await h.fetchSite(`${slug}.sites.test`, "/_redirects")).status).toBe(404);
-      expect((await h.fetchSite(`${slug}.sites.test`, "/_headers")).status).toBe(404);
-    });
+    it.runIf(traits.readsSiteRules)(
+      "publishRevision: the revision's _redirects apply on its edge, and neither rules file is served",
+      async () => {
+        const slug = "amber-otter-a1b2c";
+        const { session, completion } = await uploadAll(slug, {
+          "/index.html": "home",
+          "/new.html": "new page",
+          "/_redirects": "/old /new 200\n",
+          "/_headers": "/*\n  X-Frame-Options: DENY\n",
+        });
+        await publish(slug, "rev0000001", session, completion);
+        expect(await h.fetchSite(`${slug}.sites.test`, "/old")).toEqual({ status: 200, body: "new page" });
+        expect((await h.fetchSite(`${slug}.sites.test`, "/_redirects")).status).toBe(404);
+        expect((await h.fetchSite(`${slug}.sites.test`, "/_headers")).status).toBe(404);
+      },
+    );
 
-    it("openUploadSession: content only another project holds is asked for; the project that has it is not asked again", async () => {
-      const first = await uploadAll("amber-otter-a1b2c", { "/x.txt": "shared bytes" });
-      await publish("amber-otter-a1b2c", "rev0000001", first.session, first.completion);
-      const { entries } = await siteOf({ "/x.txt": "shared bytes" });
-      // Another project must send the bytes itself (contract §3): until then it cannot publish.
-      const other = await h.platform.openUploadSession({
-        projectSlug: "brisk-heron-d3e4f",
-        entries,
-        expiresAt: expiresIn(HOUR),
-      });
-      expect(other.buckets).toEqual([[entries[0]!.hash]]);
-      await expect(publish("brisk-heron-d3e4f", "rev0000002", other, other.uploadJwt)).rejects.toBeInstanceOf(
-        InvalidCompletionError,
-      );
-      // The project whose revision holds it is not asked again, and its upload token completes.
-      const again = await h.platform.openUploadSession({
-        projectSlug: "amber-otter-a1b2c",
-        entries,
-        expiresAt: expiresIn(HOUR),
-      });
-      expect(again.buckets).toEqual([]);
-      await publish("amber-otter-a1b2c", "rev0000002", again, again.uploadJwt);
-      expect(await h.fetchSite("amber-otter-a1b2c.sites.test", "/x.txt")).toEqual({
-        status: 200,
-        body: "shared bytes",
-      });
-    });
+    it.runIf(traits.contentPerProject)(
+      "openUploadSession: content only another project holds is asked for; the project that has it is not asked again",
+      async () => {
+        const first = await uploadAll("amber-otter-a1b2c", { "/x.txt": "shared bytes" });
+        await publish("amber-otter-a1b2c", "rev0000001", first.session, first.completion);
+        const { entries } = await siteOf({ "/x.txt": "shared bytes" });
+        // Another project must send the bytes itself (contract §3): until then it cannot publish.
+        const other = await h.platform.openUploadSession({
+          projectSlug: "brisk-heron-d3e4f",
+          entries,
+          expiresAt: expiresIn(HOUR),
+        });
+        expect(other.buckets).toEqual([[entries[0]!.hash]]);
+        await expect(
+          publish("brisk-heron-d3e4f", "rev0000002", other, other.uploadJwt),
+        ).rejects.toBeInstanceOf(InvalidCompletionError);
+        // The project whose revision holds it is not asked again, and its upload token completes.
+        const again = await h.platform.openUploadSession({
+          projectSlug: "amber-otter-a1b2c",
+          entries,
+          expiresAt: expiresIn(HOUR),
+        });
+        expect(again.buckets).toEqual([]);
+        await publish("amber-otter-a1b2c", "rev0000002", again, again.uploadJwt);
+        expect(await h.fetchSite("amber-otter-a1b2c.sites.test", "/x.txt")).toEqual({
+          status: 200,
+          body: "shared bytes",
+        });
+      },
+    );
 
     it("openUploadSession: content uploaded in an open session of the same project is not asked for again", async () => {
       const uploaded = await uploadAll("amber-otter-a1b2c", { "/draft.txt": "draft bytes" });
@@ -353,25 +384,28 @@ export function platformContract(name: string, open: () => Promise<PlatformHarne
       expect((await h.fetchSite(`${slug}.sites.test`, "/a.txt")).status).toBe(404);
     });
 
-    it("sweep: content of an abandoned session is reclaimed, a published revision's is kept", async () => {
-      const kept = await uploadAll("amber-otter-a1b2c", { "/kept.txt": "kept" });
-      await publish("amber-otter-a1b2c", "rev0000001", kept.session, kept.completion);
-      const abandoned = await uploadAll("brisk-heron-d3e4f", { "/gone.txt": "abandoned" });
-      h.clock.now += 2 * HOUR;
-      const result = await h.platform.sweep(new Date(h.clock.now));
-      expect(result.blobsDeleted).toBe(1);
-      expect(result.bytesFreed).toBe("abandoned".length);
-      const again = await h.platform.openUploadSession({
-        projectSlug: "brisk-heron-d3e4f",
-        entries: abandoned.entries,
-        expiresAt: expiresIn(HOUR),
-      });
-      expect(again.buckets.flat()).toEqual([abandoned.entries[0]!.hash]);
-      expect(await h.fetchSite("amber-otter-a1b2c.sites.test", "/kept.txt")).toEqual({
-        status: 200,
-        body: "kept",
-      });
-    });
+    it.runIf(traits.reclaimsContent)(
+      "sweep: content of an abandoned session is reclaimed, a published revision's is kept",
+      async () => {
+        const kept = await uploadAll("amber-otter-a1b2c", { "/kept.txt": "kept" });
+        await publish("amber-otter-a1b2c", "rev0000001", kept.session, kept.completion);
+        const abandoned = await uploadAll("brisk-heron-d3e4f", { "/gone.txt": "abandoned" });
+        h.clock.now += 2 * HOUR;
+        const result = await h.platform.sweep(new Date(h.clock.now));
+        expect(result.blobsDeleted).toBe(1);
+        expect(result.bytesFreed).toBe("abandoned".length);
+        const again = await h.platform.openUploadSession({
+          projectSlug: "brisk-heron-d3e4f",
+          entries: abandoned.entries,
+          expiresAt: expiresIn(HOUR),
+        });
+        expect(again.buckets.flat()).toEqual([abandoned.entries[0]!.hash]);
+        expect(await h.fetchSite("amber-otter-a1b2c.sites.test", "/kept.txt")).toEqual({
+          status: 200,
+          body: "kept",
+        });
+      },
+    );
 
     it("check: answers while open", async () => {
       await expect(h.platform.check()).resolves.toBeUndefined();

@@ -1,0 +1,98 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { UploadPlatformError } from "../../src/core/errors.js";
+import { CF, cloudflareFixture } from "../support/cloudflare-api/cloudflare-fixture.js";
+
+const SLUG = "amber-otter-a1b2c";
+const HOST = `${SLUG}.sites.test`;
+
+describe("Cloudflare platform: faults", () => {
+  let f: Awaited<ReturnType<typeof cloudflareFixture>>;
+  beforeEach(async () => {
+    f = await cloudflareFixture();
+  });
+  afterEach(async () => {
+    await f.api.close();
+  });
+
+  const productionScript = () =>
+    JSON.parse(f.api.state.kvNamespace(CF.kvNamespaceId).get(HOST) ?? "{}").script;
+
+  it("openUploadSession: a 429 is retried after the Retry-After Cloudflare sent", async () => {
+    f.api.faults.add({
+      method: "POST",
+      path: /assets-upload-session$/,
+      status: 429,
+      code: 10429,
+      message: "rate limited",
+      retryAfter: 3,
+    });
+    await f.deploy(SLUG, "rev0000001", { "/a.txt": "a" });
+    expect(f.waits).toEqual([3000]);
+    expect(f.api.faults.hits).toHaveLength(1);
+    expect(productionScript()).toMatch(new RegExp(`^${SLUG}--`));
+  });
+
+  it("publishRevision: a 500 that lasts is UPLOAD_PLATFORM_ERROR with Cloudflare's code, after backoff within the budget; production stays", async () => {
+    await f.deploy(SLUG, "rev0000001", { "/a.txt": "one" });
+    const before = productionScript();
+    f.api.faults.add({
+      method: "PUT",
+      path: /\/scripts\/[^/]+$/,
+      status: 500,
+      code: 10013,
+      message: "internal",
+      times: Infinity,
+    });
+    const failed = f.deploy(SLUG, "rev0000002", { "/a.txt": "two" });
+    await expect(failed).rejects.toBeInstanceOf(UploadPlatformError);
+    await expect(failed).rejects.toThrow(/HTTP 500, code 10013/);
+    // Growing waits, their sum within the budget.
+    expect(f.waits.length).toBeGreaterThan(1);
+    expect(f.waits[1]!).toBeGreaterThan(f.waits[0]!);
+    expect(f.waits.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(10_000);
+    expect(productionScript()).toBe(before);
+  });
+
+  it("publishRevision: a failure writing the production entry leaves production where it was", async () => {
+    await f.deploy(SLUG, "rev0000001", { "/a.txt": "one" });
+    const before = productionScript();
+    f.api.faults.add({
+      method: "PUT",
+      path: new RegExp(`/values/${HOST.replace(/\./g, "\\.")}$`),
+      status: 503,
+      code: 10001,
+      message: "unavailable",
+      times: Infinity,
+    });
+    await expect(f.deploy(SLUG, "rev0000002", { "/a.txt": "two" })).rejects.toThrow(/code 10001/);
+    expect(productionScript()).toBe(before);
+  });
+
+  it("check: a refused token is an error an operator can act on, without the token in it", async () => {
+    f.api.faults.add({
+      method: "GET",
+      path: /\/user\/tokens\/verify$/,
+      status: 403,
+      code: 9109,
+      message: "Unauthorized to access requested resource",
+    });
+    const refused = f.platform.check();
+    await expect(refused).rejects.toThrow(
+      /Cloudflare refused the API token .*HTTP 403, code 9109.*CLOUDFLARE_API_TOKEN/,
+    );
+    await expect(f.platform.check()).resolves.toBeUndefined();
+    f.api.faults.add({
+      method: "POST",
+      path: /assets-upload-session$/,
+      status: 403,
+      code: 10000,
+      message: "Authentication error",
+    });
+    const error = await f.platform
+      .openUploadSession({ projectSlug: SLUG, entries: [], expiresAt: new Date(f.clock.now + 1000) })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UploadPlatformError);
+    expect((error as Error).message).toContain("CLOUDFLARE_API_TOKEN");
+    expect((error as Error).message).not.toContain(CF.apiToken);
+  });
+});

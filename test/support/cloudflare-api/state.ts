@@ -1,0 +1,74 @@
+/** One asset the stand-in holds in a namespace: its bytes and when it was last uploaded. */
+export interface HeldAsset {
+  bytes: Buffer;
+  contentType: string | undefined;
+  uploadedAt: number;
+}
+
+/** An open assets-upload-session: the script it is for, its manifest, and what it still lacks. */
+export interface AssetSession {
+  namespace: string;
+  script: string;
+  manifest: Record<string, { hash: string; size: number }>;
+  missing: Set<string>;
+}
+
+/** A script in a dispatch namespace, as uploaded. */
+export interface StoredScript {
+  namespace: string;
+  name: string;
+  mainModule: string;
+  moduleSource: string;
+  tags: string[];
+  /** The assets configuration of its metadata. */
+  assetsConfig: Record<string, unknown>;
+  /** Path → asset, from the session its completion token closed. */
+  assets: Record<string, { hash: string; size: number }>;
+  createdOn: string;
+}
+
+/** A Cloudflare for SaaS custom hostname. */
+export interface CustomHostname {
+  id: string;
+  hostname: string;
+  status: "pending" | "active";
+  ssl: { method: string; type: string; status: string };
+  created_at: string;
+}
+
+/** Everything the stand-in holds: what a Cloudflare account would, for the calls the platform makes. */
+export class CloudflareState {
+  /** namespace → hash → asset (Workers for Platforms shares assets by hash across a namespace). */
+  readonly assets = new Map<string, Map<string, HeldAsset>>();
+  readonly sessions = new Map<string, AssetSession>();
+  /** `${namespace}/${name}` → script. */
+  readonly scripts = new Map<string, StoredScript>();
+  /** KV namespace id → key → value. */
+  readonly kv = new Map<string, Map<string, string>>();
+  /** zone id → custom hostname id → custom hostname. */
+  readonly customHostnames = new Map<string, Map<string, CustomHostname>>();
+  /** Bumped whenever a script is uploaded or deleted: a Workers runtime rebuilds then. */
+  scriptsVersion = 0;
+
+  namespaceAssets(namespace: string): Map<string, HeldAsset> {
+    let held = this.assets.get(namespace);
+    if (held === undefined) this.assets.set(namespace, (held = new Map()));
+    return held;
+  }
+
+  kvNamespace(id: string): Map<string, string> {
+    let values = this.kv.get(id);
+    if (values === undefined) this.kv.set(id, (values = new Map()));
+    return values;
+  }
+
+  zone(id: string): Map<string, CustomHostname> {
+    let hostnames = this.customHostnames.get(id);
+    if (hostnames === undefined) this.customHostnames.set(id, (hostnames = new Map()));
+    return hostnames;
+  }
+
+  script(namespace: string, name: string): StoredScript | undefined {
+    return this.scripts.get(`${namespace}/${name}`);
+  }
+}
