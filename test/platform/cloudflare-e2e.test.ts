@@ -1,0 +1,118 @@
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CF } from "../support/cloudflare-api/cloudflare-fixture.js";
+import { type CloudflareApi, startCloudflareApi } from "../support/cloudflare-api/server.js";
+import { WorkersRuntime } from "../support/cloudflare-api/workers-runtime.js";
+import { startTestDns, type TestDnsServer } from "../support/dns-server.js";
+import { runInProcess, startTestBed, type TestBed, writeSite } from "../client/helpers.js";
+
+/**
+ * The real `deploy` client against the API with PLATFORM=cloudflare, pointed at the Cloudflare API
+ * stand-in; what it published is served by workerd (miniflare) through the repository's dispatch
+ * Worker.
+ */
+describe("Cloudflare end to end: deploy client → API → Cloudflare stand-in → workerd", () => {
+  let api: CloudflareApi;
+  let dns: TestDnsServer;
+  let bed: TestBed;
+  let runtime: WorkersRuntime;
+  let site: string;
+  let deployed: { projectSlug: string; revisionId: string; productionUrl: string; revisionUrl: string };
+
+  const get = async (hostname: string, path: string) => {
+    const reply = await runtime.fetch(hostname, path);
+    return { status: reply.status, body: await reply.text() };
+  };
+
+  beforeAll(async () => {
+    api = await startCloudflareApi({ apiToken: CF.apiToken, now: () => Date.now() });
+    dns = await startTestDns();
+    bed = await startTestBed({
+      sitesDomain: "sites.test",
+      cnameTarget: "edge.sites.test",
+      dnsResolver: dns.address,
+      cloudflare: { ...CF, apiBaseUrl: api.url },
+    });
+    runtime = new WorkersRuntime(api.state, {
+      namespace: CF.dispatchNamespace,
+      kvNamespaceId: CF.kvNamespaceId,
+      dir: join(bed.dir, "workers"),
+    });
+    site = join(bed.dir, "site");
+    await writeSite(site, {
+      "index.html": "<h1>home</h1>",
+      "about.html": "about us",
+      "404.html": "lost",
+    });
+    const run = await runInProcess([site, "--json"], bed.env);
+    expect(run.stderr).not.toContain("Error");
+    expect(run.code).toBe(0);
+    deployed = JSON.parse(run.stdout);
+  });
+  afterAll(async () => {
+    await runtime?.close();
+    await bed?.stop();
+    await dns?.close();
+    await api?.close();
+  });
+
+  it("deploy: the client uploads straight to Cloudflare's upload endpoint, not the API", () => {
+    expect(api.calls.filter((c) => c.endsWith("/workers/assets/upload")).length).toBeGreaterThan(0);
+    expect(api.state.namespaceAssets(CF.dispatchNamespace).size).toBe(3);
+  });
+
+  it("site: the production hostname serves the site through the dispatch Worker", async () => {
+    const host = new URL(deployed.productionUrl).hostname;
+    expect(host).toBe(`${deployed.projectSlug}.sites.test`);
+    expect(await get(host, "/")).toEqual({ status: 200, body: "<h1>home</h1>" });
+    expect(await get(host, "/about")).toEqual({ status: 200, body: "about us" });
+    expect(await get(host, "/nope")).toEqual({ status: 404, body: "lost" });
+  });
+
+  it("site: the revision URL serves its revision", async () => {
+    const host = new URL(deployed.revisionUrl).hostname;
+    expect(host).toBe(`${deployed.revisionId}--${deployed.projectSlug}.sites.test`);
+    expect(await get(host, "/")).toEqual({ status: 200, body: "<h1>home</h1>" });
+  });
+
+  it("site: an unknown host answers 404", async () => {
+    expect((await get("nobody-here-x1y2z.sites.test", "/")).status).toBe(404);
+    expect((await get("example.org", "/")).status).toBe(404);
+  });
+
+  it("domain: a custom hostname becomes a Cloudflare for SaaS custom hostname and serves the site", async () => {
+    dns.setCname("www.example.com", "edge.sites.test");
+    const run = await runInProcess(["domain", "www.example.com", "--json"], bed.env, site);
+    expect(run.code).toBe(0);
+    const hostnames = [...api.state.zone(CF.zoneId).values()].map((h) => [
+      h.hostname,
+      h.ssl.method,
+      h.ssl.type,
+    ]);
+    expect(hostnames).toEqual([["www.example.com", "http", "dv"]]);
+    expect(await get("www.example.com", "/about")).toEqual({ status: 200, body: "about us" });
+    const reset = await runInProcess(["domain", "--reset", "--json"], bed.env, site);
+    expect(reset.code).toBe(0);
+    expect(api.state.zone(CF.zoneId).size).toBe(0);
+    expect((await get("www.example.com", "/about")).status).toBe(404);
+  });
+
+  it("/healthz: a token Cloudflare refuses makes the platform check down, saying what to check", async () => {
+    api.faults.add({
+      method: "GET",
+      path: /\/user\/tokens\/verify$/,
+      status: 403,
+      code: 9109,
+      message: "Invalid access token",
+    });
+    const reply = await fetch(`${bed.server.urls.api}/healthz`);
+    expect(reply.status).toBe(503);
+    const body = (await reply.json()) as { checks: Record<string, string>; reasons: Record<string, string> };
+    expect(body.checks.platform).toBe("down");
+    expect(body.reasons.platform).toMatch(
+      /Cloudflare refused the API token .*code 9109.*CLOUDFLARE_API_TOKEN/,
+    );
+    expect(JSON.stringify(body)).not.toContain(CF.apiToken);
+    expect((await fetch(`${bed.server.urls.api}/healthz`)).status).toBe(200);
+  });
+});
