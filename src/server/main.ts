@@ -2,16 +2,18 @@ import { DatabaseUnavailableError } from "../core/errors.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { migrateMetadataStore } from "./metadata-store.js";
 import { startProcess } from "./start.js";
+import { cloudflareCommand } from "./cloudflare-command.js";
 
 /**
  * The `deploy-server` binary: start on the environment's settings, stop cleanly on a signal;
- * `deploy-server migrate` applies the database's pending migrations and exits.
+ * `deploy-server migrate` applies the database's pending migrations and exits; `deploy-server
+ * cloudflare setup` readies a Cloudflare account (docs/cloudflare.md).
  */
 async function main(): Promise<void> {
   const command = process.argv[2];
-  if (command !== undefined && command !== "migrate") {
+  if (command !== undefined && command !== "migrate" && command !== "cloudflare") {
     console.error(
-      `deploy-server: unknown command ${JSON.stringify(command)}; usage: deploy-server [migrate]`,
+      `deploy-server: unknown command ${JSON.stringify(command)}; usage: deploy-server [migrate | cloudflare setup]`,
     );
     process.exit(2);
   }
@@ -31,6 +33,9 @@ async function main(): Promise<void> {
       applied.length === 0 ? "metadata store: up to date" : `metadata store: applied ${applied.join(", ")}`,
     );
     return;
+  }
+  if (command === "cloudflare") {
+    process.exit(await cloudflareCommand(process.argv.slice(3), config));
   }
   const server = await startProcess(config);
   const { api, upload, edge, ops } = server.urls;

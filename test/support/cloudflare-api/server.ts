@@ -8,6 +8,7 @@ import { fail, ok } from "./envelope.js";
 import { Faults } from "./faults.js";
 import { kvRoutes } from "./kv-routes.js";
 import { scriptRoutes } from "./script-routes.js";
+import { setupRoutes } from "./setup-routes.js";
 import { CloudflareState } from "./state.js";
 import { UploadTokens } from "./upload-tokens.js";
 
@@ -61,6 +62,7 @@ export async function startCloudflareApi(options: {
   api.route("/", scriptRoutes(state, tokens, options.now));
   api.route("/", kvRoutes(state));
   api.route("/", customHostnameRoutes(state, options.now));
+  api.route("/", setupRoutes(state));
   api.notFound((c) => fail(c, 404, 7003, `No route for ${c.req.method} ${c.req.path}`));
 
   const app = new Hono().route("/client/v4", api);

@@ -47,6 +47,10 @@ export class CloudflareState {
   readonly kv = new Map<string, Map<string, string>>();
   /** zone id → custom hostname id → custom hostname. */
   readonly customHostnames = new Map<string, Map<string, CustomHostname>>();
+  /** Account Workers (not in a namespace): the dispatch Worker, with its bindings. */
+  readonly accountWorkers = new Map<string, { source: string; bindings: unknown[] }>();
+  /** Zone routes to account Workers. */
+  readonly routes: { pattern: string; script: string }[] = [];
   /** Bumped whenever a script is uploaded or deleted: a Workers runtime rebuilds then. */
   scriptsVersion = 0;
 
