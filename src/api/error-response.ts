@@ -6,6 +6,7 @@ import {
   DeployError,
   DomainTakenError,
   type ErrorCode,
+  ObjectStoreUnavailableError,
   QuotaExceededError,
   RateLimitedError,
   ServerBusyError,
@@ -41,6 +42,7 @@ const STATUS_BY_CODE: Record<ErrorCode, ContentfulStatusCode> = {
   UPLOAD_PLATFORM_ERROR: 502,
   SERVER_BUSY: 503,
   DATABASE_UNAVAILABLE: 503,
+  OBJECT_STORE_UNAVAILABLE: 503,
   INSUFFICIENT_STORAGE: 507,
 };
 
@@ -60,7 +62,8 @@ export function errorResponse(error: unknown, c: Context, logger: Logger): Respo
     if (
       error instanceof RateLimitedError ||
       error instanceof ServerBusyError ||
-      error instanceof DatabaseUnavailableError
+      error instanceof DatabaseUnavailableError ||
+      error instanceof ObjectStoreUnavailableError
     ) {
       c.header("Retry-After", String(error.retryAfterSeconds));
     }

@@ -26,6 +26,7 @@ export type ErrorCode =
   | "QUOTA_EXCEEDED"
   | "INSUFFICIENT_STORAGE"
   | "INVALID_SITE_CONFIG"
+  | "OBJECT_STORE_UNAVAILABLE"
   | "INTERNAL";
 
 /**
@@ -151,6 +152,16 @@ export class InvalidSiteConfigError extends DeployError {
     readonly reason: string,
   ) {
     super("INVALID_SITE_CONFIG", line > 0 ? `${file}:${line}: ${reason}` : `${file}: ${reason}`);
+  }
+}
+/**
+ * The object store holding the content (OBJECT_STORE_URL) failed or did not answer in time;
+ * nothing was changed and the request can be repeated.
+ */
+export class ObjectStoreUnavailableError extends DeployError {
+  readonly retryAfterSeconds = 5;
+  constructor(message = "the content store is unavailable, retry later", options?: { cause?: unknown }) {
+    super("OBJECT_STORE_UNAVAILABLE", message, options);
   }
 }
 export class UploadPlatformError extends define("UPLOAD_PLATFORM_ERROR", "the upload platform failed") {}

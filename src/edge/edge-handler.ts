@@ -5,6 +5,7 @@ import type { PlatformDatabase } from "../platform/local/database.js";
 import { BlobCache } from "./blob-cache.js";
 import { sendFile, type BlobSource } from "./file-response.js";
 import { refusalOf } from "./http-exactness.js";
+import { ObjectStoreUnavailableError } from "../core/errors.js";
 import { sendPlain, sendServerError } from "./plain-response.js";
 import { decodePath, requestTarget } from "./request-path.js";
 import { RouteMemo } from "./route-memo.js";
@@ -44,7 +45,8 @@ export type EdgeHandler = ((req: IncomingMessage, res: ServerResponse) => void) 
 
 /**
  * The built-in edge: serves published sites by Host (contract §7). It never throws and never
- * rejects; a failure is answered with a plain 500 and reported to `onError`.
+ * rejects; a failure is answered with a plain 500 (503 JSON when the content store is unavailable)
+ * and reported to `onError`.
  */
 export function createEdgeHandler(options: EdgeOptions): EdgeHandler {
   const sites: Sites = {
@@ -65,7 +67,7 @@ export function createEdgeHandler(options: EdgeOptions): EdgeHandler {
       // A failing reporter must not take the response down with it.
     }
     try {
-      sendServerError(res);
+      sendServerError(res, error instanceof ObjectStoreUnavailableError ? error : undefined);
     } catch {
       res.destroy();
     }

@@ -1,4 +1,5 @@
 import type { OutgoingHttpHeaders, ServerResponse } from "node:http";
+import type { DeployError } from "../core/errors.js";
 
 /** Headers every edge response carries, whatever it is. */
 export const ALWAYS: OutgoingHttpHeaders = { "x-content-type-options": "nosniff" };
@@ -24,11 +25,32 @@ export function sendPlain(
   res.end(res.req.method === "HEAD" ? undefined : body);
 }
 
-/** Answers 500 if nothing was sent yet; otherwise cuts the connection so the client sees a failure. */
-export function sendServerError(res: ServerResponse): void {
+/**
+ * Answers 500 if nothing was sent yet, or 503 with `{ error: { code, message } }` and Retry-After
+ * when a dependency is unavailable (a content store that is down: the same request may succeed
+ * soon); otherwise cuts the connection so the client sees a failure.
+ */
+export function sendServerError(
+  res: ServerResponse,
+  unavailable?: DeployError & { retryAfterSeconds: number },
+): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  sendPlain(res, 500, "Internal Server Error");
+  if (!unavailable) {
+    sendPlain(res, 500, "Internal Server Error");
+    return;
+  }
+  const body = Buffer.from(
+    JSON.stringify({ error: { code: unavailable.code, message: unavailable.message } }),
+  );
+  res.writeHead(503, {
+    ...ALWAYS,
+    "content-type": "application/json; charset=utf-8",
+    "content-length": body.length,
+    "cache-control": NO_STORE,
+    "retry-after": String(unavailable.retryAfterSeconds),
+  });
+  res.end(res.req.method === "HEAD" ? undefined : body);
 }

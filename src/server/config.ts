@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { z } from "zod";
 import { MIB } from "../core/formats.js";
+import { objectStoreSettings } from "./object-store-config.js";
 import { ALL_ROLES, parseRoles } from "./roles.js";
 import { CLOUDFLARE_ENV, type CloudflareSettings, cloudflareSettings } from "./cloudflare-config.js";
 
@@ -74,6 +75,14 @@ const ENV = z.object({
   PENDING_QUOTA_BYTES: count.default(2048 * MIB),
   MIN_FREE_BYTES: count.default(1024 * MIB),
   EDGE_CACHE_BYTES: count.default(64 * MIB),
+  OBJECT_STORE_URL: z.string().optional(),
+  AWS_ACCESS_KEY_ID: z.string().optional(),
+  AWS_SECRET_ACCESS_KEY: z.string().optional(),
+  AWS_REGION: z.string().default("us-east-1"),
+  S3_ENDPOINT: z.string().url().optional(),
+  S3_FORCE_PATH_STYLE: flag.default(false),
+  OBJECT_STORE_TIMEOUT_SECONDS: seconds.default(30),
+  EDGE_DISK_CACHE_BYTES: count.default(1024 * MIB),
   HEADERS_TIMEOUT_SECONDS: seconds.default(30),
   REQUEST_TIMEOUT_SECONDS: seconds.default(300),
   KEEP_ALIVE_TIMEOUT_SECONDS: seconds.default(5),
@@ -120,8 +129,11 @@ function toConfig(env: z.infer<typeof ENV>) {
   if (roles.includes("api") && !roles.includes("edge") && env.PUBLIC_EDGE_PORT === undefined) {
     throw new ConfigError("PUBLIC_EDGE_PORT: required when ROLES has api but not edge");
   }
+  const objectStore = objectStoreSettings(env);
+  if (typeof objectStore === "string") throw new ConfigError(objectStore);
   return {
     roles,
+    objectStore,
     metricsHost: env.METRICS_HOST,
     metricsPort: env.METRICS_PORT,
     host: env.HOST,

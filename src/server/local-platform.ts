@@ -9,7 +9,8 @@ import type { BucketLimits } from "../platform/local/buckets.js";
 import { openPlatformDatabase, settingOrCreate } from "../platform/local/database.js";
 import { removeOrphanFiles } from "../platform/local/garbage-collector.js";
 import { LocalPlatform } from "../platform/local/local-platform.js";
-import { LocalPackStorage } from "../platform/local/local-pack-storage.js";
+import type { ObjectStoreSettings } from "../platform/local/object-store.js";
+import { OBJECT_STORE_ORPHAN_GRACE_MS, openPackStorage } from "../platform/local/open-pack-storage.js";
 import { PackStore } from "../platform/local/pack-store.js";
 import { UploadTokens } from "../platform/local/tokens.js";
 import { freeBytesOf, type StorageLimits } from "../platform/local/storage-limits.js";
@@ -33,6 +34,8 @@ export interface LocalPlatformOptions {
   logger: Logger;
   /** Counts the upload service's requests and bytes. */
   metrics?: Metrics;
+  /** Packs go to this object store (OBJECT_STORE_URL) instead of the local folder. */
+  objectStore?: ObjectStoreSettings;
 }
 
 /** The built-in platform, whole: the `Platform` port and the two listeners that face the world. */
@@ -55,9 +58,14 @@ export async function openLocalPlatform(
   const { logger, now } = options;
   const db = openPlatformDatabase(dir);
   const packs = new PackStore(dir);
-  const files = { packs, storage: new LocalPackStorage(dir) };
-  const orphans = await removeOrphanFiles(db, files);
-  if (orphans > 0) logger.info({ orphans }, "removed content files no row named");
+  const { storage: packStorage, shared } = openPackStorage(dir, options.objectStore);
+  const files = { packs, storage: packStorage };
+  // Packs others may be recording are spared; a store that is down must not stop the start.
+  const sweep = removeOrphanFiles(db, files, shared ? now() - OBJECT_STORE_ORPHAN_GRACE_MS : Infinity).then(
+    (orphans) => orphans > 0 && logger.info({ orphans }, "removed content no row named"),
+  );
+  if (shared) sweep.catch((error: unknown) => logger.warn({ err: error }, "orphan sweep failed"));
+  else await sweep;
   const reader = new BlobReader(db, packs, files.storage);
   const accountId = settingOrCreate(db, "account_id", generateAccountId);
   const secret =

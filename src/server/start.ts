@@ -86,6 +86,7 @@ export async function startProcess(
       },
       sitesDomain: config.sitesDomain,
       edgeCacheBytes: config.edgeCacheBytes,
+      objectStore: config.objectStore,
       now,
       logger,
       metrics,

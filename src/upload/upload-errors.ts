@@ -4,11 +4,12 @@
  */
 export class UploadError extends Error {
   constructor(
-    readonly status: 400 | 401 | 404 | 413 | 415 | 500 | 507,
+    readonly status: 400 | 401 | 404 | 413 | 415 | 500 | 503 | 507,
     readonly code: number,
     message: string,
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
   }
 }
 
@@ -23,6 +24,7 @@ export const UploadErrorCode = {
   notFound: 10007,
   quotaExceeded: 10008,
   insufficientStorage: 10009,
+  objectStoreUnavailable: 10010,
   internal: 10000,
 } as const;
 
@@ -39,4 +41,13 @@ export const insufficientStorage = () =>
     507,
     UploadErrorCode.insufficientStorage,
     "the server is short of storage; uploads are refused until space is freed",
+  );
+
+/** The content store (OBJECT_STORE_URL) failed: nothing of the bucket was recorded; send it again. */
+export const objectStoreUnavailable = (cause: unknown) =>
+  new UploadError(
+    503,
+    UploadErrorCode.objectStoreUnavailable,
+    "the content store is unavailable; nothing of this bucket was stored, send it again",
+    { cause },
   );

@@ -1,3 +1,4 @@
+import { ObjectStoreUnavailableError } from "../core/errors.js";
 import { isOutOfSpace, lacksRoomFor, type StorageLimits } from "../platform/local/storage-limits.js";
 import type { UploadTokens } from "../platform/local/tokens.js";
 import { PartContentError } from "./base64-part.js";
@@ -8,6 +9,7 @@ import {
   UploadErrorCode,
   badRequest,
   insufficientStorage,
+  objectStoreUnavailable,
   unauthorized,
 } from "./upload-errors.js";
 
@@ -45,6 +47,7 @@ export class UploadService {
     } catch (error) {
       // A full disk is the server's condition, not the request's: 507, which clients report at once.
       if (isOutOfSpace(error)) throw insufficientStorage();
+      if (error instanceof ObjectStoreUnavailableError) throw objectStoreUnavailable(error);
       throw error;
     }
   }

@@ -2,10 +2,11 @@ import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pino } from "pino";
 import { afterAll } from "vitest";
-import { openLocalPlatform } from "../../src/server/local-platform.js";
+import { type LocalPlatformOptions, openLocalPlatform } from "../../src/server/local-platform.js";
 import { edgeGet } from "../support/http.js";
 import { tempDir } from "../support/server.js";
-import { platformContract } from "./platform-contract.js";
+import { startObjectStore, type TestObjectStore } from "../support/s3-server.js";
+import { type PlatformHarness, platformContract } from "./platform-contract.js";
 
 const dir = tempDir("deploy-platform-");
 afterAll(() => dir.cleanup());
@@ -22,7 +23,8 @@ function stop(server: Server): Promise<void> {
 }
 
 let opened = 0;
-platformContract("local", async () => {
+/** The local platform behind real listeners; `extra` picks, say, an object store for its packs. */
+async function openHarness(extra: Partial<LocalPlatformOptions> = {}): Promise<PlatformHarness> {
   const clock = { now: Date.parse("2030-01-01T00:00:00Z") };
   const upload = await serve();
   const edge = await serve();
@@ -34,6 +36,7 @@ platformContract("local", async () => {
     edgeCacheBytes: 1024 * 1024,
     now: () => clock.now,
     logger: pino({ level: "silent" }),
+    ...extra,
   });
   upload.server.on("request", local.uploadListener);
   edge.server.on("request", local.edgeListener);
@@ -54,4 +57,14 @@ platformContract("local", async () => {
       await local.platform.close();
     },
   };
+}
+
+platformContract("local", () => openHarness());
+
+// One S3-protocol server for the file; each platform gets a prefix of its own.
+let objectStore: Promise<TestObjectStore> | undefined;
+afterAll(async () => (await objectStore)?.close());
+platformContract("local with packs in an object store (s3rver)", async () => {
+  objectStore ??= startObjectStore();
+  return openHarness({ objectStore: (await objectStore).settings() });
 });

@@ -24,6 +24,9 @@ export function healthRoutes(services: Services): Hono {
     };
     await probe("store", () => services.store.ping());
     await probe("platform", () => services.platform.check());
+    for (const [name, check] of Object.entries(services.platform.dependencyChecks?.() ?? {})) {
+      await probe(name, check);
+    }
     const ok = Object.values(checks).every((state) => state === "ok");
     const body = Object.keys(reasons).length > 0 ? { checks, reasons } : { checks };
     return c.json({ status: ok ? "ok" : "degraded", ...body }, ok ? 200 : 503);

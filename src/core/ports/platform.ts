@@ -76,5 +76,7 @@ export interface Platform {
   sweep(now: Date): Promise<{ blobsDeleted: number; bytesFreed: number }>;
   /** Throws when the platform cannot answer. */
   check(): Promise<void>;
+  /** What else the platform depends on (say, an object store), by name, each check throwing when down. */
+  dependencyChecks?(): Record<string, () => Promise<void>>;
   close(): Promise<void>;
 }

@@ -24,7 +24,8 @@ const UNREFERENCED = `NOT EXISTS (SELECT 1 FROM revision_files f WHERE f.hash = 
  * one transaction (no upload or publish can interleave: the platform database is used
  * synchronously by one process), and files are removed only after their rows are gone, so a row
  * never names a missing file. Packs still partly alive are left to compaction. All at once: for
- * tests and small databases; the sweeper goes through `collectGarbageStep`.
+ * tests and small databases; the sweeper goes through `collectGarbageStep`. Synchronous: packs in
+ * an object store are deleted after it returns.
  */
 export function collectGarbage(
   db: PlatformDatabase,
@@ -39,7 +40,8 @@ export function collectGarbage(
       .all(batch) as BlobRow[];
     return { sessionsExpired: expired.sessions, removed: deleteRows(db, rows) };
   })();
-  return { sessionsExpired, ...deleteFiles(files, removed) };
+  const { blobsDeleted, bytesFreed } = deleteFiles(files, removed);
+  return { sessionsExpired, blobsDeleted, bytesFreed };
 }
 
 /**
@@ -48,12 +50,12 @@ export function collectGarbage(
  * `done` once a step found nothing left to do. A million expired rows are so deleted in steps the
  * caller separates with pauses, where one transaction held the thread for seconds.
  */
-export function collectGarbageStep(
+export async function collectGarbageStep(
   db: PlatformDatabase,
   files: ContentFiles,
   now: number,
   batch: number,
-): CollectionResult & { done: boolean } {
+): Promise<CollectionResult & { done: boolean }> {
   const { sessionsExpired, rows, removed } = db.transaction(() => {
     const expired = expireSessions(db, now, batch);
     if (expired.rows + expired.sessions > 0) {
@@ -68,7 +70,9 @@ export function collectGarbageStep(
       .all(batch) as BlobRow[];
     return { sessionsExpired: 0, rows: unreferenced.length, removed: deleteRows(db, unreferenced) };
   })();
-  return { sessionsExpired, ...deleteFiles(files, removed), done: rows === 0 };
+  const { deleted, ...counts } = deleteFiles(files, removed);
+  await deleted;
+  return { sessionsExpired, ...counts, done: rows === 0 };
 }
 
 /**
@@ -107,7 +111,11 @@ function expireSessions(
 }
 
 /** Reclaims those of `hashes` that nothing references any more (after a project is removed). */
-export function reclaimBlobs(db: PlatformDatabase, files: ContentFiles, hashes: string[]): CollectionResult {
+export async function reclaimBlobs(
+  db: PlatformDatabase,
+  files: ContentFiles,
+  hashes: string[],
+): Promise<CollectionResult> {
   const select = db.prepare(`SELECT ${BLOB_COLUMNS} FROM blobs b WHERE b.hash = ? AND ${UNREFERENCED}`);
   const removed = db.transaction(() =>
     deleteRows(
@@ -115,7 +123,9 @@ export function reclaimBlobs(db: PlatformDatabase, files: ContentFiles, hashes: 
       hashes.flatMap((hash) => (select.all(hash) as BlobRow[]) ?? []),
     ),
   )();
-  return { sessionsExpired: 0, ...deleteFiles(files, removed) };
+  const { deleted, ...counts } = deleteFiles(files, removed);
+  await deleted;
+  return { sessionsExpired: 0, ...counts };
 }
 
 /**
@@ -191,11 +201,14 @@ export function deleteEmptyPacks(db: PlatformDatabase, candidates: Iterable<stri
   return empty;
 }
 
-/** Removes the files of what `deleteRows` removed; their rows are gone already. */
+/**
+ * Removes the files of what `deleteRows` removed; their rows are gone already. Blob files go at
+ * once; packs are deleted from their storage by `deleted` (an object store answers later).
+ */
 export function deleteFiles(
   files: ContentFiles,
   removed: Removed,
-): { blobsDeleted: number; bytesFreed: number } {
+): { blobsDeleted: number; bytesFreed: number; deleted: Promise<void> } {
   const attempt = (remove: () => void): void => {
     try {
       remove();
@@ -208,12 +221,13 @@ export function deleteFiles(
     attempt(() => files.packs.deleteVariants(row.hash));
     if (row.pack === null) attempt(() => files.packs.deleteLoose(row.hash));
   }
-  for (const id of removed.packs) {
-    // Not awaited (the collection is synchronous): a pack not deleted is an orphan, swept later.
-    attempt(() => void files.storage.delete(id).catch(() => undefined));
-  }
+  // A pack that cannot be deleted now is an orphan, swept later, as above.
+  const deleted = Promise.all(
+    removed.packs.map((id) => files.storage.delete(id).catch(() => undefined)),
+  ).then(() => undefined);
   return {
     blobsDeleted: removed.blobs.length,
     bytesFreed: removed.blobs.reduce((sum, row) => sum + row.size, 0),
+    deleted,
   };
 }

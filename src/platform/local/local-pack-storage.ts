@@ -22,6 +22,7 @@ const PACK_FILE = /^([0-9a-f]{24})\.pack$/;
  * bounded cache of open files (a deleted pack stays readable through handles opened before).
  */
 export class LocalPackStorage implements PackStorage {
+  readonly kind = "local";
   private readonly dir: string;
   private readonly handles: PackHandles;
 

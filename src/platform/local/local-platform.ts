@@ -236,7 +236,7 @@ export class LocalPlatform implements Platform {
     const { db, files } = this.options;
     const candidates = this.sites.hashesOf(projectSlug);
     this.sites.remove(projectSlug);
-    reclaimBlobs(db, files, candidates);
+    await reclaimBlobs(db, files, candidates);
   }
 
   /**
@@ -250,7 +250,7 @@ export class LocalPlatform implements Platform {
     const { db, files } = this.options;
     const total: CollectionResult = { sessionsExpired: 0, blobsDeleted: 0, bytesFreed: 0 };
     for (;;) {
-      const step = collectGarbageStep(db, files, now.getTime(), SWEEP_BATCH);
+      const step = await collectGarbageStep(db, files, now.getTime(), SWEEP_BATCH);
       total.sessionsExpired += step.sessionsExpired;
       total.blobsDeleted += step.blobsDeleted;
       total.bytesFreed += step.bytesFreed;
@@ -292,6 +292,12 @@ export class LocalPlatform implements Platform {
 
   async check(): Promise<void> {
     this.options.db.prepare("SELECT 1").get();
+  }
+
+  /** The object store holding the packs, when one does (OBJECT_STORE_URL). */
+  dependencyChecks(): Record<string, () => Promise<void>> {
+    const { storage } = this.options.files;
+    return storage.kind === "object-store" ? { objectStore: () => storage.check() } : {};
   }
 
   async close(): Promise<void> {

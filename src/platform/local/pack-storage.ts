@@ -22,6 +22,8 @@ export interface PackRange {
  * resolves, and only then may a row name it. Rows go before their pack is deleted.
  */
 export interface PackStorage {
+  /** Files in DATA_DIR, or objects in a store other processes may share. */
+  readonly kind: "local" | "object-store";
   /** Makes a finished writer's bytes the durable pack of a new id; returns its id and size. */
   commit(writer: PackWriter): Promise<{ id: string; size: number }>;
   /**

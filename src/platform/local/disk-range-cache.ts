@@ -1,0 +1,106 @@
+import { randomBytes } from "node:crypto";
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { isPackId } from "./pack-storage.js";
+
+// `<pack id>.<start>.<length>`: a range of a pack, immutable like the pack itself.
+const ENTRY = /^([0-9a-f]{24})\.(\d+)\.(\d+)$/;
+
+/**
+ * Ranges of packs kept on the local disk, in one folder, least recently used first out once they
+ * hold more than `maxBytes`. A pack never changes, so an entry never goes stale; it is written to
+ * a temporary name and renamed into place whole, so what the folder holds at a start (kept across
+ * restarts) is whole too. An entry removed while a reader has it open stays readable to it.
+ */
+export class DiskRangeCache {
+  // Insertion order is use order: the first entry is the least recently used.
+  private readonly entries = new Map<string, number>();
+  private bytes = 0;
+
+  constructor(
+    private readonly dir: string,
+    private readonly maxBytes: number,
+  ) {
+    mkdirSync(dir, { recursive: true });
+    const found = readdirSync(dir).flatMap((name) => {
+      const path = join(dir, name);
+      if (!ENTRY.test(name)) {
+        rmSync(path, { force: true, recursive: true }); // a temporary file a crash left
+        return [];
+      }
+      const stat = statSync(path);
+      return [{ name, size: stat.size, used: stat.atimeMs }];
+    });
+    for (const entry of found.sort((a, b) => a.used - b.used)) this.remember(entry.name, entry.size);
+    this.evict();
+  }
+
+  /** The file holding `length` bytes of pack `id` from `start`, if kept; marks it used. */
+  get(id: string, start: number, length: number): string | undefined {
+    const name = nameOf(id, start, length);
+    const size = this.entries.get(name);
+    if (size === undefined) return undefined;
+    this.entries.delete(name);
+    this.entries.set(name, size);
+    return join(this.dir, name);
+  }
+
+  /** A fresh path in the folder to write an entry to before `add`. */
+  temporaryPath(): string {
+    return join(this.dir, `tmp-${randomBytes(8).toString("hex")}`);
+  }
+
+  /** Makes the written `temporary` file the entry of that range; returns its path. */
+  add(id: string, start: number, length: number, temporary: string): string {
+    const name = nameOf(id, start, length);
+    const path = join(this.dir, name);
+    renameSync(temporary, path);
+    this.forgetEntry(name);
+    this.remember(name, length);
+    this.evict(name);
+    return path;
+  }
+
+  /** Removes every kept range of pack `id` (it was deleted). */
+  dropPack(id: string): void {
+    for (const name of [...this.entries.keys()]) {
+      if (name.startsWith(`${id}.`)) this.removeEntry(name);
+    }
+  }
+
+  /** Bytes kept. */
+  get size(): number {
+    return this.bytes;
+  }
+
+  private remember(name: string, size: number): void {
+    this.entries.set(name, size);
+    this.bytes += size;
+  }
+
+  private forgetEntry(name: string): void {
+    const size = this.entries.get(name);
+    if (size === undefined) return;
+    this.entries.delete(name);
+    this.bytes -= size;
+  }
+
+  private removeEntry(name: string): void {
+    this.forgetEntry(name);
+    rmSync(join(this.dir, name), { force: true });
+  }
+
+  /** Removes the least recently used entries until within bounds, `keep` last of all. */
+  private evict(keep?: string): void {
+    for (const name of [...this.entries.keys()]) {
+      if (this.bytes <= this.maxBytes) return;
+      if (name !== keep) this.removeEntry(name);
+    }
+    if (this.bytes > this.maxBytes && keep !== undefined) this.removeEntry(keep);
+  }
+}
+
+function nameOf(id: string, start: number, length: number): string {
+  if (!isPackId(id)) throw new Error(`not a pack id: ${JSON.stringify(id)}`);
+  return `${id}.${start}.${length}`;
+}

@@ -1,0 +1,70 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import S3rver from "s3rver";
+import type { ObjectStoreSettings } from "../../src/platform/local/object-store.js";
+
+export const TEST_BUCKET = "deploy-packs";
+
+/**
+ * A real S3-protocol server (s3rver) on 127.0.0.1, its objects in a temporary folder, spoken to by
+ * the AWS SDK over HTTP. `stop` takes it down (requests are refused, as from a store that is
+ * down); `start` brings it back on the same port with the same objects.
+ */
+export interface TestObjectStore {
+  /** Settings for the platform: the test bucket under `prefix`, short timeouts. */
+  settings(overrides?: Partial<ObjectStoreSettings>): ObjectStoreSettings;
+  endpoint: string;
+  /** The folder s3rver keeps the bucket's objects in. */
+  directory: string;
+  stop(): Promise<void>;
+  start(): Promise<void>;
+  /** Stops it and removes its folder. */
+  close(): Promise<void>;
+}
+
+/** Starts s3rver with one empty bucket, TEST_BUCKET. */
+export async function startObjectStore(): Promise<TestObjectStore> {
+  const directory = mkdtempSync(join(tmpdir(), "s3rver-"));
+  let port = 0;
+  let server: S3rver | undefined;
+  const start = async (): Promise<void> => {
+    server = new S3rver({
+      address: "127.0.0.1",
+      port,
+      silent: true,
+      directory,
+      configureBuckets: [{ name: TEST_BUCKET }],
+    });
+    port = (await server.run()).port;
+  };
+  const stop = async (): Promise<void> => {
+    const running = server;
+    server = undefined;
+    await running?.close();
+  };
+  await start();
+  const endpoint = `http://127.0.0.1:${port}`;
+  let prefixes = 0;
+  return {
+    endpoint,
+    directory,
+    settings: (overrides = {}) => ({
+      // Each platform its own prefix, so tests sharing the server do not see each other's packs.
+      location: { bucket: TEST_BUCKET, prefix: `run-${++prefixes}/` },
+      region: "us-east-1",
+      endpoint,
+      forcePathStyle: true,
+      credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
+      timeoutMs: 5_000,
+      diskCacheBytes: 64 * 1024 * 1024,
+      ...overrides,
+    }),
+    stop,
+    start,
+    close: async () => {
+      await stop();
+      rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}
