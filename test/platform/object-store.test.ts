@@ -1,4 +1,5 @@
 import { existsSync, readdirSync } from "node:fs";
+import { createServer, type Socket } from "node:net";
 import { join } from "node:path";
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -228,6 +229,40 @@ describe("packs in an object store", () => {
       );
     } finally {
       await server.stop();
+    }
+  });
+
+  it("edge: a store that takes connections and never answers is 503 once OBJECT_STORE_TIMEOUT_SECONDS is up, not a hang", async () => {
+    const settings = store.settings();
+    const dir = tempDir("deploy-s3-silent-");
+    // Accepts every connection and never says a word.
+    const held: Socket[] = [];
+    const silent = createServer((socket) => held.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    try {
+      let server = await startServer(settings, dir.path);
+      const p = await createTestProject(server.urls.api, "s3-silent");
+      await deployFiles(server.urls.api, p, { "/index.html": "<p>home</p>" });
+      await server.stop();
+      const port = (silent.address() as { port: number }).port;
+      server = await startServer(
+        { ...settings, endpoint: `http://127.0.0.1:${port}`, timeoutMs: 300 },
+        dir.path,
+      );
+      try {
+        const started = Date.now();
+        const home = await edgeGet(server.urls.edge, `${p.slug}.localhost`, "/");
+        expect(home.status).toBe(503);
+        expect(JSON.parse(home.body.toString()).error.code).toBe("OBJECT_STORE_UNAVAILABLE");
+        expect(Date.now() - started).toBeLessThan(5_000);
+        expect(held.length).toBeGreaterThan(0);
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      for (const socket of held) socket.destroy();
+      silent.close();
+      dir.cleanup();
     }
   });
 });
