@@ -9,21 +9,19 @@ import {
   HeadBucketCommand,
   ListObjectsV2Command,
   S3Client,
-  S3ServiceException,
 } from "@aws-sdk/client-s3";
-import { ObjectStoreUnavailableError } from "../../core/errors.js";
 import type { DiskRangeCache } from "./disk-range-cache.js";
 import { closingAfterStreams, fileRange } from "./file-range.js";
 import type { ObjectStoreLocation } from "./object-store.js";
 import {
   isPackId,
   PackDamagedError,
-  PackMissingError,
   type PackRange,
   type PackStorage,
   type StoredPack,
 } from "./pack-storage.js";
 import type { PackWriter } from "./pack-writer.js";
+import { storeError } from "./s3-errors.js";
 import { uploadFile } from "./s3-upload.js";
 
 export interface S3PackStorageOptions {
@@ -176,10 +174,7 @@ export class S3PackStorage implements PackStorage {
     }
   }
 
-  /**
-   * Runs one request to the store within the timeout, telling a missing object (PackMissingError),
-   * a range past its end (PackDamagedError) and the store failing (PackStorageUnavailableError).
-   */
+  /** Runs one request to the store within the timeout; a failure becomes a `storeError`. */
   private async attempt<T>(
     what: string,
     request: (abortSignal: AbortSignal, fresh: () => AbortSignal) => Promise<T>,
@@ -188,18 +183,7 @@ export class S3PackStorage implements PackStorage {
     try {
       return await request(fresh(), fresh);
     } catch (error) {
-      if (error instanceof PackDamagedError) throw error;
-      if (error instanceof S3ServiceException) {
-        const status = error.$metadata.httpStatusCode;
-        if (error.name === "NoSuchKey" || (status === 404 && error.name !== "NoSuchBucket"))
-          throw new PackMissingError(`${what}: no such object`);
-        if (error.name === "InvalidRange" || status === 416)
-          throw new PackDamagedError(`${what}: the object is shorter than its row says`);
-      }
-      // What failed goes to the log (the cause), never into a response.
-      throw new ObjectStoreUnavailableError(undefined, {
-        cause: new Error(`${what}: ${describe(error)}`, { cause: error }),
-      });
+      throw storeError(what, error);
     }
   }
 
@@ -216,11 +200,4 @@ function fileRangeOfNothing(): PackRange {
     () => undefined,
     async () => Buffer.alloc(0),
   );
-}
-
-function describe(error: unknown): string {
-  if (error instanceof S3ServiceException)
-    return `${error.name} (${error.$metadata.httpStatusCode ?? "no status"})`;
-  if (error instanceof Error) return (error as NodeJS.ErrnoException).code ?? error.name;
-  return String(error);
 }
