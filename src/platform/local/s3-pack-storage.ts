@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { createWriteStream, rmSync } from "node:fs";
-import { open } from "node:fs/promises";
+import { open, stat } from "node:fs/promises";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import {
@@ -157,13 +157,7 @@ export class S3PackStorage implements PackStorage {
         }
         await pipeline(reply.Body as Readable, createWriteStream(temporary));
       });
-      const size = (await open(temporary, "r").then(async (file) => {
-        try {
-          return (await file.stat()).size;
-        } finally {
-          await file.close();
-        }
-      })) as number;
+      const { size } = await stat(temporary);
       if (size !== length) {
         throw new PackDamagedError(`its pack ${id} gave ${size} bytes of a range of ${length}`);
       }
