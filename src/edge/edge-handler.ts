@@ -74,8 +74,7 @@ export function createEdgeHandler(options: EdgeOptions): EdgeHandler {
   };
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     try {
-      const pending = serve(req, res, sites, source);
-      if (pending) pending.catch((error: unknown) => fail(res, error));
+      serve(req, res, sites, source).catch((error: unknown) => fail(res, error));
     } catch (error) {
       fail(res, error);
     }
@@ -91,12 +90,12 @@ interface Sites {
 
 const SLASH = 0x2f;
 
-function serve(
+async function serve(
   req: IncomingMessage,
   res: ServerResponse,
   sites: Sites,
   source: BlobSource,
-): void | Promise<void> {
+): Promise<void> {
   const refusal = refusalOf(req);
   if (refusal) return sendPlain(res, refusal.status, refusal.message, { connection: "close" });
   if (req.method !== "GET" && req.method !== "HEAD") {
@@ -112,7 +111,7 @@ function serve(
     host = absolute.host;
     target = absolute.rawPath + absolute.query;
   }
-  const site = host === undefined ? undefined : sites.lookup.resolve(host);
+  const site = host === undefined ? undefined : await sites.lookup.resolve(host);
   if (!site) {
     // A malformed path is a 400 whether or not the host serves anything.
     const bad = decodePath(requestTarget(target, undefined)!.rawPath).kind === "bad-request";
@@ -120,7 +119,7 @@ function serve(
   }
   let route = sites.routes.get(site, target);
   if (route === undefined) {
-    route = routeOf(sites.lookup, site, target);
+    route = await routeOf(sites.lookup, site, target);
     sites.routes.set(site, target, route);
   }
   if (route === "bad-request") return sendPlain(res, 400, "Bad Request");

@@ -35,12 +35,12 @@ const RULES_FILES = new Set([`/${REDIRECTS_FILE}`, `/${HEADERS_FILE}`]);
  * answers, so `/* /index.html 200` never hides an asset); the site's `/404.html`; the app fallback
  * when the site has an `/index.html`. `_redirects` and `_headers` themselves are never served.
  */
-export function routeOf(lookup: PublishedSites, site: SiteTarget, target: string): Route {
+export async function routeOf(lookup: PublishedSites, site: SiteTarget, target: string): Promise<Route> {
   const rawPath = requestTarget(target, undefined)!.rawPath;
   const decoded = decodePath(rawPath);
   if (decoded.kind === "bad-request") return "bad-request";
-  const rules = lookup.rulesOf(site.projectSlug, site.revisionId);
-  const find = (path: string): StoredFile | undefined =>
+  const rules = await lookup.rulesOf(site.projectSlug, site.revisionId);
+  const find = async (path: string): Promise<StoredFile | undefined> =>
     RULES_FILES.has(path) ? undefined : lookup.findFile(site.projectSlug, site.revisionId, path);
   const path = decoded.kind === "path" ? decoded.path : undefined;
   const changes = path === undefined || rules.empty ? undefined : rules.headersFor(path);
@@ -50,20 +50,20 @@ export function routeOf(lookup: PublishedSites, site: SiteTarget, target: string
     const query = queryOf(target, rawPath);
     const ruled = rules.empty ? undefined : rules.redirectFor(path, query);
     if (ruled) return redirect(site, ruled.status, ruled.location);
-    const found = canonical(path, find);
+    const found = await canonical(path, find);
     if (found?.kind === "file") return serve(found.file, 200);
     if (found?.kind === "move") return redirect(site, 308, encodePath(found.path) + query);
     const rewrite = rules.empty ? undefined : rules.rewriteFor(path);
     if (rewrite !== undefined) {
       for (const candidate of candidatePaths(rewrite)) {
-        const file = find(candidate);
+        const file = await find(candidate);
         if (file) return serve(file, 200);
       }
     }
   }
-  const page = find("/404.html");
+  const page = await find("/404.html");
   if (page) return serve(page, 404);
-  const index = find("/index.html");
+  const index = await find("/index.html");
   return index ? { kind: "app", page: serve(index, 200) } : "not-found";
 }
 
@@ -82,30 +82,34 @@ type Found = { kind: "file"; file: StoredFile } | { kind: "move"; path: string }
  * does: `/a.html` → `/a`, `/d/index.html` and `/d/index` → `/d/`, `/d` (a folder with an index) → `/d/`,
  * `/a/` (no such folder, but `/a.html`) → `/a`. A file and a folder of the same name: the file wins.
  */
-export function canonical(path: string, find: (path: string) => StoredFile | undefined): Found {
+export async function canonical(
+  path: string,
+  find: (path: string) => Promise<StoredFile | undefined>,
+): Promise<Found> {
   if (path.endsWith("/")) {
-    const index = find(`${path}index.html`);
+    const index = await find(`${path}index.html`);
     if (index) return { kind: "file", file: index };
     const bare = path.slice(0, -1);
-    if (bare !== "" && !bare.endsWith("/") && find(`${bare}.html`)) return { kind: "move", path: bare };
+    if (bare !== "" && !bare.endsWith("/") && (await find(`${bare}.html`)))
+      return { kind: "move", path: bare };
     return undefined;
   }
-  const exact = find(path);
+  const exact = await find(path);
   if (exact) {
     if (path.endsWith("/index.html")) return { kind: "move", path: path.slice(0, -"index.html".length) };
     const bare = path.endsWith(".html") ? path.slice(0, -".html".length) : undefined;
-    if (bare !== undefined && !bare.endsWith("/") && find(bare) === undefined) {
+    if (bare !== undefined && !bare.endsWith("/") && (await find(bare)) === undefined) {
       return { kind: "move", path: bare };
     }
     return { kind: "file", file: exact };
   }
-  const page = find(`${path}.html`);
+  const page = await find(`${path}.html`);
   if (page) {
     return path.endsWith("/index")
       ? { kind: "move", path: path.slice(0, -"index".length) }
       : { kind: "file", file: page };
   }
-  if (find(`${path}/index.html`)) return { kind: "move", path: `${path}/` };
+  if (await find(`${path}/index.html`)) return { kind: "move", path: `${path}/` };
   return undefined;
 }
 

@@ -3,6 +3,7 @@ import { getRequestListener } from "@hono/node-server";
 import type { Logger } from "pino";
 import type { Metrics } from "../shared/metrics.js";
 import { generateAccountId } from "../core/ids.js";
+import type { PostgresOptions } from "../shared/postgres.js";
 import { createEdgeHandler, type EdgeHandler } from "../edge/index.js";
 import { BlobReader } from "../platform/local/blob-reader.js";
 import type { BucketLimits } from "../platform/local/buckets.js";
@@ -36,6 +37,8 @@ export interface LocalPlatformOptions {
   metrics?: Metrics;
   /** Packs go to this object store (OBJECT_STORE_URL) instead of the local folder. */
   objectStore?: ObjectStoreSettings;
+  /** Where the platform's state lives on PostgreSQL (DATABASE_URL); SQLite under `dir` when absent. */
+  postgres?: PostgresOptions;
 }
 
 /** The built-in platform, whole: the `Platform` port and the two listeners that face the world. */
@@ -56,7 +59,7 @@ export async function openLocalPlatform(
   options: LocalPlatformOptions,
 ): Promise<LocalPlatformParts> {
   const { logger, now } = options;
-  const db = openPlatformDatabase(dir);
+  const db = await openPlatformDatabase(dir, options.postgres);
   const packs = new PackStore(dir);
   const { storage: packStorage, shared } = openPackStorage(dir, options.objectStore);
   const files = { packs, storage: packStorage };
@@ -67,10 +70,10 @@ export async function openLocalPlatform(
   if (shared) sweep.catch((error: unknown) => logger.warn({ err: error }, "orphan sweep failed"));
   else await sweep;
   const reader = new BlobReader(db, packs, files.storage);
-  const accountId = settingOrCreate(db, "account_id", generateAccountId);
+  const accountId = await settingOrCreate(db, "account_id", generateAccountId);
   const secret =
     options.uploadJwtSecret ??
-    settingOrCreate(db, "upload_jwt_secret", () => randomBytes(32).toString("hex"));
+    (await settingOrCreate(db, "upload_jwt_secret", () => randomBytes(32).toString("hex")));
   const sessions = new UploadSessions(db);
   const storage: StorageLimits | undefined = options.storage && {
     ...options.storage,

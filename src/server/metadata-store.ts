@@ -35,6 +35,16 @@ export function postgresOptions(config: StoreSettings): PostgresOptions | undefi
 }
 
 /**
+ * Where the local platform's state lives on PostgreSQL when DATABASE_URL names one: a schema of its
+ * own beside the store's (`platform`, or `<DATABASE_SCHEMA>_platform`).
+ */
+export function platformPostgres(config: StoreSettings): PostgresOptions | undefined {
+  const store = postgresOptions(config);
+  if (store === undefined) return undefined;
+  return { ...store, schema: store.schema === undefined ? "platform" : `${store.schema}_platform` };
+}
+
+/**
  * Opens (and migrates) PostgreSQL when DATABASE_URL is set, with its advisory locks; else SQLite
  * at DATA_DIR/metadata.sqlite.
  */

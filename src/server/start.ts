@@ -13,7 +13,7 @@ import { createOpsApp } from "./ops-app.js";
 import { ALL_ROLES } from "./roles.js";
 import { listen } from "./listeners.js";
 import { openLocalPlatform } from "./local-platform.js";
-import { openMetadataStore } from "./metadata-store.js";
+import { openMetadataStore, platformPostgres } from "./metadata-store.js";
 import { openCloudflarePlatform } from "./cloudflare-platform.js";
 import { startSweeper } from "./sweeper.js";
 import { DnsResolver } from "../shared/dns-resolver.js";
@@ -90,6 +90,7 @@ export async function startProcess(
       now,
       logger,
       metrics,
+      postgres: platformPostgres(config),
     });
     closers.push(() => local.platform.close());
     metrics.addSources({

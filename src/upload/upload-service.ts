@@ -64,7 +64,7 @@ export class UploadService {
       throw new UploadError(404, UploadErrorCode.accountNotFound, "account not found");
     }
     const sessionId = input.token && (await tokens.verify("upload", input.token, new Date(now())));
-    const session = sessionId ? sessions.get(sessionId) : undefined;
+    const session = sessionId ? await sessions.get(sessionId) : undefined;
     if (!session || session.expiresAt <= now()) throw unauthorized();
     const boundary = multipartBoundary(input.contentType);
     if (!boundary) {
@@ -88,7 +88,7 @@ export class UploadService {
       throw error;
     }
     await receiver.finish();
-    if (sessions.missingCount(session.id) > 0) return { status: 202 };
+    if ((await sessions.missingCount(session.id)) > 0) return { status: 202 };
     const jwt = await tokens.sign(
       ["completion"],
       session.id,

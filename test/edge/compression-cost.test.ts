@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { sql } from "kysely";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { hashAsset } from "../../src/core/asset-hash.js";
@@ -141,8 +142,8 @@ describe("compression costs at the edge", () => {
     await edge.get(HOST, "/page-2", { "accept-encoding": "br" });
     const hash = await hashAsset(page(2), "/page-2.html");
     expect(existsSync(edge.packs.variantPath(hash, "br"))).toBe(true);
-    edge.db.prepare("DELETE FROM revision_files WHERE hash = ?").run(hash);
-    expect(collectGarbage(edge.db, edge.files, Date.now()).blobsDeleted).toBe(1);
+    await sql`DELETE FROM revision_files WHERE hash = ${hash}`.execute(edge.db.db);
+    expect((await collectGarbage(edge.db, edge.files, Date.now())).blobsDeleted).toBe(1);
     expect(existsSync(edge.packs.variantPath(hash, "br"))).toBe(false);
   });
 });

@@ -1,4 +1,5 @@
 import { rmSync, writeFileSync } from "node:fs";
+import { sql } from "kysely";
 import { connect } from "node:net";
 import { brotliDecompressSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
@@ -18,7 +19,7 @@ describe("edge blob failures and memory", () => {
         files: { "/index.html": "cached" },
       });
       expect((await edge.get(HOST, "/")).body.toString()).toBe("cached");
-      rmSync(edge.blobFile(await hashAsset(Buffer.from("cached"), "/index.html")).path);
+      rmSync((await edge.blobFile(await hashAsset(Buffer.from("cached"), "/index.html"))).path);
       expect((await edge.get(HOST, "/")).body.toString()).toBe("cached");
     } finally {
       await edge.close();
@@ -38,8 +39,8 @@ describe("edge blob failures and memory", () => {
         await edge.publish({ slug: "blue-fox-k3", revisionId: "bbbbbbbbb2", files });
         const gone = await hashAsset(Buffer.from(files["/gone.html"]), "/gone.html");
         const short = await hashAsset(Buffer.from(files["/short.html"]), "/short.html");
-        rmSync(edge.blobFile(gone).path);
-        writeFileSync(edge.blobFile(short).path, "x");
+        rmSync((await edge.blobFile(gone)).path);
+        writeFileSync((await edge.blobFile(short)).path, "x");
         for (const path of ["/gone", "/short"]) {
           const reply = await edge.get(HOST, path, { "accept-encoding": "br" });
           expect(reply.status, path).toBe(500);
@@ -50,11 +51,10 @@ describe("edge blob failures and memory", () => {
         expect(edge.errors.length).toBe(2);
         expect((await edge.get(HOST, "/")).body.toString()).toBe("fine");
         // Marked, so that the next prepare asks for them again; the whole one is not.
-        const damaged = edge.db
-          .prepare("SELECT hash FROM blobs WHERE damaged = 1 ORDER BY hash")
-          .pluck()
-          .all();
-        expect(damaged).toEqual([gone, short].sort());
+        const { rows } = await sql<{
+          hash: string;
+        }>`SELECT hash FROM blobs WHERE damaged = 1 ORDER BY hash`.execute(edge.db.db);
+        expect(rows.map((row) => row.hash)).toEqual([gone, short].sort());
       } finally {
         await edge.close();
       }

@@ -1,4 +1,5 @@
 import { writeFileSync } from "node:fs";
+import { sql } from "kysely";
 import { basename, join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { hashAsset } from "../../src/core/asset-hash.js";
@@ -146,7 +147,7 @@ describe("edge routing", () => {
     expect((await body("next-site-q7.sites.test", "/")).text).toBe("v1");
     await edge.publish({ slug: "next-site-q7", revisionId: "eeeeeeeee5", files: { "/index.html": "v2" } });
     expect((await body("next-site-q7.sites.test", "/")).text).toBe("v2");
-    edge.db.prepare("DELETE FROM sites WHERE project_slug = ?").run("next-site-q7");
+    await sql`DELETE FROM sites WHERE project_slug = ${"next-site-q7"}`.execute(edge.db.db);
     expect((await body("next-site-q7.sites.test", "/")).status).toBe(404);
   });
 
@@ -171,7 +172,7 @@ describe("edge routing", () => {
     // Something worth stealing next to the packs, and a blob's own pack and (old layout) file path.
     writeFileSync(join(edge.packs.dir, "secret.txt"), "secret");
     const hash = await hashAsset(Buffer.from("home"), "/index.html");
-    const pack = basename(edge.blobFile(hash).path);
+    const pack = basename((await edge.blobFile(hash)).path);
     for (const path of [
       "/../index.html",
       "/docs/../index.html",

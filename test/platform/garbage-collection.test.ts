@@ -59,7 +59,7 @@ describe("garbage collection", () => {
     ];
     const before = storedBlobs(server.dataDir);
     for (const hash of [shared, bIndex, ...aOnly]) expect(before.has(hash), hash).toBe(true);
-    server.platform.collectGarbage();
+    await server.platform.collectGarbage();
     for (const hash of [shared, bIndex, ...aOnly])
       expect(storedBlobs(server.dataDir).has(hash), hash).toBe(true);
 
@@ -83,8 +83,8 @@ describe("garbage collection", () => {
     await expectBServes();
 
     // A collection now, and one after every upload session has expired: B's revision holds them.
-    server.platform.collectGarbage();
-    const later = server.platform.collectGarbage(server.clock.now() + 2 * HOUR);
+    await server.platform.collectGarbage();
+    const later = await server.platform.collectGarbage(server.clock.now() + 2 * HOUR);
     expect(later.sessionsExpired).toBeGreaterThan(0);
     files = storedBlobs(server.dataDir);
     expect(files.has(shared)).toBe(true);
@@ -116,12 +116,12 @@ describe("garbage collection", () => {
     // The only revision that named `held` goes away; B's open session still needs it.
     expect((await deleteProject(server.urls.api, a)).status).toBe(200);
     expect(storedBlobs(server.dataDir).has(held)).toBe(true);
-    server.platform.collectGarbage();
+    await server.platform.collectGarbage();
     expect(storedBlobs(server.dataDir).has(held)).toBe(true);
 
     // Uploaded but not deployed yet: kept while the session is open.
     const jwt = await uploadAll(prepared, byHash);
-    server.platform.collectGarbage();
+    await server.platform.collectGarbage();
     const files = storedBlobs(server.dataDir);
     expect(files.has(held)).toBe(true);
     expect(files.has(fresh)).toBe(true);
@@ -155,15 +155,15 @@ describe("garbage collection: expired upload sessions", () => {
 
     // While the session is open the content is kept, to its last millisecond.
     server.clock.freeze();
-    expect(server.platform.collectGarbage().blobsDeleted).toBe(0);
+    expect((await server.platform.collectGarbage()).blobsDeleted).toBe(0);
     server.clock.advanceTo(Date.parse(prepared.expiresAt) - 1);
-    const open = server.platform.collectGarbage();
+    const open = await server.platform.collectGarbage();
     expect(open.sessionsExpired).toBe(0);
     expect(open.blobsDeleted).toBe(0);
     for (const hash of hashes) expect(storedBlobs(server.dataDir).has(hash)).toBe(true);
 
     server.clock.advance(0.001);
-    const result = server.platform.collectGarbage();
+    const result = await server.platform.collectGarbage();
     expect(result.sessionsExpired).toBe(1);
     expect(result.blobsDeleted).toBe(2);
     expect(result.bytesFreed).toBe([...byHash.values()].reduce((sum, b) => sum + b.length, 0));

@@ -4,6 +4,7 @@ import { pino } from "pino";
 import { afterAll } from "vitest";
 import { type LocalPlatformOptions, openLocalPlatform } from "../../src/server/local-platform.js";
 import { edgeGet } from "../support/http.js";
+import { describePostgres, testPostgres } from "../support/postgres.js";
 import { tempDir } from "../support/server.js";
 import { startObjectStore, type TestObjectStore } from "../support/s3-server.js";
 import { type PlatformHarness, platformContract } from "./platform-contract.js";
@@ -67,4 +68,7 @@ afterAll(async () => (await objectStore)?.close());
 platformContract("local with packs in an object store (s3rver)", async () => {
   objectStore ??= startObjectStore();
   return openHarness({ objectStore: (await objectStore).settings() });
+});
+await describePostgres("local platform on PostgreSQL", () => {
+  platformContract("local on PostgreSQL", () => openHarness({ postgres: testPostgres() }));
 });

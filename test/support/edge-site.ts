@@ -3,6 +3,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import { connect, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { sql } from "kysely";
 import { hashAsset } from "../../src/core/asset-hash.js";
 import { parseSiteRules } from "../../src/core/site-rules/index.js";
 import { edgeGet } from "./http.js";
@@ -12,7 +13,8 @@ import type { ContentFiles } from "../../src/platform/local/garbage-collector.js
 import { LocalPackStorage } from "../../src/platform/local/local-pack-storage.js";
 import { PackStore } from "../../src/platform/local/pack-store.js";
 import { openPlatformDatabase, type PlatformDatabase } from "../../src/platform/local/database.js";
-import { SiteTables } from "../../src/platform/local/site-tables.js";
+import type { PostgresOptions } from "../../src/shared/postgres.js";
+import { manifestWritten, SiteTables } from "../../src/platform/local/site-tables.js";
 import { createEdgeHandler, type EdgeOptions } from "../../src/edge/edge-handler.js";
 import { answerClientError } from "../../src/edge/http-exactness.js";
 
@@ -48,7 +50,7 @@ export interface TestEdge {
   /** The pack files and open packs, as a collection removes them. */
   files: ContentFiles;
   /** Where a blob's bytes are: its pack's file and the range in it. */
-  blobFile(hash: string): { path: string; offset: number; size: number };
+  blobFile(hash: string): Promise<{ path: string; offset: number; size: number }>;
   /** The edge's clock: set `clock.now` to move time. */
   clock: { now: number };
   errors: unknown[];
@@ -84,10 +86,14 @@ export interface TestEdge {
   close(): Promise<void>;
 }
 
-/** Starts an edge over a fresh temporary directory. */
-export async function startTestEdge(options: Partial<EdgeOptions> = {}): Promise<TestEdge> {
+/** Starts an edge over a fresh temporary directory (its database there, or on `postgres`). */
+export async function startTestEdge(
+  settings: Partial<EdgeOptions> & { postgres?: PostgresOptions } = {},
+): Promise<TestEdge> {
+  const { postgres, ...options } = settings;
   const dir = mkdtempSync(join(tmpdir(), "edge-test-"));
-  const db = openPlatformDatabase(dir);
+  const db = await openPlatformDatabase(dir, postgres);
+  const q = db.db;
   const packs = new PackStore(dir);
   const storage = new LocalPackStorage(dir);
   const files: ContentFiles = { packs, storage };
@@ -112,32 +118,23 @@ export async function startTestEdge(options: Partial<EdgeOptions> = {}): Promise
   const addBlob = async (bytes: string | Uint8Array, path: string): Promise<string> => {
     const data = typeof bytes === "string" ? Buffer.from(bytes) : bytes;
     const hash = await hashAsset(data, path);
-    if (db.prepare("SELECT 1 FROM blobs WHERE hash = ?").get(hash) !== undefined) return hash;
+    const held = await sql`SELECT 1 AS held FROM blobs WHERE hash = ${hash}`.execute(q);
+    if (held.rows.length > 0) return hash;
     const writer = packs.newWriter();
     await writer.append(data);
     const pack = await storage.commit(writer);
-    db.prepare("INSERT INTO packs (id, size, live_bytes, created_at) VALUES (?, ?, ?, ?)").run(
-      pack.id,
-      pack.size,
-      pack.size,
-      Date.now(),
-    );
-    db.prepare("INSERT INTO blobs (hash, size, created_at, pack, pack_offset) VALUES (?, ?, ?, ?, 0)").run(
-      hash,
-      data.length,
-      Date.now(),
-      pack.id,
-    );
+    await sql`INSERT INTO packs (id, size, live_bytes, created_at)
+      VALUES (${pack.id}, ${pack.size}, ${pack.size}, ${Date.now()})`.execute(q);
+    await sql`INSERT INTO blobs (hash, size, created_at, pack, pack_offset)
+      VALUES (${hash}, ${data.length}, ${Date.now()}, ${pack.id}, 0)`.execute(q);
     return hash;
   };
 
-  const blobFile = (hash: string): { path: string; offset: number; size: number } => {
-    const row = db.prepare("SELECT pack, pack_offset, size FROM blobs WHERE hash = ?").get(hash) as {
-      pack: string;
-      pack_offset: number;
-      size: number;
-    };
-    return { path: storage.pathOf(row.pack), offset: row.pack_offset, size: row.size };
+  const blobFile = async (hash: string): Promise<{ path: string; offset: number; size: number }> => {
+    const { rows } = await sql<{ pack: string; pack_offset: number; size: number }>`SELECT pack,
+      pack_offset, size FROM blobs WHERE hash = ${hash}`.execute(q);
+    const row = rows[0]!;
+    return { path: storage.pathOf(row.pack), offset: Number(row.pack_offset), size: Number(row.size) };
   };
 
   const addRevision = async (
@@ -145,15 +142,12 @@ export async function startTestEdge(options: Partial<EdgeOptions> = {}): Promise
   ): Promise<void> => {
     const rows: [string, string][] = [];
     for (const [path, bytes] of Object.entries(site.files)) rows.push([path, await addBlob(bytes, path)]);
-    db.prepare("INSERT INTO revisions (project_slug, revision_id, created_at) VALUES (?, ?, ?)").run(
-      site.slug,
-      site.revisionId,
-      site.publishedAt ?? clock.now,
-    );
-    const file = db.prepare(
-      "INSERT INTO revision_files (project_slug, revision_id, path, hash, content_type) VALUES (?, ?, ?, ?, ?)",
-    );
-    for (const [path, hash] of rows) file.run(site.slug, site.revisionId, path, hash, mediaTypeFor(path));
+    await sql`INSERT INTO revisions (project_slug, revision_id, created_at)
+      VALUES (${site.slug}, ${site.revisionId}, ${site.publishedAt ?? clock.now})`.execute(q);
+    for (const [path, hash] of rows) {
+      await sql`INSERT INTO revision_files (project_slug, revision_id, path, hash, content_type)
+        VALUES (${site.slug}, ${site.revisionId}, ${path}, ${hash}, ${mediaTypeFor(path)})`.execute(q);
+    }
     // As publishing does: the rules files are parsed once and kept beside the revision's files.
     const text = (path: string) => {
       const bytes = site.files[path];
@@ -161,24 +155,25 @@ export async function startTestEdge(options: Partial<EdgeOptions> = {}): Promise
     };
     const rules = { redirects: text("/_redirects"), headers: text("/_headers") };
     if (rules.redirects !== undefined || rules.headers !== undefined) {
-      db.prepare("INSERT INTO revision_rules (project_slug, revision_id, rules) VALUES (?, ?, ?)").run(
-        site.slug,
-        site.revisionId,
-        JSON.stringify(parseSiteRules(rules)),
-      );
+      await sql`INSERT INTO revision_rules (project_slug, revision_id, rules)
+        VALUES (${site.slug}, ${site.revisionId}, ${JSON.stringify(parseSiteRules(rules))})`.execute(q);
     }
+    manifestWritten(db);
   };
 
   const publish = async (site: SiteContent): Promise<void> => {
     await addRevision(site);
     const expiresAt = site.expiresAt ?? clock.now + 30 * DAY;
-    db.prepare(
-      `INSERT INTO sites (project_slug, revision_id, expires_at) VALUES (?, ?, ?)
-       ON CONFLICT (project_slug) DO UPDATE SET revision_id = excluded.revision_id, expires_at = excluded.expires_at`,
-    ).run(site.slug, site.revisionId, expiresAt);
+    await sql`INSERT INTO sites (project_slug, revision_id, expires_at)
+      VALUES (${site.slug}, ${site.revisionId}, ${expiresAt})
+      ON CONFLICT (project_slug) DO UPDATE SET revision_id = excluded.revision_id,
+        expires_at = excluded.expires_at`.execute(q);
     const hostnames = site.hostnames ?? [`${site.slug}.${SITES_DOMAIN}`];
-    const host = db.prepare("INSERT OR REPLACE INTO site_hosts (hostname, project_slug) VALUES (?, ?)");
-    for (const hostname of hostnames) host.run(hostname, site.slug);
+    for (const hostname of hostnames) {
+      await sql`INSERT INTO site_hosts (hostname, project_slug) VALUES (${hostname}, ${site.slug})
+        ON CONFLICT (hostname) DO UPDATE SET project_slug = excluded.project_slug`.execute(q);
+    }
+    manifestWritten(db);
   };
 
   const get = (
@@ -204,7 +199,7 @@ export async function startTestEdge(options: Partial<EdgeOptions> = {}): Promise
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await storage.close();
-    db.close();
+    await db.close();
     rmSync(dir, { recursive: true, force: true });
   };
 
@@ -217,13 +212,14 @@ export async function startTestEdge(options: Partial<EdgeOptions> = {}): Promise
     hostnames: string[],
   ): Promise<void> => {
     const sessionId = `session-${++sessions}`;
-    const asset = db.prepare(
-      "INSERT INTO session_assets (session_id, path, hash, size, content_type) VALUES (?, ?, ?, ?, ?)",
-    );
     for (const [path, text] of Object.entries(files)) {
-      asset.run(sessionId, path, await addBlob(text, path), Buffer.byteLength(text), mediaTypeFor(path));
+      const hash = await addBlob(text, path);
+      await sql`INSERT INTO session_assets (session_id, path, hash, size, content_type)
+        VALUES (${sessionId}, ${path}, ${hash}, ${Buffer.byteLength(text)}, ${mediaTypeFor(path)})`.execute(
+        q,
+      );
     }
-    tables.publish({
+    await tables.publish({
       projectSlug: slug,
       revisionId,
       sessionId,

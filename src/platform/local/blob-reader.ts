@@ -1,8 +1,8 @@
 import type { Readable } from "node:stream";
-// The platform database, named from shared: database.ts leads here through revision-rules.ts.
-import type { SqliteDatabase as PlatformDatabase } from "../../shared/sqlite.js";
+import { sql } from "kysely";
 import { fileRange } from "./file-range.js";
 import { PackDamagedError, type PackStorage } from "./pack-storage.js";
+import { type Executor, firstOf, type PlatformDatabase } from "./platform-db.js";
 import type { PackStore } from "./pack-store.js";
 import { openSized } from "../../shared/sized-file.js";
 
@@ -34,21 +34,14 @@ interface Location {
  * BlobUnavailableError and marks its row damaged, so the next prepare asks for it again.
  */
 export class BlobReader {
-  private readonly statements;
+  private readonly db: Executor;
 
   constructor(
-    db: PlatformDatabase,
+    database: PlatformDatabase,
     private readonly packs: PackStore,
     private readonly storage: PackStorage,
   ) {
-    this.statements = {
-      // The pack's recorded size with the blob's row: one lookup per read, not two.
-      locate: db.prepare(
-        `SELECT b.size, b.pack, b.pack_offset, b.damaged, p.size AS pack_size
-         FROM blobs b LEFT JOIN packs p ON p.id = b.pack WHERE b.hash = ?`,
-      ),
-      markDamaged: db.prepare("UPDATE blobs SET damaged = 1 WHERE hash = ?"),
-    };
+    this.db = database.db;
   }
 
   /** The whole blob, in memory. */
@@ -69,25 +62,39 @@ export class BlobReader {
     // A compaction may move the blob and delete its old pack between the lookup and the open:
     // then the row names the new pack, so look again once.
     for (let attempt = 0; ; attempt++) {
-      const location = this.locate(hash);
+      const location = await this.locate(hash);
       try {
         return location.pack === null
           ? await this.openLoose(hash, location)
           : await this.openInPack(hash, location, location.pack);
       } catch (error) {
-        if (isMissingFile(error) && attempt === 0 && this.locate(hash).pack !== location.pack) continue;
+        if (isMissingFile(error) && attempt === 0 && (await this.locate(hash)).pack !== location.pack)
+          continue;
         if (error instanceof BlobUnavailableError) throw error;
-        if (isMissingFile(error)) throw this.damaged(hash, "its file is missing");
+        if (isMissingFile(error)) throw await this.damaged(hash, "its file is missing");
         throw error;
       }
     }
   }
 
-  private locate(hash: string): Location {
-    const location = this.statements.locate.get(hash) as Location | undefined;
-    if (!location) throw new BlobUnavailableError(`blob ${hash} is not held`);
-    if (location.damaged) throw new BlobUnavailableError(`blob ${hash} is damaged and awaits a new upload`);
-    return location;
+  private async locate(hash: string): Promise<Location> {
+    // The pack's recorded size with the blob's row: one lookup per read, not two.
+    const row = await firstOf(
+      this.db,
+      sql<Location>`SELECT b.size, b.pack, b.pack_offset, b.damaged, p.size AS pack_size
+        FROM blobs b LEFT JOIN packs p ON p.id = b.pack WHERE b.hash = ${hash}`,
+    );
+    if (!row) throw new BlobUnavailableError(`blob ${hash} is not held`);
+    if (Number(row.damaged))
+      throw new BlobUnavailableError(`blob ${hash} is damaged and awaits a new upload`);
+    // PostgreSQL answers BIGINT columns as strings.
+    return {
+      size: Number(row.size),
+      pack: row.pack,
+      pack_offset: row.pack_offset === null ? null : Number(row.pack_offset),
+      damaged: 0,
+      pack_size: row.pack_size === null ? null : Number(row.pack_size),
+    };
   }
 
   private async openInPack(hash: string, location: Location, pack: string): Promise<OpenedBlob> {
@@ -96,7 +103,7 @@ export class BlobReader {
       const range = await this.storage.openRange(pack, start, location.size, location.pack_size ?? undefined);
       return { size: location.size, ...range };
     } catch (error) {
-      if (error instanceof PackDamagedError) throw this.damaged(hash, error.message);
+      if (error instanceof PackDamagedError) throw await this.damaged(hash, error.message);
       throw error;
     }
   }
@@ -105,13 +112,13 @@ export class BlobReader {
     const { file, size } = await openSized(this.packs.loosePath(hash));
     if (size !== location.size) {
       await file.close();
-      throw this.damaged(hash, `its file holds ${size} bytes, its row says ${location.size}`);
+      throw await this.damaged(hash, `its file holds ${size} bytes, its row says ${location.size}`);
     }
     return { size, ...fileRange(file, 0, size, () => void file.close().catch(() => undefined)) };
   }
 
-  private damaged(hash: string, why: string): BlobUnavailableError {
-    this.statements.markDamaged.run(hash);
+  private async damaged(hash: string, why: string): Promise<BlobUnavailableError> {
+    await sql`UPDATE blobs SET damaged = 1 WHERE hash = ${hash}`.execute(this.db);
     return new BlobUnavailableError(`blob ${hash} is damaged: ${why}; marked so that it is uploaded again`);
   }
 }

@@ -1,6 +1,7 @@
+import { sql } from "kysely";
 import type { BlobReader } from "./blob-reader.js";
-import type { PlatformDatabase } from "./database.js";
 import { deleteEmptyPacks, type ContentFiles } from "./garbage-collector.js";
+import { changesOf, firstOf, type PlatformDatabase, rowsOf } from "./platform-db.js";
 
 /**
  * A pack is compacted once less than this share of its bytes is still named by a blob row: then
@@ -26,6 +27,15 @@ interface LiveBlob {
   pack_offset: number | null;
 }
 
+/** Rows as numbers (PostgreSQL answers BIGINT columns as strings). */
+function liveBlobs(rows: LiveBlob[]): LiveBlob[] {
+  return rows.map((row) => ({
+    hash: row.hash,
+    size: Number(row.size),
+    pack_offset: row.pack_offset === null ? null : Number(row.pack_offset),
+  }));
+}
+
 /**
  * One step of compaction, or undefined when there is nothing to do. Takes the pack with the
  * smallest share of live bytes under COMPACT_BELOW_LIVE_SHARE (else a batch of blobs stored one
@@ -35,40 +45,48 @@ interface LiveBlob {
  * or the new rows (and an orphan old pack): the next start removes the orphan.
  */
 export async function compactStep(
-  db: PlatformDatabase,
+  database: PlatformDatabase,
   files: ContentFiles,
   reader: BlobReader,
   now: number,
 ): Promise<CompactionResult | undefined> {
-  const pack = db
-    .prepare(
-      `SELECT id, size, live_bytes AS live FROM packs WHERE live_bytes < size * ?
-       ORDER BY CAST(live_bytes AS REAL) / MAX(size, 1) LIMIT 1`,
-    )
-    .get(COMPACT_BELOW_LIVE_SHARE) as { id: string; size: number; live: number } | undefined;
-  if (pack) {
-    const live = db
-      .prepare(
-        "SELECT hash, size, pack_offset FROM blobs WHERE pack = ? AND damaged = 0 ORDER BY pack_offset",
-      )
-      .all(pack.id) as LiveBlob[];
-    const moved = await moveInto(db, files, reader, live, pack.id, now);
-    const removed = db.transaction(() => {
+  const { db } = database;
+  // The share is computed in floating point on both engines (an integer division would be 0).
+  const found = await firstOf(
+    db,
+    sql<{ id: string; size: number | string }>`SELECT id, size FROM packs
+      WHERE live_bytes < size * ${sql.lit(COMPACT_BELOW_LIVE_SHARE)}
+      ORDER BY CAST(live_bytes AS REAL) / (CASE WHEN size > 1 THEN size ELSE 1 END) LIMIT 1`,
+  );
+  if (found) {
+    const pack = { id: found.id, size: Number(found.size) };
+    const live = liveBlobs(
+      await rowsOf(
+        db,
+        sql<LiveBlob>`SELECT hash, size, pack_offset FROM blobs
+          WHERE pack = ${pack.id} AND damaged = 0 ORDER BY pack_offset`,
+      ),
+    );
+    const moved = await moveInto(database, files, reader, live, pack.id, now);
+    await database.transaction(async (trx) => {
       // Rows left naming it are damaged ones: they now name no bytes at all.
-      db.prepare("UPDATE blobs SET pack = NULL, pack_offset = NULL WHERE pack = ?").run(pack.id);
-      db.prepare("DELETE FROM packs WHERE id = ?").run(pack.id);
+      await sql`UPDATE blobs SET pack = NULL, pack_offset = NULL WHERE pack = ${pack.id}`.execute(trx);
+      await sql`DELETE FROM packs WHERE id = ${pack.id}`.execute(trx);
     });
-    removed();
     await files.storage.delete(pack.id);
     return { packsRemoved: 1, bytesFreed: pack.size - moved.bytes, blobsMoved: moved.count };
   }
-  const loose = db
-    .prepare("SELECT hash, size, pack_offset FROM blobs WHERE pack IS NULL AND damaged = 0 LIMIT ?")
-    .all(LOOSE_PER_STEP) as LiveBlob[];
+  const loose = liveBlobs(
+    await rowsOf(
+      db,
+      sql<LiveBlob>`SELECT hash, size, pack_offset FROM blobs
+        WHERE pack IS NULL AND damaged = 0 LIMIT ${LOOSE_PER_STEP}`,
+    ),
+  );
   if (loose.length === 0) return undefined;
   let bytes = 0;
   const batch = loose.filter((blob) => (bytes += blob.size) <= PACK_BYTES || blob === loose[0]);
-  const moved = await moveInto(db, files, reader, batch, null, now);
+  const moved = await moveInto(database, files, reader, batch, null, now);
   for (const hash of moved.hashes) files.packs.deleteLoose(hash);
   return { packsRemoved: 0, bytesFreed: 0, blobsMoved: moved.count };
 }
@@ -79,7 +97,7 @@ export async function compactStep(
  * meanwhile keeps its row as it is; its copy in the new pack is dead bytes.
  */
 async function moveInto(
-  db: PlatformDatabase,
+  database: PlatformDatabase,
   files: ContentFiles,
   reader: BlobReader,
   blobs: LiveBlob[],
@@ -107,26 +125,25 @@ async function moveInto(
     await writer.discard();
     throw error;
   }
-  const move = db.prepare(
-    `UPDATE blobs SET pack = ?, pack_offset = ? WHERE hash = ? AND damaged = 0 AND pack IS ?`,
-  );
-  const result = db.transaction(() => {
+  const result = await database.transaction(async (trx) => {
     let bytes = 0;
     const hashes: string[] = [];
+    const where = from === null ? sql`pack IS NULL` : sql`pack = ${from}`;
     for (const blob of placed) {
-      if (move.run(pack.id, blob.offset, blob.hash, from).changes === 0) continue;
+      const changed = await changesOf(
+        trx,
+        sql`UPDATE blobs SET pack = ${pack.id}, pack_offset = ${blob.offset}
+          WHERE hash = ${blob.hash} AND damaged = 0 AND ${where}`,
+      );
+      if (changed === 0) continue;
       bytes += blob.size;
       hashes.push(blob.hash);
     }
-    db.prepare("INSERT INTO packs (id, size, live_bytes, created_at) VALUES (?, ?, ?, ?)").run(
-      pack.id,
-      pack.size,
-      bytes,
-      now,
-    );
-    if (bytes === 0) deleteEmptyPacks(db, [pack.id]);
+    await sql`INSERT INTO packs (id, size, live_bytes, created_at)
+      VALUES (${pack.id}, ${pack.size}, ${bytes}, ${now})`.execute(trx);
+    if (bytes === 0) await deleteEmptyPacks(trx, [pack.id]);
     return { count: hashes.length, bytes, hashes };
-  })();
+  });
   if (result.count === 0) await files.storage.delete(pack.id);
   return result;
 }

@@ -1,15 +1,19 @@
 import { join } from "node:path";
+import { sql } from "kysely";
+import type { PostgresOptions } from "../../shared/postgres.js";
 import { openSqlite, type SqliteDatabase } from "../../shared/sqlite.js";
+import { openPostgresPlatformDatabase } from "./postgres-database.js";
+import { firstOf, type PlatformDatabase, sqlitePlatformDatabase } from "./platform-db.js";
 import { REVISION_RULES_TABLE } from "./revision-rules.js";
+
+export type { PlatformDatabase } from "./platform-db.js";
 
 /**
  * The local platform's own database: blobs held, upload sessions, and the published manifest the
  * edge reads (sites, their hostnames, revisions and files). A media type belongs to a path of a
  * session or revision, not to a blob: content is stored once across projects, its type is not, and
- * each project proves it has the bytes (`session_blobs`). It is always a local SQLite file, so it
- * is used synchronously: each change is one transaction that no other request can interleave.
+ * each project proves it has the bytes (`session_blobs`). Each change is one transaction.
  */
-export type PlatformDatabase = SqliteDatabase;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS blobs (
@@ -90,9 +94,22 @@ CREATE TABLE IF NOT EXISTS settings (
 ) WITHOUT ROWID;
 `;
 
-/** Opens (creating if needed) the platform database under `dir`, in WAL mode with full sync. */
-export function openPlatformDatabase(dir: string): PlatformDatabase {
+/**
+ * Opens the platform database: on PostgreSQL when `postgres` is given (migrated, under a lock),
+ * else the SQLite file under `dir` (created if needed, WAL mode with full sync).
+ */
+export async function openPlatformDatabase(
+  dir: string,
+  postgres?: PostgresOptions,
+): Promise<PlatformDatabase> {
+  if (postgres) return openPostgresPlatformDatabase(postgres);
   const db = openSqlite(join(dir, "platform.sqlite"));
+  migrateSqlite(db);
+  return sqlitePlatformDatabase(db);
+}
+
+/** Creates the SQLite schema, or brings a database of an earlier version up to it. */
+function migrateSqlite(db: SqliteDatabase): void {
   const before = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'session_blobs'").get();
   db.exec(SCHEMA);
   db.exec(REVISION_RULES_TABLE);
@@ -123,7 +140,6 @@ export function openPlatformDatabase(dir: string): PlatformDatabase {
     db.exec(`INSERT OR IGNORE INTO session_blobs (session_id, hash)
       SELECT DISTINCT s.session_id, s.hash FROM session_assets s JOIN blobs b ON b.hash = s.hash`);
   }
-  return db;
 }
 
 /**
@@ -132,7 +148,7 @@ export function openPlatformDatabase(dir: string): PlatformDatabase {
  * its bytes were found short or missing; it is not served and counts as not held, so the next
  * prepare asks for it again and its upload repairs the row.
  */
-function addPackColumns(db: PlatformDatabase): void {
+function addPackColumns(db: SqliteDatabase): void {
   const columns = new Set(
     (db.prepare("PRAGMA table_info(blobs)").all() as { name: string }[]).map((c) => c.name),
   );
@@ -142,12 +158,17 @@ function addPackColumns(db: PlatformDatabase): void {
   db.exec("CREATE INDEX IF NOT EXISTS blobs_pack ON blobs(pack, pack_offset)");
 }
 
-/** Reads a setting, or stores `create()` as its value the first time. */
-export function settingOrCreate(db: PlatformDatabase, key: string, create: () => string): string {
-  const row = db.prepare("SELECT value FROM settings WHERE key = ?").get(key) as
-    { value: string } | undefined;
+/** Reads a setting, or stores `create()` as its value the first time (the first writer's wins). */
+export async function settingOrCreate(
+  database: PlatformDatabase,
+  key: string,
+  create: () => string,
+): Promise<string> {
+  const read = () =>
+    firstOf(database.db, sql<{ value: string }>`SELECT value FROM settings WHERE key = ${key}`);
+  const row = await read();
   if (row) return row.value;
-  const value = create();
-  db.prepare("INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)").run(key, value);
-  return (db.prepare("SELECT value FROM settings WHERE key = ?").get(key) as { value: string }).value;
+  await sql`INSERT INTO settings (key, value) VALUES (${key}, ${create()})
+    ON CONFLICT (key) DO NOTHING`.execute(database.db);
+  return (await read())!.value;
 }

@@ -1,5 +1,14 @@
-import type { PlatformDatabase } from "./database.js";
+import { sql } from "kysely";
 import type { PackStorage } from "./pack-storage.js";
+import {
+  changesOf,
+  type Executor,
+  firstOf,
+  lockContent,
+  type PlatformDatabase,
+  rowsOf,
+  slicesOf,
+} from "./platform-db.js";
 import type { PackStore } from "./pack-store.js";
 
 /** The content: the local files (blobs stored before packs, variants) and the packs' storage. */
@@ -15,33 +24,31 @@ export interface CollectionResult {
   bytesFreed: number;
 }
 
-const UNREFERENCED = `NOT EXISTS (SELECT 1 FROM revision_files f WHERE f.hash = b.hash)
+const UNREFERENCED = sql`NOT EXISTS (SELECT 1 FROM revision_files f WHERE f.hash = b.hash)
   AND NOT EXISTS (SELECT 1 FROM session_assets s WHERE s.hash = b.hash)`;
 
 /**
  * Reclaims what nothing needs any more: expired upload sessions, then every blob that no revision
  * and no open session names, then packs no blob lives in any more. Rows are chosen and deleted in
- * one transaction (no upload or publish can interleave: the platform database is used
- * synchronously by one process), and files are removed only after their rows are gone, so a row
- * never names a missing file. Packs still partly alive are left to compaction. All at once: for
- * tests and small databases; the sweeper goes through `collectGarbageStep`. Synchronous: packs in
- * an object store are deleted after it returns.
+ * one transaction, and files are removed only after their rows are gone, so a row never names a
+ * missing file. Packs still partly alive are left to compaction. All at once: for tests and small
+ * databases; the sweeper goes through `collectGarbageStep`.
  */
-export function collectGarbage(
-  db: PlatformDatabase,
+export async function collectGarbage(
+  database: PlatformDatabase,
   files: ContentFiles,
   now: number,
   batch = Number.MAX_SAFE_INTEGER,
-): CollectionResult {
-  const { sessionsExpired, removed } = db.transaction(() => {
-    const expired = expireSessions(db, now, batch);
-    const rows = db
-      .prepare(`SELECT ${BLOB_COLUMNS} FROM blobs b WHERE ${UNREFERENCED} LIMIT ?`)
-      .all(batch) as BlobRow[];
-    return { sessionsExpired: expired.sessions, removed: deleteRows(db, rows) };
-  })();
-  const { blobsDeleted, bytesFreed } = deleteFiles(files, removed);
-  return { sessionsExpired, blobsDeleted, bytesFreed };
+): Promise<CollectionResult> {
+  const { sessionsExpired, removed } = await database.transaction(async (trx) => {
+    await lockContent(database, trx, "exclusive");
+    const expired = await expireSessions(trx, now, batch);
+    const rows = await unreferencedBlobs(trx, batch);
+    return { sessionsExpired: expired.sessions, removed: await deleteRows(trx, rows) };
+  });
+  const { deleted, ...counts } = deleteFiles(files, removed);
+  await deleted;
+  return { sessionsExpired, ...counts };
 }
 
 /**
@@ -51,13 +58,14 @@ export function collectGarbage(
  * caller separates with pauses, where one transaction held the thread for seconds.
  */
 export async function collectGarbageStep(
-  db: PlatformDatabase,
+  database: PlatformDatabase,
   files: ContentFiles,
   now: number,
   batch: number,
 ): Promise<CollectionResult & { done: boolean }> {
-  const { sessionsExpired, rows, removed } = db.transaction(() => {
-    const expired = expireSessions(db, now, batch);
+  const { sessionsExpired, rows, removed } = await database.transaction(async (trx) => {
+    await lockContent(database, trx, "exclusive");
+    const expired = await expireSessions(trx, now, batch);
     if (expired.rows + expired.sessions > 0) {
       return {
         sessionsExpired: expired.sessions,
@@ -65,14 +73,20 @@ export async function collectGarbageStep(
         removed: { blobs: [], packs: [] },
       };
     }
-    const unreferenced = db
-      .prepare(`SELECT ${BLOB_COLUMNS} FROM blobs b WHERE ${UNREFERENCED} LIMIT ?`)
-      .all(batch) as BlobRow[];
-    return { sessionsExpired: 0, rows: unreferenced.length, removed: deleteRows(db, unreferenced) };
-  })();
+    const unreferenced = await unreferencedBlobs(trx, batch);
+    return { sessionsExpired: 0, rows: unreferenced.length, removed: await deleteRows(trx, unreferenced) };
+  });
   const { deleted, ...counts } = deleteFiles(files, removed);
   await deleted;
   return { sessionsExpired, ...counts, done: rows === 0 };
+}
+
+async function unreferencedBlobs(trx: Executor, batch: number): Promise<BlobRow[]> {
+  const rows = await rowsOf(
+    trx,
+    sql<BlobRow>`SELECT b.hash, b.size, b.pack FROM blobs b WHERE ${UNREFERENCED} LIMIT ${batch}`,
+  );
+  return rows.map((row) => ({ ...row, size: Number(row.size) }));
 }
 
 /**
@@ -80,49 +94,53 @@ export async function collectGarbageStep(
  * content they have); once those were the last of them, up to `batch` expired sessions (which then
  * name nothing). Call inside a transaction.
  */
-function expireSessions(
-  db: PlatformDatabase,
+async function expireSessions(
+  trx: Executor,
   now: number,
   batch: number,
-): { rows: number; sessions: number } {
+): Promise<{ rows: number; sessions: number }> {
   // Each statement deletes at most `batch` rows; fewer means it found none left.
   const rows =
-    db
-      .prepare(
-        `DELETE FROM session_assets WHERE (session_id, path) IN (
-         SELECT s.session_id, s.path FROM upload_sessions u JOIN session_assets s ON s.session_id = u.id
-         WHERE u.expires_at <= ? LIMIT ?)`,
-      )
-      .run(now, batch).changes +
-    db
-      .prepare(
-        `DELETE FROM session_blobs WHERE (session_id, hash) IN (
-         SELECT h.session_id, h.hash FROM upload_sessions u JOIN session_blobs h ON h.session_id = u.id
-         WHERE u.expires_at <= ? LIMIT ?)`,
-      )
-      .run(now, batch).changes;
+    (await changesOf(
+      trx,
+      sql`DELETE FROM session_assets WHERE (session_id, path) IN (
+        SELECT s.session_id, s.path FROM upload_sessions u JOIN session_assets s ON s.session_id = u.id
+        WHERE u.expires_at <= ${now} LIMIT ${batch})`,
+    )) +
+    (await changesOf(
+      trx,
+      sql`DELETE FROM session_blobs WHERE (session_id, hash) IN (
+        SELECT h.session_id, h.hash FROM upload_sessions u JOIN session_blobs h ON h.session_id = u.id
+        WHERE u.expires_at <= ${now} LIMIT ${batch})`,
+    ));
   if (rows >= batch) return { rows, sessions: 0 };
-  const sessions = db
-    .prepare(
-      "DELETE FROM upload_sessions WHERE id IN (SELECT id FROM upload_sessions WHERE expires_at <= ? LIMIT ?)",
-    )
-    .run(now, batch).changes;
+  const sessions = await changesOf(
+    trx,
+    sql`DELETE FROM upload_sessions WHERE id IN (
+      SELECT id FROM upload_sessions WHERE expires_at <= ${now} LIMIT ${batch})`,
+  );
   return { rows: 0, sessions };
 }
 
 /** Reclaims those of `hashes` that nothing references any more (after a project is removed). */
 export async function reclaimBlobs(
-  db: PlatformDatabase,
+  database: PlatformDatabase,
   files: ContentFiles,
   hashes: string[],
 ): Promise<CollectionResult> {
-  const select = db.prepare(`SELECT ${BLOB_COLUMNS} FROM blobs b WHERE b.hash = ? AND ${UNREFERENCED}`);
-  const removed = db.transaction(() =>
-    deleteRows(
-      db,
-      hashes.flatMap((hash) => (select.all(hash) as BlobRow[]) ?? []),
-    ),
-  )();
+  const removed = await database.transaction(async (trx) => {
+    await lockContent(database, trx, "exclusive");
+    const rows: BlobRow[] = [];
+    for (const slice of slicesOf(hashes, 1_000)) {
+      const found = await rowsOf(
+        trx,
+        sql<BlobRow>`SELECT b.hash, b.size, b.pack FROM blobs b
+          WHERE b.hash IN (${sql.join(slice)}) AND ${UNREFERENCED}`,
+      );
+      for (const row of found) rows.push({ ...row, size: Number(row.size) });
+    }
+    return deleteRows(trx, rows);
+  });
   const { deleted, ...counts } = deleteFiles(files, removed);
   await deleted;
   return { sessionsExpired: 0, ...counts };
@@ -135,22 +153,25 @@ export async function reclaimBlobs(
  * Infinity, when no other process writes to the same packs).
  */
 export async function removeOrphanFiles(
-  db: PlatformDatabase,
+  database: PlatformDatabase,
   files: ContentFiles,
   writtenBefore = Number.POSITIVE_INFINITY,
 ): Promise<number> {
-  const knownPack = db.prepare("SELECT 1 FROM packs WHERE id = ?").pluck();
-  const knownLoose = db.prepare("SELECT 1 FROM blobs WHERE hash = ? AND pack IS NULL").pluck();
+  const { db } = database;
   const { packs, storage } = files;
   let removed = 0;
   for (const pack of await storage.list()) {
-    if (pack.writtenAt < writtenBefore && knownPack.get(pack.id) === undefined) {
+    if (
+      pack.writtenAt < writtenBefore &&
+      (await firstOf(db, sql`SELECT 1 AS known FROM packs WHERE id = ${pack.id}`)) === undefined
+    ) {
       await storage.delete(pack.id);
       removed++;
     }
   }
   for (const hash of packs.looseHashes()) {
-    if (knownLoose.get(hash) === undefined) {
+    const known = await firstOf(db, sql`SELECT 1 AS known FROM blobs WHERE hash = ${hash} AND pack IS NULL`);
+    if (known === undefined) {
       packs.deleteLoose(hash);
       removed++;
     }
@@ -170,33 +191,31 @@ interface Removed {
   packs: string[];
 }
 
-const BLOB_COLUMNS = "hash, size, pack";
-
 /** Deletes blob rows, takes their bytes off their packs, and deletes the packs left empty. */
-function deleteRows(db: PlatformDatabase, rows: BlobRow[]): Removed {
-  const remove = db.prepare("DELETE FROM blobs WHERE hash = ?");
-  const release = db.prepare("UPDATE packs SET live_bytes = live_bytes - ? WHERE id = ?");
-  const touched = new Set<string>();
-  for (const row of rows) {
-    remove.run(row.hash);
-    if (row.pack !== null) {
-      release.run(row.size, row.pack);
-      touched.add(row.pack);
-    }
+async function deleteRows(trx: Executor, rows: BlobRow[]): Promise<Removed> {
+  const released = new Map<string, number>();
+  for (const slice of slicesOf(rows, 1_000)) {
+    await sql`DELETE FROM blobs WHERE hash IN (${sql.join(slice.map((row) => row.hash))})`.execute(trx);
   }
-  return { blobs: rows, packs: deleteEmptyPacks(db, touched) };
+  for (const row of rows) {
+    if (row.pack !== null) released.set(row.pack, (released.get(row.pack) ?? 0) + row.size);
+  }
+  for (const [pack, bytes] of released) {
+    await sql`UPDATE packs SET live_bytes = live_bytes - ${bytes} WHERE id = ${pack}`.execute(trx);
+  }
+  return { blobs: rows, packs: await deleteEmptyPacks(trx, released.keys()) };
 }
 
 /** Deletes the rows of those packs no blob row names any more; returns their ids. */
-export function deleteEmptyPacks(db: PlatformDatabase, candidates: Iterable<string>): string[] {
-  const named = db.prepare("SELECT 1 FROM blobs WHERE pack = ? LIMIT 1").pluck();
-  const remove = db.prepare("DELETE FROM packs WHERE id = ?");
+export async function deleteEmptyPacks(trx: Executor, candidates: Iterable<string>): Promise<string[]> {
   const empty: string[] = [];
-  for (const id of candidates) {
-    if (named.get(id) === undefined) {
-      remove.run(id);
-      empty.push(id);
-    }
+  for (const slice of slicesOf([...candidates], 1_000)) {
+    const rows = await rowsOf(
+      trx,
+      sql<{ id: string }>`DELETE FROM packs WHERE id IN (${sql.join(slice)})
+        AND NOT EXISTS (SELECT 1 FROM blobs WHERE blobs.pack = packs.id) RETURNING id`,
+    );
+    empty.push(...rows.map((row) => row.id));
   }
   return empty;
 }

@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import {
   InsufficientStorageError,
   InvalidCompletionError,
@@ -14,6 +15,7 @@ import type { Platform, PublishInput, SiteSettings, UploadSession } from "../../
 import type { BlobReader } from "./blob-reader.js";
 import { compactStep } from "./compaction.js";
 import type { PlatformDatabase } from "./database.js";
+import { lockKeys } from "./platform-db.js";
 import {
   type CollectionResult,
   type ContentFiles,
@@ -76,7 +78,7 @@ export class LocalPlatform implements Platform {
     const { sessions, tokens, accountId, now } = this.options;
     const sessionId = generateOpaqueId();
     const expiresAt = input.expiresAt.getTime();
-    this.refuseOverProjectQuota(input.projectSlug, input.entries);
+    await this.refuseOverProjectQuota(input.projectSlug, input.entries);
     let opened;
     try {
       opened = await sessions.open(
@@ -94,7 +96,7 @@ export class LocalPlatform implements Platform {
     try {
       await this.admit(input.projectSlug, sessionId, input.clientAddress, asked, opened.addedBytes);
     } catch (error) {
-      sessions.discard(sessionId);
+      await sessions.discard(sessionId);
       if (isOutOfSpace(error)) throw new InsufficientStorageError(undefined, { cause: error });
       throw error;
     }
@@ -117,14 +119,15 @@ export class LocalPlatform implements Platform {
    * Refuses at once, before a row is written, a manifest whose distinct content alone is over the
    * project quota: whatever the project already keeps, the deploy would take it past.
    */
-  private refuseOverProjectQuota(projectSlug: string, entries: ManifestEntry[]): void {
+  private async refuseOverProjectQuota(projectSlug: string, entries: ManifestEntry[]): Promise<void> {
     const limit = this.storage.projectQuotaBytes;
     if (limit <= 0) return;
     const sizes = new Map<string, number>();
     for (const entry of entries) sizes.set(entry.hash, Math.max(sizes.get(entry.hash) ?? 0, entry.size));
     let total = 0;
     for (const size of sizes.values()) total += size;
-    if (total > limit) throw this.projectQuotaError(projectSlug, total);
+    if (total > limit)
+      throw this.projectQuotaError(total, await this.options.sessions.projectBytes(projectSlug));
   }
 
   /**
@@ -144,13 +147,18 @@ export class LocalPlatform implements Platform {
     const { db, sessions, now } = this.options;
     const { projectQuotaBytes, pendingQuotaBytes } = this.storage;
     if (asked > 0 && (await lacksRoomFor(this.storage, asked))) throw new InsufficientStorageError();
-    db.transaction(() => {
+    await db.transaction(async (trx) => {
+      // Racing prepares (of any process, on PostgreSQL) of one project or address count in turn.
+      await lockKeys(db, trx, [
+        `project ${projectSlug}`,
+        ...(clientAddress ? [`address ${clientAddress}`] : []),
+      ]);
       if (projectQuotaBytes > 0 && added > 0) {
-        const kept = sessions.projectBytes(projectSlug);
-        if (kept + added > projectQuotaBytes) throw this.projectQuotaError(projectSlug, kept + added, kept);
+        const kept = await sessions.projectBytes(projectSlug, trx);
+        if (kept + added > projectQuotaBytes) throw this.projectQuotaError(kept + added, kept);
       }
       if (pendingQuotaBytes > 0 && clientAddress !== undefined && asked > 0) {
-        const pending = sessions.pendingBytesOf(clientAddress, now());
+        const pending = await sessions.pendingBytesOf(trx, clientAddress, now());
         if (pending + asked > pendingQuotaBytes) {
           const left = Math.max(0, pendingQuotaBytes - pending);
           throw new QuotaExceededError(
@@ -164,13 +172,13 @@ export class LocalPlatform implements Platform {
           );
         }
       }
-      sessions.reserve(sessionId, clientAddress ?? null, asked);
-    })();
+      await sessions.reserve(trx, sessionId, clientAddress ?? null, asked);
+    });
   }
 
-  private projectQuotaError(projectSlug: string, total: number, kept?: number): QuotaExceededError {
+  private projectQuotaError(total: number, kept: number): QuotaExceededError {
     const limit = this.storage.projectQuotaBytes;
-    const left = Math.max(0, limit - (kept ?? this.options.sessions.projectBytes(projectSlug)));
+    const left = Math.max(0, limit - kept);
     return new QuotaExceededError(
       "project",
       limit,
@@ -193,19 +201,19 @@ export class LocalPlatform implements Platform {
     if (tokenSession !== input.sessionId) {
       throw new InvalidCompletionError("completion token belongs to another deploy");
     }
-    const session = sessions.get(input.sessionId);
+    const session = await sessions.get(input.sessionId);
     if (!session || session.projectSlug !== input.projectSlug) {
       throw new InvalidCompletionError("upload session is gone; prepare the deploy again");
     }
     if (session.expiresAt <= now()) {
       throw new InvalidCompletionError("upload session expired; prepare the deploy again");
     }
-    const missing = sessions.missingCount(input.sessionId);
+    const missing = await sessions.missingCount(input.sessionId);
     if (missing > 0)
       throw new InvalidCompletionError(`${missing} assets are still missing; upload them first`);
     // Parsed before anything is written: a revision whose rules do not parse is never published.
     const rules = await readSessionRules(this.options.db, this.options.reader, input.sessionId);
-    this.sites.publish({
+    await this.sites.publish({
       rules,
       projectSlug: input.projectSlug,
       revisionId: input.revisionId,
@@ -219,23 +227,28 @@ export class LocalPlatform implements Platform {
   }
 
   async promoteRevision(projectSlug: string, revisionId: string): Promise<void> {
-    if (!this.sites.promote(projectSlug, revisionId, this.options.now())) {
+    if (!(await this.sites.promote(projectSlug, revisionId, this.options.now()))) {
       throw new RevisionNotFoundError(`revision ${revisionId} not found for project ${projectSlug}`);
     }
   }
 
   async pruneRevisions(projectSlug: string, revisionIds: string[]): Promise<void> {
-    this.sites.prune(projectSlug, revisionIds);
+    await this.sites.prune(projectSlug, revisionIds);
   }
 
   async updateSite(projectSlug: string, settings: SiteSettings): Promise<void> {
-    this.sites.update(projectSlug, settings.hostnames, settings.expiresAt.getTime(), settings.canonical);
+    await this.sites.update(
+      projectSlug,
+      settings.hostnames,
+      settings.expiresAt.getTime(),
+      settings.canonical,
+    );
   }
 
   async unpublishProject(projectSlug: string): Promise<void> {
     const { db, files } = this.options;
-    const candidates = this.sites.hashesOf(projectSlug);
-    this.sites.remove(projectSlug);
+    const candidates = await this.sites.hashesOf(projectSlug);
+    await this.sites.remove(projectSlug);
     await reclaimBlobs(db, files, candidates);
   }
 
@@ -276,22 +289,21 @@ export class LocalPlatform implements Platform {
   }
 
   /** Reclaims expired sessions and unreferenced content (packs left partly alive stay for `compact`). */
-  collectGarbage(now = this.options.now()): CollectionResult {
+  collectGarbage(now = this.options.now()): Promise<CollectionResult> {
     return collectGarbage(this.options.db, this.options.files, now);
   }
 
   /** Content held: packs, their bytes, and the bytes blob rows still name (for /metrics). */
   async contentStats(): Promise<{ packs: number; bytes: number; liveBytes: number }> {
-    const row = this.options.db
-      .prepare(
-        "SELECT count(*) AS packs, coalesce(sum(size), 0) AS bytes, coalesce(sum(live_bytes), 0) AS liveBytes FROM packs",
-      )
-      .get() as { packs: number; bytes: number; liveBytes: number };
-    return row;
+    const { rows } = await sql<{ packs: number; bytes: number; live_bytes: number }>`SELECT count(*) AS packs,
+      CAST(coalesce(sum(size), 0) AS BIGINT) AS bytes, CAST(coalesce(sum(live_bytes), 0) AS BIGINT) AS live_bytes
+      FROM packs`.execute(this.options.db.db);
+    const row = rows[0]!;
+    return { packs: Number(row.packs), bytes: Number(row.bytes), liveBytes: Number(row.live_bytes) };
   }
 
   async check(): Promise<void> {
-    this.options.db.prepare("SELECT 1").get();
+    await sql`SELECT 1`.execute(this.options.db.db);
   }
 
   /** The object store holding the packs, when one does (OBJECT_STORE_URL). */
@@ -302,6 +314,6 @@ export class LocalPlatform implements Platform {
 
   async close(): Promise<void> {
     await this.options.files.storage.close();
-    if (this.options.db.open) this.options.db.close();
+    await this.options.db.close();
   }
 }

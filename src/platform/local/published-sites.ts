@@ -1,7 +1,7 @@
-import type { Statement } from "better-sqlite3";
+import { sql } from "kysely";
 import { PROJECT_SLUG } from "../../core/formats.js";
 import { CompiledRules, NO_RULES, type SiteRules } from "../../core/site-rules/index.js";
-import type { PlatformDatabase } from "./database.js";
+import { type Executor, firstOf, type PlatformDatabase } from "./platform-db.js";
 import { manifestGeneration, type ManifestGeneration } from "./site-tables.js";
 
 /**
@@ -96,52 +96,16 @@ export class PublishedSites {
   private fileCount = 0;
   // "slug/revision" → that revision's compiled rules; bounded like the other caches.
   private rules = new Map<string, CompiledRules>();
-  private readonly revisionStatement: Statement<[string, string], { expires_at: number; created_at: number }>;
-  private readonly productionStatement: Statement<
-    [string],
-    {
-      project_slug: string;
-      revision_id: string;
-      expires_at: number;
-      created_at: number;
-      canonical_url: string | null;
-    }
-  >;
-  private readonly fileStatement: Statement<
-    [string, string, string],
-    { hash: string; size: number; content_type: string }
-  >;
+  private readonly db: Executor;
 
-  private readonly rulesStatement: Statement<[string, string], { rules: string }>;
-
-  constructor(db: PlatformDatabase, options: PublishedSitesOptions) {
+  constructor(database: PlatformDatabase, options: PublishedSitesOptions) {
     this.suffix = `.${normalizeHost(options.sitesDomain)}`;
     this.now = options.now ?? Date.now;
     this.maxHosts = options.maxHosts ?? 10_000;
     this.maxFiles = options.maxFiles ?? 50_000;
-    this.generation = manifestGeneration(db);
+    this.generation = manifestGeneration(database);
     this.seen = this.generation.value;
-    // Expiry is read, not filtered on: what is cached must not depend on the time it was read.
-    this.revisionStatement = db.prepare(
-      `SELECT s.expires_at, r.created_at FROM sites s
-         JOIN revisions r ON r.project_slug = s.project_slug
-        WHERE s.project_slug = ? AND r.revision_id = ?`,
-    );
-    this.productionStatement = db.prepare(
-      `SELECT s.project_slug, s.revision_id, s.expires_at,
-              COALESCE(s.production_since, r.created_at) AS created_at, h.canonical_url FROM site_hosts h
-         JOIN sites s ON s.project_slug = h.project_slug
-         JOIN revisions r ON r.project_slug = s.project_slug AND r.revision_id = s.revision_id
-        WHERE h.hostname = ?`,
-    );
-    this.rulesStatement = db.prepare(
-      "SELECT rules FROM revision_rules WHERE project_slug = ? AND revision_id = ?",
-    );
-    this.fileStatement = db.prepare(
-      `SELECT f.hash, b.size, f.content_type FROM revision_files f
-         JOIN blobs b ON b.hash = f.hash
-        WHERE f.project_slug = ? AND f.revision_id = ? AND f.path = ?`,
-    );
+    this.db = database.db;
   }
 
   /** How many host and file lookups are remembered (misses included): for tests and diagnostics. */
@@ -150,12 +114,14 @@ export class PublishedSites {
   }
 
   /** The revision a Host header value serves, or undefined when no live site answers on it. */
-  resolve(host: string): SiteTarget | undefined {
+  async resolve(host: string): Promise<SiteTarget | undefined> {
     this.forgetIfWritten();
     let entry = this.hosts.get(host);
     if (entry === undefined) {
-      entry = this.readHost(normalizeHost(host));
-      if (host.length <= MAX_HOST_KEY) this.rememberHost(host, entry);
+      const read = this.generation.value;
+      entry = await this.readHost(normalizeHost(host));
+      // What was read before a write that came meanwhile is used once, never remembered.
+      if (host.length <= MAX_HOST_KEY && this.unwritten(read)) this.rememberHost(host, entry);
     }
     const now = this.now();
     if (entry.pinned !== undefined && entry.pinned.expiresAt > now) return entry.pinned.target;
@@ -164,31 +130,50 @@ export class PublishedSites {
   }
 
   /** The file at `path` (site-relative, starting with `/`) of a revision, or undefined. */
-  findFile(projectSlug: string, revisionId: string, path: string): StoredFile | undefined {
+  async findFile(projectSlug: string, revisionId: string, path: string): Promise<StoredFile | undefined> {
     this.forgetIfWritten();
-    const paths = this.files.get(projectSlug)?.get(revisionId);
-    const known = paths?.get(path);
+    const known = this.files.get(projectSlug)?.get(revisionId)?.get(path);
     if (known !== undefined) return known ?? undefined;
-    const row = this.fileStatement.get(projectSlug, revisionId, path);
+    const read = this.generation.value;
+    const row = await firstOf(
+      this.db,
+      sql<{ hash: string; size: number | string; content_type: string }>`SELECT f.hash, b.size, f.content_type
+        FROM revision_files f JOIN blobs b ON b.hash = f.hash
+        WHERE f.project_slug = ${projectSlug} AND f.revision_id = ${revisionId} AND f.path = ${path}`,
+    );
     const file: StoredFile | null = row
-      ? Object.freeze({ hash: row.hash, size: row.size, contentType: row.content_type })
+      ? Object.freeze({ hash: row.hash, size: Number(row.size), contentType: row.content_type })
       : null;
-    if (path.length <= MAX_PATH_KEY) this.rememberFile(projectSlug, revisionId, path, file, paths);
+    if (path.length <= MAX_PATH_KEY && this.unwritten(read)) {
+      this.rememberFile(projectSlug, revisionId, path, file, this.files.get(projectSlug)?.get(revisionId));
+    }
     return file ?? undefined;
   }
 
   /** A revision's `_redirects` and `_headers`, compiled on first use and kept until the next write. */
-  rulesOf(projectSlug: string, revisionId: string): CompiledRules {
+  async rulesOf(projectSlug: string, revisionId: string): Promise<CompiledRules> {
     this.forgetIfWritten();
     const key = `${projectSlug}/${revisionId}`;
     let compiled = this.rules.get(key);
     if (compiled === undefined) {
-      const row = this.rulesStatement.get(projectSlug, revisionId);
+      const read = this.generation.value;
+      const row = await firstOf(
+        this.db,
+        sql<{ rules: string }>`SELECT rules FROM revision_rules
+          WHERE project_slug = ${projectSlug} AND revision_id = ${revisionId}`,
+      );
       compiled = new CompiledRules(row ? (JSON.parse(row.rules) as SiteRules) : NO_RULES);
-      if (this.rules.size >= MAX_RULE_SETS) this.rules.clear();
-      this.rules.set(key, compiled);
+      if (this.unwritten(read)) {
+        if (this.rules.size >= MAX_RULE_SETS) this.rules.clear();
+        this.rules.set(key, compiled);
+      }
     }
     return compiled;
+  }
+
+  /** True when the manifest is as it was at generation `read` and the caches are of it. */
+  private unwritten(read: number): boolean {
+    return this.generation.value === read && this.seen === read;
   }
 
   private forgetIfWritten(): void {
@@ -200,28 +185,47 @@ export class PublishedSites {
     this.fileCount = 0;
   }
 
-  private readHost(hostname: string): HostEntry {
+  // Expiry is read, not filtered on: what is cached must not depend on the time it was read.
+  private async readHost(hostname: string): Promise<HostEntry> {
     let pinned: Live | undefined;
     const revision = this.revisionHost(hostname);
     if (revision) {
-      const row = this.revisionStatement.get(revision.projectSlug, revision.revisionId);
+      const row = await firstOf(
+        this.db,
+        sql<{ expires_at: number | string; created_at: number | string }>`SELECT s.expires_at, r.created_at
+          FROM sites s JOIN revisions r ON r.project_slug = s.project_slug
+          WHERE s.project_slug = ${revision.projectSlug} AND r.revision_id = ${revision.revisionId}`,
+      );
       if (row)
         pinned = {
-          target: Object.freeze({ ...revision, immutable: true, publishedAt: row.created_at }),
-          expiresAt: row.expires_at,
+          target: Object.freeze({ ...revision, immutable: true, publishedAt: Number(row.created_at) }),
+          expiresAt: Number(row.expires_at),
         };
     }
     let production: Live | undefined;
-    const row = this.productionStatement.get(hostname);
+    const row = await firstOf(
+      this.db,
+      sql<{
+        project_slug: string;
+        revision_id: string;
+        expires_at: number | string;
+        created_at: number | string;
+        canonical_url: string | null;
+      }>`SELECT s.project_slug, s.revision_id, s.expires_at,
+          COALESCE(s.production_since, r.created_at) AS created_at, h.canonical_url FROM site_hosts h
+        JOIN sites s ON s.project_slug = h.project_slug
+        JOIN revisions r ON r.project_slug = s.project_slug AND r.revision_id = s.revision_id
+        WHERE h.hostname = ${hostname}`,
+    );
     if (row) {
       const target: SiteTarget = {
         projectSlug: row.project_slug,
         revisionId: row.revision_id,
         immutable: false,
-        publishedAt: row.created_at,
+        publishedAt: Number(row.created_at),
       };
       if (row.canonical_url !== null) Object.assign(target, { canonicalUrl: row.canonical_url });
-      production = { target: Object.freeze(target), expiresAt: row.expires_at };
+      production = { target: Object.freeze(target), expiresAt: Number(row.expires_at) };
     }
     return pinned || production ? { pinned, production } : NOWHERE;
   }

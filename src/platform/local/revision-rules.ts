@@ -6,8 +6,8 @@ import {
   type SiteRules,
 } from "../../core/site-rules/index.js";
 import type { BlobReader } from "./blob-reader.js";
-// The platform database's own type, named from shared: database.ts creates this file's table.
-import type { SqliteDatabase as PlatformDatabase } from "../../shared/sqlite.js";
+import { sql } from "kysely";
+import { type PlatformDatabase, rowsOf } from "./platform-db.js";
 
 /**
  * A revision's `_redirects` and `_headers`, parsed once at publish and kept as JSON beside its
@@ -27,13 +27,15 @@ CREATE TABLE IF NOT EXISTS revision_rules (
  * file and line when one does not parse, so nothing is published.
  */
 export async function readSessionRules(
-  db: PlatformDatabase,
+  database: PlatformDatabase,
   reader: BlobReader,
   sessionId: string,
 ): Promise<string | undefined> {
-  const rows = db
-    .prepare("SELECT path, hash FROM session_assets WHERE session_id = ? AND path IN (?, ?)")
-    .all(sessionId, `/${REDIRECTS_FILE}`, `/${HEADERS_FILE}`) as { path: string; hash: string }[];
+  const rows = await rowsOf(
+    database.db,
+    sql<{ path: string; hash: string }>`SELECT path, hash FROM session_assets
+      WHERE session_id = ${sessionId} AND path IN (${`/${REDIRECTS_FILE}`}, ${`/${HEADERS_FILE}`})`,
+  );
   if (rows.length === 0) return undefined;
   const text = async (name: string): Promise<string | undefined> => {
     const row = rows.find((candidate) => candidate.path === `/${name}`);

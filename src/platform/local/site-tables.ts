@@ -1,9 +1,9 @@
-import type { PlatformDatabase } from "./database.js";
+import { sql } from "kysely";
+import { type Executor, firstOf, forUpdate, type PlatformDatabase, rowsOf } from "./platform-db.js";
 
 /**
- * Counts the writes of the published manifest on one connection, so that readers (the edge) can
- * keep what they read in memory until it moves. The platform database is written by this process
- * only (ARCHITECTURE.md), through the same connection the edge reads.
+ * Counts the writes of the published manifest by this process, so that readers (the edge) can
+ * keep what they read in memory until it moves.
  */
 export interface ManifestGeneration {
   /** Changes on every insert, update or delete of sites, hostnames, revisions or their files. */
@@ -16,15 +16,21 @@ const MANIFEST_TABLES = ["sites", "site_hosts", "revisions", "revision_files", "
 const generations = new WeakMap<PlatformDatabase, { value: number }>();
 
 /**
- * The manifest generation of a connection. The first call installs temporary triggers that bump
- * it from SQLite itself, so no writer can forget to (SiteTables, the garbage collector, plain SQL
- * in tests); a rolled-back write bumps it too, which only costs readers a re-read.
+ * The manifest generation of a database. On SQLite the first call installs temporary triggers
+ * that bump it from SQLite itself, so no writer can forget to (SiteTables, the garbage collector,
+ * plain SQL in tests); a rolled-back write bumps it too, which only costs readers a re-read. On
+ * PostgreSQL the writers bump it (`manifestWritten`).
  */
-export function manifestGeneration(db: PlatformDatabase): ManifestGeneration {
-  let generation = generations.get(db);
+export function manifestGeneration(database: PlatformDatabase): ManifestGeneration {
+  let generation = generations.get(database);
   if (generation) return generation;
   const counter = { value: 0 };
   generation = counter;
+  generations.set(database, counter);
+  // Writes by other processes (PostgreSQL): heard through the database.
+  database.onManifestChange(() => counter.value++);
+  const db = database.sqlite;
+  if (db === undefined) return generation;
   db.function("manifest_written", { deterministic: false }, () => {
     counter.value++;
     return null;
@@ -38,8 +44,16 @@ export function manifestGeneration(db: PlatformDatabase): ManifestGeneration {
       );
     }
   }
-  generations.set(db, counter);
   return generation;
+}
+
+/**
+ * Tells this process's readers that the manifest was written, where the engine cannot (PostgreSQL:
+ * its triggers run in the server). Call after the write committed; on SQLite the triggers did.
+ */
+export function manifestWritten(database: PlatformDatabase): void {
+  const counter = generations.get(database);
+  if (database.sqlite === undefined && counter !== undefined) counter.value++;
 }
 
 /**
@@ -50,72 +64,25 @@ export function manifestGeneration(db: PlatformDatabase): ManifestGeneration {
 export class SiteTables {
   /** Moves on every write here (and any other write of the same tables): readers compare it. */
   readonly generation: ManifestGeneration;
-  private readonly statements;
 
-  constructor(private readonly db: PlatformDatabase) {
-    this.generation = manifestGeneration(db);
-    this.statements = {
-      insertRevision: db.prepare(
-        "INSERT OR IGNORE INTO revisions (project_slug, revision_id, created_at) VALUES (?, ?, ?)",
-      ),
-      copyFiles: db.prepare(
-        `INSERT OR IGNORE INTO revision_files (project_slug, revision_id, path, hash, content_type)
-         SELECT ?, ?, path, hash, content_type FROM session_assets WHERE session_id = ?`,
-      ),
-      insertRules: db.prepare(
-        "INSERT OR IGNORE INTO revision_rules (project_slug, revision_id, rules) VALUES (?, ?, ?)",
-      ),
-      deleteRules: db.prepare("DELETE FROM revision_rules WHERE project_slug = ?"),
-      upsertSite: db.prepare(
-        `INSERT INTO sites (project_slug, revision_id, expires_at, production_since) VALUES (?, ?, ?, ?)
-         ON CONFLICT (project_slug) DO UPDATE SET revision_id = excluded.revision_id,
-           expires_at = excluded.expires_at, production_since = excluded.production_since`,
-      ),
-      upsertSiteExpiry: db.prepare(
-        `INSERT INTO sites (project_slug, revision_id, expires_at) VALUES (?, NULL, ?)
-         ON CONFLICT (project_slug) DO UPDATE SET expires_at = excluded.expires_at`,
-      ),
-      hasRevision: db.prepare("SELECT 1 FROM revisions WHERE project_slug = ? AND revision_id = ?").pluck(),
-      productionOf: db.prepare("SELECT revision_id FROM sites WHERE project_slug = ?").pluck(),
-      setProduction: db.prepare(
-        "UPDATE sites SET revision_id = ?, production_since = ? WHERE project_slug = ?",
-      ),
-      deleteRevisionFiles: db.prepare(
-        "DELETE FROM revision_files WHERE project_slug = ? AND revision_id = ?",
-      ),
-      deleteRevision: db.prepare("DELETE FROM revisions WHERE project_slug = ? AND revision_id = ?"),
-      deleteRevisionRules: db.prepare(
-        "DELETE FROM revision_rules WHERE project_slug = ? AND revision_id = ?",
-      ),
-      deleteHosts: db.prepare("DELETE FROM site_hosts WHERE project_slug = ?"),
-      insertHost: db.prepare(
-        "INSERT OR REPLACE INTO site_hosts (hostname, project_slug, canonical_url) VALUES (?, ?, ?)",
-      ),
-      deleteSite: db.prepare("DELETE FROM sites WHERE project_slug = ?"),
-      deleteFiles: db.prepare("DELETE FROM revision_files WHERE project_slug = ?"),
-      deleteRevisions: db.prepare("DELETE FROM revisions WHERE project_slug = ?"),
-      deleteSessionAssets: db.prepare(
-        "DELETE FROM session_assets WHERE session_id IN (SELECT id FROM upload_sessions WHERE project_slug = ?)",
-      ),
-      deleteSessionBlobs: db.prepare(
-        "DELETE FROM session_blobs WHERE session_id IN (SELECT id FROM upload_sessions WHERE project_slug = ?)",
-      ),
-      deleteSessions: db.prepare("DELETE FROM upload_sessions WHERE project_slug = ?"),
-      // Published: its content is the project's now (its quota), no longer pending for its client.
-      clearPending: db.prepare("UPDATE upload_sessions SET pending_bytes = 0 WHERE id = ?"),
-      selectHashes: db.prepare(
-        `SELECT hash FROM revision_files WHERE project_slug = ?
-         UNION SELECT hash FROM session_assets
-           WHERE session_id IN (SELECT id FROM upload_sessions WHERE project_slug = ?)`,
-      ),
-    };
+  constructor(private readonly database: PlatformDatabase) {
+    this.generation = manifestGeneration(database);
+  }
+
+  /** Runs a write of the manifest in one transaction, then tells the readers. */
+  private async write<T>(work: (trx: Executor) => Promise<T>): Promise<T> {
+    try {
+      return await this.database.transaction(work);
+    } finally {
+      manifestWritten(this.database);
+    }
   }
 
   /**
    * Records the revision's files from its upload session and makes it the production revision (a
    * preview only moves the site's expiry: production stays where it was).
    */
-  publish(input: {
+  async publish(input: {
     projectSlug: string;
     revisionId: string;
     sessionId: string;
@@ -126,90 +93,127 @@ export class SiteTables {
     preview?: boolean;
     /** The revision's parsed `_redirects` and `_headers` (JSON), when it has either. */
     rules?: string;
-  }): void {
-    const s = this.statements;
-    this.db.transaction(() => {
-      s.insertRevision.run(input.projectSlug, input.revisionId, input.now);
-      s.copyFiles.run(input.projectSlug, input.revisionId, input.sessionId);
-      if (input.rules !== undefined) s.insertRules.run(input.projectSlug, input.revisionId, input.rules);
-      if (input.preview === true) s.upsertSiteExpiry.run(input.projectSlug, input.expiresAt);
-      else s.upsertSite.run(input.projectSlug, input.revisionId, input.expiresAt, input.now);
-      this.replaceHosts(input.projectSlug, input.hostnames, input.canonical);
-      s.clearPending.run(input.sessionId);
-    })();
+  }): Promise<void> {
+    const { projectSlug: slug, revisionId, sessionId, expiresAt, now } = input;
+    await this.write(async (trx) => {
+      await sql`INSERT INTO revisions (project_slug, revision_id, created_at)
+        VALUES (${slug}, ${revisionId}, ${now}) ON CONFLICT DO NOTHING`.execute(trx);
+      await sql`INSERT INTO revision_files (project_slug, revision_id, path, hash, content_type)
+        SELECT CAST(${slug} AS TEXT), CAST(${revisionId} AS TEXT), path, hash, content_type FROM session_assets
+        WHERE session_id = ${sessionId} ON CONFLICT DO NOTHING`.execute(trx);
+      if (input.rules !== undefined) {
+        await sql`INSERT INTO revision_rules (project_slug, revision_id, rules)
+          VALUES (${slug}, ${revisionId}, ${input.rules}) ON CONFLICT DO NOTHING`.execute(trx);
+      }
+      if (input.preview === true) await upsertSiteExpiry(trx, slug, expiresAt);
+      else {
+        await sql`INSERT INTO sites (project_slug, revision_id, expires_at, production_since)
+          VALUES (${slug}, ${revisionId}, ${expiresAt}, ${now})
+          ON CONFLICT (project_slug) DO UPDATE SET revision_id = excluded.revision_id,
+            expires_at = excluded.expires_at, production_since = excluded.production_since`.execute(trx);
+      }
+      await replaceHosts(trx, slug, input.hostnames, input.canonical);
+      // Published: its content is the project's now (its quota), no longer pending for its client.
+      await sql`UPDATE upload_sessions SET pending_bytes = 0 WHERE id = ${sessionId}`.execute(trx);
+    });
   }
 
   /**
    * Points the project's hostnames at one of its revisions, from `now` (what Last-Modified then
    * says); false (nothing changed) when it has none such.
    */
-  promote(projectSlug: string, revisionId: string, now: number): boolean {
-    const s = this.statements;
-    return this.db.transaction(() => {
-      if (s.hasRevision.get(projectSlug, revisionId) === undefined) return false;
-      s.setProduction.run(revisionId, now, projectSlug);
+  async promote(projectSlug: string, revisionId: string, now: number): Promise<boolean> {
+    return this.write(async (trx) => {
+      // The site's row first (on PostgreSQL): a prune that holds it finishes before the revision
+      // is looked for, so production never moves to a revision pruned meanwhile.
+      await sql`SELECT 1 AS locked FROM sites WHERE project_slug = ${projectSlug}
+        ${forUpdate(this.database.dialect)}`.execute(trx);
+      const known = await firstOf(
+        trx,
+        sql`SELECT 1 AS known FROM revisions WHERE project_slug = ${projectSlug} AND revision_id = ${revisionId}`,
+      );
+      if (known === undefined) return false;
+      await sql`UPDATE sites SET revision_id = ${revisionId}, production_since = ${now}
+        WHERE project_slug = ${projectSlug}`.execute(trx);
       return true;
-    })();
+    });
   }
 
   /** Forgets revisions of a project, their files and rules, never the one its hostnames serve. */
-  prune(projectSlug: string, revisionIds: string[]): void {
-    const s = this.statements;
-    this.db.transaction(() => {
-      const production = s.productionOf.get(projectSlug);
+  async prune(projectSlug: string, revisionIds: string[]): Promise<void> {
+    await this.write(async (trx) => {
+      // The site's row is locked (on PostgreSQL) so a promote cannot move production meanwhile.
+      const site = await firstOf(
+        trx,
+        sql<{ revision_id: string | null }>`SELECT revision_id FROM sites WHERE project_slug = ${projectSlug}
+          ${forUpdate(this.database.dialect)}`,
+      );
       for (const revisionId of revisionIds) {
-        if (revisionId === production) continue;
-        s.deleteRevisionFiles.run(projectSlug, revisionId);
-        s.deleteRevisionRules.run(projectSlug, revisionId);
-        s.deleteRevision.run(projectSlug, revisionId);
+        if (revisionId === site?.revision_id) continue;
+        const where = sql`project_slug = ${projectSlug} AND revision_id = ${revisionId}`;
+        await sql`DELETE FROM revision_files WHERE ${where}`.execute(trx);
+        await sql`DELETE FROM revision_rules WHERE ${where}`.execute(trx);
+        await sql`DELETE FROM revisions WHERE ${where}`.execute(trx);
       }
-    })();
+    });
   }
 
   /** Changes the hostnames and expiry of a project, published or not. */
-  update(
+  async update(
     projectSlug: string,
     hostnames: string[],
     expiresAt: number,
     canonical?: { hostname: string; url: string },
-  ): void {
-    this.db.transaction(() => {
-      this.statements.upsertSiteExpiry.run(projectSlug, expiresAt);
-      this.replaceHosts(projectSlug, hostnames, canonical);
-    })();
+  ): Promise<void> {
+    await this.write(async (trx) => {
+      await upsertSiteExpiry(trx, projectSlug, expiresAt);
+      await replaceHosts(trx, projectSlug, hostnames, canonical);
+    });
   }
 
   /** Removes every trace of a project from the published manifest and its upload sessions. */
-  remove(projectSlug: string): void {
-    const s = this.statements;
-    this.db.transaction(() => {
-      s.deleteHosts.run(projectSlug);
-      s.deleteSite.run(projectSlug);
-      s.deleteFiles.run(projectSlug);
-      s.deleteRules.run(projectSlug);
-      s.deleteRevisions.run(projectSlug);
-      s.deleteSessionAssets.run(projectSlug);
-      s.deleteSessionBlobs.run(projectSlug);
-      s.deleteSessions.run(projectSlug);
-    })();
+  async remove(projectSlug: string): Promise<void> {
+    await this.write(async (trx) => {
+      const sessions = sql`SELECT id FROM upload_sessions WHERE project_slug = ${projectSlug}`;
+      await sql`DELETE FROM site_hosts WHERE project_slug = ${projectSlug}`.execute(trx);
+      await sql`DELETE FROM sites WHERE project_slug = ${projectSlug}`.execute(trx);
+      await sql`DELETE FROM revision_files WHERE project_slug = ${projectSlug}`.execute(trx);
+      await sql`DELETE FROM revision_rules WHERE project_slug = ${projectSlug}`.execute(trx);
+      await sql`DELETE FROM revisions WHERE project_slug = ${projectSlug}`.execute(trx);
+      await sql`DELETE FROM session_assets WHERE session_id IN (${sessions})`.execute(trx);
+      await sql`DELETE FROM session_blobs WHERE session_id IN (${sessions})`.execute(trx);
+      await sql`DELETE FROM upload_sessions WHERE project_slug = ${projectSlug}`.execute(trx);
+    });
   }
 
   /** Every content hash a project's revisions and sessions name. */
-  hashesOf(projectSlug: string): string[] {
-    return (this.statements.selectHashes.all(projectSlug, projectSlug) as { hash: string }[]).map(
-      (r) => r.hash,
+  async hashesOf(projectSlug: string): Promise<string[]> {
+    const rows = await rowsOf(
+      this.database.db,
+      sql<{ hash: string }>`SELECT hash FROM revision_files WHERE project_slug = ${projectSlug}
+        UNION SELECT hash FROM session_assets
+          WHERE session_id IN (SELECT id FROM upload_sessions WHERE project_slug = ${projectSlug})`,
     );
+    return rows.map((row) => row.hash);
   }
+}
 
-  private replaceHosts(
-    projectSlug: string,
-    hostnames: string[],
-    canonical: { hostname: string; url: string } | undefined,
-  ): void {
-    this.statements.deleteHosts.run(projectSlug);
-    for (const hostname of hostnames) {
-      const names = canonical !== undefined && canonical.hostname !== hostname ? canonical.url : null;
-      this.statements.insertHost.run(hostname, projectSlug, names);
-    }
+async function upsertSiteExpiry(trx: Executor, projectSlug: string, expiresAt: number): Promise<void> {
+  await sql`INSERT INTO sites (project_slug, revision_id, expires_at) VALUES (${projectSlug}, NULL, ${expiresAt})
+    ON CONFLICT (project_slug) DO UPDATE SET expires_at = excluded.expires_at`.execute(trx);
+}
+
+async function replaceHosts(
+  trx: Executor,
+  projectSlug: string,
+  hostnames: string[],
+  canonical: { hostname: string; url: string } | undefined,
+): Promise<void> {
+  await sql`DELETE FROM site_hosts WHERE project_slug = ${projectSlug}`.execute(trx);
+  for (const hostname of hostnames) {
+    const names = canonical !== undefined && canonical.hostname !== hostname ? canonical.url : null;
+    await sql`INSERT INTO site_hosts (hostname, project_slug, canonical_url) VALUES (${hostname}, ${projectSlug}, ${names})
+      ON CONFLICT (hostname) DO UPDATE SET project_slug = excluded.project_slug,
+        canonical_url = excluded.canonical_url`.execute(trx);
   }
 }

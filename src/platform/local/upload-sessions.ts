@@ -1,7 +1,17 @@
+import { sql } from "kysely";
 import type { ManifestEntry } from "../../core/manifest.js";
 import type { Pacer } from "../../shared/event-loop.js";
 import { mediaTypeFor } from "../../shared/media-types.js";
-import type { PlatformDatabase } from "./database.js";
+import {
+  type Executor,
+  firstOf,
+  forUpdate,
+  lockContent,
+  type PlatformDatabase,
+  rowsOf,
+  slicesOf,
+  type SqlDialect,
+} from "./platform-db.js";
 
 /** An open upload session: a project's manifest waiting for its missing content. */
 export interface SessionRow {
@@ -36,78 +46,15 @@ export interface ReceivedBucket {
   mediaTypes: { hash: string; mediaType: string }[];
 }
 
+/** Manifest rows written per statement: 5 parameters each, far under any engine's limit. */
+const ROWS_PER_STATEMENT = 1_000;
+
 /**
- * Upload sessions, their manifests, and the index of blobs held, in the platform database.
- * Synchronous: every method is one statement or one transaction, so concurrent requests never see
- * half of a change.
+ * Upload sessions, their manifests, and the index of blobs held, in the platform database. Every
+ * method is one statement or one transaction, so concurrent requests never see half of a change.
  */
 export class UploadSessions {
-  private readonly statements;
-
-  constructor(private readonly db: PlatformDatabase) {
-    // Missing: named by the session and not yet its own (session_blobs), whoever else holds it.
-    const missing = `FROM session_assets s WHERE s.session_id = ?
-      AND NOT EXISTS (SELECT 1 FROM session_blobs h WHERE h.session_id = s.session_id AND h.hash = s.hash)`;
-    this.statements = {
-      insertSession: db.prepare(
-        "INSERT INTO upload_sessions (id, project_slug, created_at, expires_at) VALUES (?, ?, ?, ?)",
-      ),
-      insertAsset: db.prepare(
-        "INSERT OR REPLACE INTO session_assets (session_id, path, hash, size, content_type) VALUES (?, ?, ?, ?, ?)",
-      ),
-      selectSession: db.prepare(
-        "SELECT id, project_slug AS projectSlug, expires_at AS expiresAt FROM upload_sessions WHERE id = ?",
-      ),
-      selectAssetOfHash: db.prepare(
-        "SELECT MIN(path) AS path, MAX(size) AS size FROM session_assets WHERE session_id = ? AND hash = ?",
-      ),
-      reserve: db.prepare("UPDATE upload_sessions SET client_address = ?, pending_bytes = ? WHERE id = ?"),
-      selectPendingOf: db.prepare(
-        `SELECT COALESCE(SUM(pending_bytes), 0) AS n FROM upload_sessions
-         WHERE client_address = ? AND expires_at > ?`,
-      ),
-      selectProjectBytes: db.prepare(
-        `SELECT COALESCE(SUM(b.size), 0) AS n FROM blobs b
-         WHERE b.hash IN (SELECT hash FROM revision_files WHERE project_slug = ?)`,
-      ),
-      deleteAssets: db.prepare("DELETE FROM session_assets WHERE session_id = ?"),
-      deleteSession: db.prepare("DELETE FROM upload_sessions WHERE id = ?"),
-      countMissing: db.prepare(`SELECT COUNT(DISTINCT s.hash) AS n ${missing}`),
-      // Every session_blobs row of a session is a hash its manifest names (only those are
-      // accepted), so what it misses is a subtraction: an index range count, not a scan of the
-      // manifest joined to its content (after each of 25 buckets of a 50,000-file deploy, 100 ms).
-      countMissingFast: db.prepare(
-        `SELECT u.asset_hashes - (SELECT COUNT(*) FROM session_blobs h WHERE h.session_id = u.id) AS n
-         FROM upload_sessions u WHERE u.id = ? AND u.asset_hashes IS NOT NULL`,
-      ),
-      setAssetHashes: db.prepare("UPDATE upload_sessions SET asset_hashes = ? WHERE id = ?"),
-      setMediaType: db.prepare(
-        "UPDATE session_assets SET content_type = ? WHERE session_id = ? AND hash = ?",
-      ),
-      insertPack: db.prepare("INSERT INTO packs (id, size, live_bytes, created_at) VALUES (?, ?, ?, ?)"),
-      selectBlobState: db.prepare("SELECT pack, damaged FROM blobs WHERE hash = ?"),
-      insertBlob: db.prepare(
-        "INSERT OR IGNORE INTO blobs (hash, size, created_at, pack, pack_offset, damaged) VALUES (?, ?, ?, ?, ?, 0)",
-      ),
-      repairBlob: db.prepare("UPDATE blobs SET pack = ?, pack_offset = ?, damaged = 0 WHERE hash = ?"),
-      releasePackBytes: db.prepare("UPDATE packs SET live_bytes = live_bytes - ? WHERE id = ?"),
-      selectBlob: db.prepare("SELECT 1 FROM blobs WHERE hash = ? AND damaged = 0"),
-      insertSessionBlob: db.prepare("INSERT OR IGNORE INTO session_blobs (session_id, hash) VALUES (?, ?)"),
-      selectSessionBlob: db.prepare("SELECT 1 FROM session_blobs WHERE session_id = ? AND hash = ?"),
-      deleteSessionBlobs: db.prepare("DELETE FROM session_blobs WHERE session_id = ?"),
-      // Content a project already has: in one of its kept revisions, or verified in (or granted
-      // to) one of its open sessions; and whose bytes are whole (a damaged blob is asked again).
-      selectOwnedByRevision: db.prepare(
-        `SELECT 1 FROM revision_files f JOIN blobs b ON b.hash = f.hash AND b.damaged = 0
-         WHERE f.project_slug = ? AND f.hash = ? LIMIT 1`,
-      ),
-      selectOwnedBySession: db.prepare(
-        `SELECT 1 FROM upload_sessions u JOIN session_blobs h ON h.session_id = u.id AND h.hash = ?
-         JOIN blobs b ON b.hash = h.hash AND b.damaged = 0
-         WHERE u.project_slug = ? AND u.expires_at > ? LIMIT 1`,
-      ),
-    };
-  }
+  constructor(private readonly database: PlatformDatabase) {}
 
   /**
    * Records a session and its manifest, each path with the media type of its extension until an
@@ -117,12 +64,12 @@ export class UploadSessions {
    * proves it has the bytes; otherwise the answer would tell a stranger what others uploaded.
    * Also returns the declared bytes the manifest adds to the project's kept content (its quota).
    *
-   * A manifest of 100,000 entries is written in transactions of about one `pacer` slice each, with
-   * the event loop free between them (in one transaction it held the thread the edge and the
-   * upload service share for half a second). Nobody can use the session before this returns (its
-   * upload token does not exist yet) and each blob is looked up in the transaction that writes the
-   * row naming it, so a half-written session only ever keeps content alive. If a slice fails, what
-   * was written is removed.
+   * A manifest of 100,000 entries is written in transactions of ROWS_PER_STATEMENT entries each
+   * (a few statements: what the project has of its hashes, then its rows), with the event loop
+   * free between them once `pacer` says a slice is due. Nobody can use the session before this
+   * returns (its upload token does not exist yet) and each blob is looked up in the transaction
+   * that writes the row naming it, so a half-written session only ever keeps content alive. If a
+   * slice fails, what was written is removed.
    */
   async open(
     session: SessionRow,
@@ -130,41 +77,48 @@ export class UploadSessions {
     now: number,
     pacer: Pacer,
   ): Promise<OpenedSession> {
-    const s = this.statements;
     const held = new Map<string, boolean>();
     const missing = new Map<string, number>();
     // Content none of the project's kept revisions has: what this deploy adds to its quota.
     const added = new Map<string, number>();
-    const ordered = byHashPrefix(entries);
-    let next = 0;
-    const slice = this.db.transaction(() => {
-      do {
-        const entry = ordered[next++]!;
-        s.insertAsset.run(session.id, entry.path, entry.hash, entry.size, mediaTypeFor(entry.path));
-        let isHeld = held.get(entry.hash);
-        if (isHeld === undefined) {
-          const inRevision = s.selectOwnedByRevision.get(session.projectSlug, entry.hash) !== undefined;
-          if (!inRevision) added.set(entry.hash, 0);
-          isHeld =
-            inRevision || s.selectOwnedBySession.get(entry.hash, session.projectSlug, now) !== undefined;
-          held.set(entry.hash, isHeld);
-          if (isHeld) s.insertSessionBlob.run(session.id, entry.hash);
-        }
-        const addedSize = added.get(entry.hash);
-        if (addedSize !== undefined) added.set(entry.hash, Math.max(addedSize, entry.size));
-        if (!isHeld) missing.set(entry.hash, Math.max(missing.get(entry.hash) ?? 0, entry.size));
-        // The time is read every 256 rows: reading it costs more than writing one.
-      } while (next < ordered.length && ((next & 255) !== 0 || !pacer.due()));
-    });
-    s.insertSession.run(session.id, session.projectSlug, now, session.expiresAt);
+    await sql`INSERT INTO upload_sessions (id, project_slug, created_at, expires_at)
+      VALUES (${session.id}, ${session.projectSlug}, ${now}, ${session.expiresAt})`.execute(this.database.db);
     try {
-      while (next < ordered.length) {
-        slice();
-        if (next < ordered.length) await pacer.next();
+      for (const slice of slicesOf(byHashPrefix(entries), ROWS_PER_STATEMENT)) {
+        const fresh = [...new Set(slice.map((entry) => entry.hash))].filter((hash) => !held.has(hash));
+        // Runs again whole if PostgreSQL aborts it (a deadlock): it changes nothing outside.
+        const owned = await this.database.transaction(async (trx) => {
+          // Shared with other writers, exclusive to a collection: no blob found here is deleted
+          // before this transaction's rows name it.
+          await lockContent(this.database, trx, "shared");
+          const inRevision = await ownedByRevision(trx, session.projectSlug, fresh);
+          const rest = fresh.filter((hash) => !inRevision.has(hash));
+          const inSession = await ownedBySession(trx, session.projectSlug, rest, now);
+          await insertAssets(trx, session.id, slice);
+          await insertSessionBlobs(
+            trx,
+            session.id,
+            fresh.filter((hash) => inRevision.has(hash) || inSession.has(hash)),
+          );
+          return { inRevision, inSession };
+        });
+        for (const hash of fresh) {
+          if (!owned.inRevision.has(hash)) added.set(hash, 0);
+          held.set(hash, owned.inRevision.has(hash) || owned.inSession.has(hash));
+        }
+        for (const entry of slice) {
+          const addedSize = added.get(entry.hash);
+          if (addedSize !== undefined) added.set(entry.hash, Math.max(addedSize, entry.size));
+          if (!held.get(entry.hash))
+            missing.set(entry.hash, Math.max(missing.get(entry.hash) ?? 0, entry.size));
+        }
+        if (pacer.due()) await pacer.next();
       }
-      s.setAssetHashes.run(held.size, session.id);
+      await sql`UPDATE upload_sessions SET asset_hashes = ${held.size} WHERE id = ${session.id}`.execute(
+        this.database.db,
+      );
     } catch (error) {
-      this.discard(session.id);
+      await this.discard(session.id);
       throw error;
     }
     let addedBytes = 0;
@@ -173,62 +127,113 @@ export class UploadSessions {
   }
 
   /** Removes a session that will not be used (a refused or failed prepare), with its rows. */
-  discard(sessionId: string): void {
-    const s = this.statements;
-    this.db.transaction(() => {
-      s.deleteAssets.run(sessionId);
-      s.deleteSessionBlobs.run(sessionId);
-      s.deleteSession.run(sessionId);
-    })();
+  async discard(sessionId: string): Promise<void> {
+    await this.database.transaction(async (trx) => {
+      await sql`DELETE FROM session_assets WHERE session_id = ${sessionId}`.execute(trx);
+      await sql`DELETE FROM session_blobs WHERE session_id = ${sessionId}`.execute(trx);
+      await sql`DELETE FROM upload_sessions WHERE id = ${sessionId}`.execute(trx);
+    });
   }
 
   /**
    * Records who prepared the session and the bytes it asked for, pending until it is published
    * or expires (PENDING_QUOTA_BYTES). Call in the transaction that checked the quotas.
    */
-  reserve(sessionId: string, clientAddress: string | null, bytes: number): void {
-    this.statements.reserve.run(clientAddress, bytes, sessionId);
+  async reserve(
+    trx: Executor,
+    sessionId: string,
+    clientAddress: string | null,
+    bytes: number,
+  ): Promise<void> {
+    await sql`UPDATE upload_sessions SET client_address = ${clientAddress}, pending_bytes = ${bytes}
+      WHERE id = ${sessionId}`.execute(trx);
   }
 
   /** Bytes the live, unpublished sessions prepared from `clientAddress` asked for. */
-  pendingBytesOf(clientAddress: string, now: number): number {
-    return (this.statements.selectPendingOf.get(clientAddress, now) as { n: number }).n;
+  async pendingBytesOf(trx: Executor, clientAddress: string, now: number): Promise<number> {
+    const row = await firstOf(
+      trx,
+      sql<{ n: number | string }>`SELECT CAST(COALESCE(SUM(pending_bytes), 0) AS BIGINT) AS n
+        FROM upload_sessions WHERE client_address = ${clientAddress} AND expires_at > ${now}`,
+    );
+    return Number(row!.n);
   }
 
   /** Bytes of the distinct content of a project's kept revisions (PROJECT_QUOTA_BYTES). */
-  projectBytes(projectSlug: string): number {
-    return (this.statements.selectProjectBytes.get(projectSlug) as { n: number }).n;
+  async projectBytes(projectSlug: string, trx: Executor = this.database.db): Promise<number> {
+    const row = await firstOf(
+      trx,
+      sql<{ n: number | string }>`SELECT CAST(COALESCE(SUM(b.size), 0) AS BIGINT) AS n FROM blobs b
+        WHERE b.hash IN (SELECT hash FROM revision_files WHERE project_slug = ${projectSlug})`,
+    );
+    return Number(row!.n);
   }
 
   /** The session, or undefined. */
-  get(sessionId: string): SessionRow | undefined {
-    return this.statements.selectSession.get(sessionId) as SessionRow | undefined;
+  async get(sessionId: string): Promise<SessionRow | undefined> {
+    const row = await firstOf(
+      this.database.db,
+      sql<{
+        id: string;
+        project_slug: string;
+        expires_at: number | string;
+      }>`SELECT id, project_slug, expires_at
+        FROM upload_sessions WHERE id = ${sessionId}`,
+    );
+    return row && { id: row.id, projectSlug: row.project_slug, expiresAt: Number(row.expires_at) };
   }
 
   /**
    * A manifest path of `hash` in the session and the size its manifest declared (the largest, if
    * several paths name it), or undefined when the session does not name it.
    */
-  assetOf(sessionId: string, hash: string): { path: string; size: number } | undefined {
-    const row = this.statements.selectAssetOfHash.get(sessionId, hash) as
-      { path: string | null; size: number | null } | undefined;
-    return row?.path == null || row.size == null ? undefined : { path: row.path, size: row.size };
+  async assetOf(sessionId: string, hash: string): Promise<{ path: string; size: number } | undefined> {
+    const row = await firstOf(
+      this.database.db,
+      sql<{ path: string | null; size: number | string | null }>`SELECT MIN(path) AS path, MAX(size) AS size
+        FROM session_assets WHERE session_id = ${sessionId} AND hash = ${hash}`,
+    );
+    return row?.path == null || row.size == null ? undefined : { path: row.path, size: Number(row.size) };
   }
 
   /** How many distinct hashes of the session it does not have yet (neither uploaded nor its own). */
-  missingCount(sessionId: string): number {
-    const fast = this.statements.countMissingFast.get(sessionId) as { n: number } | undefined;
-    return (fast ?? (this.statements.countMissing.get(sessionId) as { n: number })).n;
+  async missingCount(sessionId: string): Promise<number> {
+    // Every session_blobs row of a session is a hash its manifest names (only those are
+    // accepted), so what it misses is a subtraction: an index range count, not a scan of the
+    // manifest joined to its content (after each of 25 buckets of a 50,000-file deploy, 100 ms).
+    const fast = await firstOf(
+      this.database.db,
+      sql<{ n: number | string }>`SELECT u.asset_hashes - (SELECT COUNT(*) FROM session_blobs h
+          WHERE h.session_id = u.id) AS n
+        FROM upload_sessions u WHERE u.id = ${sessionId} AND u.asset_hashes IS NOT NULL`,
+    );
+    if (fast) return Number(fast.n);
+    // Missing: named by the session and not yet its own (session_blobs), whoever else holds it.
+    const slow = await firstOf(
+      this.database.db,
+      sql<{ n: number | string }>`SELECT COUNT(DISTINCT s.hash) AS n FROM session_assets s
+        WHERE s.session_id = ${sessionId} AND NOT EXISTS
+          (SELECT 1 FROM session_blobs h WHERE h.session_id = s.session_id AND h.hash = s.hash)`,
+    );
+    return Number(slow!.n);
   }
 
   /** True when the platform holds the blob whole (for any project). */
-  hasBlob(hash: string): boolean {
-    return this.statements.selectBlob.get(hash) !== undefined;
+  async hasBlob(hash: string): Promise<boolean> {
+    const row = await firstOf(
+      this.database.db,
+      sql`SELECT 1 AS held FROM blobs WHERE hash = ${hash} AND damaged = 0`,
+    );
+    return row !== undefined;
   }
 
   /** True when the session has the content: verified in one of its uploads, or its project's. */
-  sessionHas(sessionId: string, hash: string): boolean {
-    return this.statements.selectSessionBlob.get(sessionId, hash) !== undefined;
+  async sessionHas(sessionId: string, hash: string): Promise<boolean> {
+    const row = await firstOf(
+      this.database.db,
+      sql`SELECT 1 AS held FROM session_blobs WHERE session_id = ${sessionId} AND hash = ${hash}`,
+    );
+    return row !== undefined;
   }
 
   /**
@@ -237,32 +242,126 @@ export class UploadSessions {
    * declared, which apply to this session's paths only. A blob another upload recorded meanwhile
    * keeps its row (this pack's copy is dead bytes); a damaged one is repaired to this copy.
    */
-  record(sessionId: string, bucket: ReceivedBucket, now: number): void {
-    const s = this.statements;
-    this.db.transaction(() => {
+  async record(sessionId: string, bucket: ReceivedBucket, now: number): Promise<void> {
+    await this.database.transaction(async (trx) => {
+      const verified = [...(bucket.alreadyHeld ?? [])];
       if (bucket.pack) {
         const { id, size, blobs } = bucket.pack;
-        let live = 0;
-        for (const blob of blobs) {
-          // Inserted unless held: only then is the row looked at (a damaged one is repaired).
-          if (s.insertBlob.run(blob.hash, blob.size, now, id, blob.offset).changes === 1) {
-            live += blob.size;
-          } else {
-            const state = s.selectBlobState.get(blob.hash) as { pack: string | null; damaged: number };
-            if (state.damaged) {
-              s.repairBlob.run(id, blob.offset, blob.hash);
-              if (state.pack !== null) s.releasePackBytes.run(blob.size, state.pack);
-              live += blob.size;
-            }
-          }
-          s.insertSessionBlob.run(sessionId, blob.hash);
-        }
-        s.insertPack.run(id, size, live, now);
+        const live = await recordBlobs(trx, this.database.dialect, id, blobs, now);
+        await sql`INSERT INTO packs (id, size, live_bytes, created_at)
+          VALUES (${id}, ${size}, ${live}, ${now})`.execute(trx);
+        verified.push(...blobs.map((blob) => blob.hash));
       }
-      for (const hash of bucket.alreadyHeld ?? []) s.insertSessionBlob.run(sessionId, hash);
-      for (const { hash, mediaType } of bucket.mediaTypes) s.setMediaType.run(mediaType, sessionId, hash);
-    })();
+      await insertSessionBlobs(trx, sessionId, verified);
+      // The last type a part declared for a hash is the one kept.
+      const declared = [...new Map(bucket.mediaTypes.map((m) => [m.hash, m.mediaType]))];
+      for (const slice of slicesOf(declared, ROWS_PER_STATEMENT)) {
+        const values = sql.join(slice.map(([hash, mediaType]) => sql`(${hash}, ${mediaType})`));
+        await sql`WITH declared (hash, media_type) AS (VALUES ${values})
+          UPDATE session_assets SET content_type = declared.media_type FROM declared
+          WHERE session_assets.session_id = ${sessionId} AND session_assets.hash = declared.hash`.execute(
+          trx,
+        );
+      }
+    });
   }
+}
+
+/**
+ * Inserts the rows of a pack's blobs unless held; a held one is looked at only then (a damaged
+ * one is repaired to this copy, its old pack's bytes released). Returns the pack's live bytes.
+ */
+async function recordBlobs(
+  trx: Executor,
+  dialect: SqlDialect,
+  pack: string,
+  blobs: StoredBlob[],
+  now: number,
+): Promise<number> {
+  let live = 0;
+  // In the order of their hashes: two uploads of the same blobs wait for each other's rows in
+  // one order, never each for the other's (a deadlock, on PostgreSQL).
+  const ordered = [...blobs].sort((a, b) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0));
+  for (const slice of slicesOf(ordered, ROWS_PER_STATEMENT)) {
+    const values = sql.join(slice.map((b) => sql`(${b.hash}, ${b.size}, ${now}, ${pack}, ${b.offset}, 0)`));
+    const inserted = await rowsOf(
+      trx,
+      sql<{ hash: string }>`INSERT INTO blobs (hash, size, created_at, pack, pack_offset, damaged)
+        VALUES ${values} ON CONFLICT (hash) DO NOTHING RETURNING hash`,
+    );
+    const fresh = new Set(inserted.map((row) => row.hash));
+    const held = slice.filter((blob) => !fresh.has(blob.hash));
+    for (const blob of slice) if (fresh.has(blob.hash)) live += blob.size;
+    if (held.length === 0) continue;
+    // Locked (on PostgreSQL): of two uploads repairing one blob, the second finds it whole.
+    const damaged = await rowsOf(
+      trx,
+      sql<{ hash: string; pack: string | null }>`SELECT hash, pack FROM blobs
+        WHERE hash IN (${sql.join(held.map((blob) => blob.hash))}) AND damaged <> 0 ${forUpdate(dialect)}`,
+    );
+    const byHash = new Map(held.map((blob) => [blob.hash, blob]));
+    for (const row of damaged) {
+      const blob = byHash.get(row.hash)!;
+      await sql`UPDATE blobs SET pack = ${pack}, pack_offset = ${blob.offset}, damaged = 0
+        WHERE hash = ${blob.hash}`.execute(trx);
+      if (row.pack !== null) {
+        await sql`UPDATE packs SET live_bytes = live_bytes - ${blob.size} WHERE id = ${row.pack}`.execute(
+          trx,
+        );
+      }
+      live += blob.size;
+    }
+  }
+  return live;
+}
+
+/** Writes manifest rows of a session, each path with the media type of its extension. */
+async function insertAssets(trx: Executor, sessionId: string, entries: ManifestEntry[]): Promise<void> {
+  const values = sql.join(
+    entries.map((e) => sql`(${sessionId}, ${e.path}, ${e.hash}, ${e.size}, ${mediaTypeFor(e.path)})`),
+  );
+  await sql`INSERT INTO session_assets (session_id, path, hash, size, content_type) VALUES ${values}
+    ON CONFLICT (session_id, path) DO UPDATE SET hash = excluded.hash, size = excluded.size,
+      content_type = excluded.content_type`.execute(trx);
+}
+
+/** Records that the session has these hashes (repeats are kept once). */
+async function insertSessionBlobs(trx: Executor, sessionId: string, hashes: string[]): Promise<void> {
+  for (const slice of slicesOf([...new Set(hashes)], ROWS_PER_STATEMENT)) {
+    const values = sql.join(slice.map((hash) => sql`(${sessionId}, ${hash})`));
+    await sql`INSERT INTO session_blobs (session_id, hash) VALUES ${values}
+      ON CONFLICT (session_id, hash) DO NOTHING`.execute(trx);
+  }
+}
+
+/** Those of `hashes` one of the project's kept revisions names, with their bytes whole. */
+async function ownedByRevision(trx: Executor, projectSlug: string, hashes: string[]): Promise<Set<string>> {
+  if (hashes.length === 0) return new Set();
+  const rows = await rowsOf(
+    trx,
+    sql<{ hash: string }>`SELECT DISTINCT f.hash FROM revision_files f
+      JOIN blobs b ON b.hash = f.hash AND b.damaged = 0
+      WHERE f.project_slug = ${projectSlug} AND f.hash IN (${sql.join(hashes)})`,
+  );
+  return new Set(rows.map((row) => row.hash));
+}
+
+/** Those of `hashes` verified in (or granted to) one of the project's open sessions, bytes whole. */
+async function ownedBySession(
+  trx: Executor,
+  projectSlug: string,
+  hashes: string[],
+  now: number,
+): Promise<Set<string>> {
+  if (hashes.length === 0) return new Set();
+  const rows = await rowsOf(
+    trx,
+    sql<{ hash: string }>`SELECT DISTINCT h.hash FROM session_blobs h
+      JOIN upload_sessions u ON u.id = h.session_id
+      JOIN blobs b ON b.hash = h.hash AND b.damaged = 0
+      WHERE h.hash IN (${sql.join(hashes)}) AND u.project_slug = ${projectSlug} AND u.expires_at > ${now}`,
+  );
+  return new Set(rows.map((row) => row.hash));
 }
 
 /**
