@@ -5,7 +5,8 @@ import type { PlatformDatabase } from "../platform/local/database.js";
 import { BlobCache } from "./blob-cache.js";
 import { sendFile, type BlobSource } from "./file-response.js";
 import { refusalOf } from "./http-exactness.js";
-import { ObjectStoreUnavailableError } from "../core/errors.js";
+import { DatabaseUnavailableError, ObjectStoreUnavailableError } from "../core/errors.js";
+import { isDatabaseUnavailable } from "../shared/postgres-errors.js";
 import { sendPlain, sendServerError } from "./plain-response.js";
 import { decodePath, requestTarget } from "./request-path.js";
 import { RouteMemo } from "./route-memo.js";
@@ -67,7 +68,7 @@ export function createEdgeHandler(options: EdgeOptions): EdgeHandler {
       // A failing reporter must not take the response down with it.
     }
     try {
-      sendServerError(res, error instanceof ObjectStoreUnavailableError ? error : undefined);
+      sendServerError(res, unavailableOf(error));
     } catch {
       res.destroy();
     }
@@ -149,4 +150,10 @@ const REDIRECT_TEXT = {
 function acceptsHtml(req: IncomingMessage): boolean {
   const accept = req.headers.accept;
   return accept !== undefined && accept.toLowerCase().includes("text/html");
+}
+
+/** The dependency a failure says is down (the content store, the database), for a 503; else undefined. */
+function unavailableOf(error: unknown): ObjectStoreUnavailableError | DatabaseUnavailableError | undefined {
+  if (error instanceof ObjectStoreUnavailableError || error instanceof DatabaseUnavailableError) return error;
+  return isDatabaseUnavailable(error) ? new DatabaseUnavailableError({ cause: error }) : undefined;
 }

@@ -2,11 +2,12 @@ import { Readable } from "node:stream";
 import { Hono } from "hono";
 import type { Logger } from "pino";
 import { requestLogger, requestOrigin } from "../shared/request-logger.js";
+import { isDatabaseUnavailable } from "../shared/postgres-errors.js";
 import type { Metrics } from "../shared/metrics.js";
 import { requestMetrics } from "../shared/request-metrics.js";
 import { bearerToken } from "../shared/bearer.js";
 import { isClientAbort } from "../shared/client-abort.js";
-import { UploadError, UploadErrorCode } from "./upload-errors.js";
+import { UploadError, UploadErrorCode, databaseUnavailable } from "./upload-errors.js";
 import type { UploadService } from "./upload-service.js";
 
 /**
@@ -52,6 +53,12 @@ export function createUploadApp(deps: { service: UploadService; logger: Logger; 
       // The client went away mid-bucket (what it sent in full is kept); nobody is left to answer.
       deps.logger.info(requestOrigin(c), "client aborted the request");
       return new Response(null, { status: 499 });
+    }
+    if (isDatabaseUnavailable(error)) {
+      // An outage, not a bug: a warning, and a 503 the client retries after a moment.
+      deps.logger.warn({ ...requestOrigin(c), reason: (error as Error).message }, "database unavailable");
+      c.header("Retry-After", "1");
+      return c.json(failure(databaseUnavailable()), 503);
     }
     if (!(error instanceof UploadError))
       deps.logger.error({ err: error, ...requestOrigin(c) }, "upload failed");

@@ -25,6 +25,7 @@ export const UploadErrorCode = {
   quotaExceeded: 10008,
   insufficientStorage: 10009,
   objectStoreUnavailable: 10010,
+  databaseUnavailable: 10011,
   internal: 10000,
 } as const;
 
@@ -50,4 +51,12 @@ export const objectStoreUnavailable = (cause: unknown) =>
     UploadErrorCode.objectStoreUnavailable,
     "the content store is unavailable; nothing of this bucket was stored, send it again",
     { cause },
+  );
+
+/** The database behind the service does not answer (down, restarting): nothing was recorded; retry. */
+export const databaseUnavailable = () =>
+  new UploadError(
+    503,
+    UploadErrorCode.databaseUnavailable,
+    "the service's database is unavailable; retry shortly",
   );
