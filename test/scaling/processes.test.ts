@@ -1,0 +1,200 @@
+import { randomBytes } from "node:crypto";
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { runBinary, writeSite } from "../client/helpers.js";
+import { createTestProject, identity, manifestOf } from "../support/deploy-flow.js";
+import { api, edgeGet } from "../support/http.js";
+import { uploadBucket } from "../support/multipart.js";
+import { startBalancer, type Balancer } from "../support/balancer.js";
+import { describePostgres, testPostgres } from "../support/postgres.js";
+import { type RoleUrls, type ServerProcess, spawnProcess } from "../support/server-process.js";
+import { tempDir } from "../support/server.js";
+import { startObjectStore, TEST_BUCKET, type TestObjectStore } from "../support/s3-server.js";
+
+type Process = ServerProcess<RoleUrls>;
+
+/** Polls `edge` until `host` serves `body` at `path`; the milliseconds it took, or Infinity past `limitMs`. */
+async function servedWithin(edge: string, host: string, path: string, body: string, limitMs: number) {
+  const started = performance.now();
+  for (;;) {
+    const response = await edgeGet(edge, host, path);
+    if (response.status === 200 && response.body.toString() === body) return performance.now() - started;
+    if (performance.now() - started > limitMs) return Infinity;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+await describePostgres(
+  "two API, two upload and two edge processes on one PostgreSQL and one object store",
+  () => {
+    const dirs: { path: string; cleanup(): void }[] = [];
+    const processes: Process[] = [];
+    const balancers: Balancer[] = [];
+    let apis: Process[];
+    let uploads: Process[];
+    let edges: Process[];
+    let apiUrl: string;
+    let shared: Record<string, string>;
+    let objectStore: TestObjectStore;
+
+    const start = async (roles: string, env: Record<string, string> = {}) => {
+      const dir = tempDir();
+      dirs.push(dir);
+      const started = await spawnProcess(dir.path, { ...shared, ROLES: roles, ...env });
+      processes.push(started);
+      return started;
+    };
+
+    beforeAll(async () => {
+      const { url, schema } = testPostgres();
+      objectStore = await startObjectStore();
+      shared = {
+        DATABASE_URL: url,
+        DATABASE_SCHEMA: schema,
+        CREATE_LIMIT_PER_ADDRESS: "1000",
+        LOG_LEVEL: "warn",
+        ...objectStoreEnv(objectStore),
+      };
+      // The first process migrates; the others find the schema ready (they would wait on its lock).
+      uploads = [await start("upload"), await start("upload")];
+      const uploadBalancer = await startBalancer(uploads.map((p) => p.urls.upload!));
+      balancers.push(uploadBalancer);
+      const apiEnv = { UPLOAD_PUBLIC_URL: uploadBalancer.url, PUBLIC_EDGE_PORT: "8080" };
+      apis = await Promise.all([start("api", apiEnv), start("api", apiEnv)]);
+      edges = await Promise.all([start("edge"), start("edge")]);
+      const apiBalancer = await startBalancer(apis.map((p) => p.urls.api!));
+      balancers.push(apiBalancer);
+      apiUrl = apiBalancer.url;
+    }, 120_000);
+
+    afterAll(async () => {
+      await Promise.all(balancers.map((b) => b.close()));
+      await Promise.all(processes.map((p) => p.stop()));
+      for (const dir of dirs) dir.cleanup();
+      await objectStore?.close();
+    });
+
+    it("deploy: prepared through API 1, uploaded through upload 2, completed through API 2; both edges serve it within 1 s", async () => {
+      const [api1, api2] = apis.map((p) => p.urls.api!) as [string, string];
+      const p = await createTestProject(api1, "split");
+      const files = { "/index.html": "<h1>split across processes</h1>" };
+      const { manifest, byHash } = await manifestOf(p.slug, files);
+      const prepared = await api(api1, "POST", `/projects/${p.slug}/prepare`, {
+        token: p.token,
+        body: { ...identity(p), manifest },
+      });
+      expect(prepared.status).toBe(200);
+      const upload2 = new URL(prepared.body.urls.upload);
+      const direct = `${uploads[1]!.urls.upload}${upload2.pathname}${upload2.search}`;
+      const [hash] = prepared.body.buckets[0] as string[];
+      const uploaded = await uploadBucket(direct, prepared.body.uploadJwt, [
+        { hash: hash!, bytes: byHash.get(hash!)! },
+      ]);
+      expect(uploaded.status).toBe(201);
+      const deployed = await api(api2, "POST", `/projects/${p.slug}/deploy`, {
+        token: p.token,
+        body: { ...identity(p), deployId: prepared.body.deployId, completionJwt: uploaded.body.result.jwt },
+      });
+      expect(deployed.status).toBe(200);
+      for (const edge of edges) {
+        const host = `${p.slug}.localhost`;
+        expect(await servedWithin(edge.urls.edge!, host, "/", files["/index.html"], 1_000)).toBeLessThan(
+          1_000,
+        );
+        const revisionHost = `${deployed.body.revisionId}--${p.slug}.localhost`;
+        expect((await edgeGet(edge.urls.edge!, revisionHost, "/")).status).toBe(200);
+      }
+    });
+
+    it("deploy: the real client through the API balancer; a redeploy reaches both edges within 1 s", async () => {
+      const work = tempDir();
+      dirs.push(work);
+      const site = join(work.path, "site");
+      const env = {
+        DEPLOY_API_URL: apiUrl,
+        DEPLOY_CONFIG_DIR: join(work.path, "config"),
+        DEPLOY_RETRY_BASE_MS: "20",
+        PATH: process.env.PATH ?? "",
+      };
+      await writeSite(site, { "index.html": "<h1>one</h1>", "app.js": "console.log(1)" });
+      const first = JSON.parse((await runBinary([site, "--json"], env)).stdout);
+      await writeSite(site, { "index.html": "<h1>two</h1>", "app.js": "console.log(1)" });
+      const second = JSON.parse((await runBinary([site, "--json"], env)).stdout);
+      expect(second.projectSlug).toBe(first.projectSlug);
+      expect(second.uploaded).toBe(1);
+      for (const edge of edges) {
+        const host = `${second.projectSlug}.localhost`;
+        expect(await servedWithin(edge.urls.edge!, host, "/", "<h1>two</h1>", 1_000)).toBeLessThan(1_000);
+        const old = await edgeGet(
+          edge.urls.edge!,
+          `${first.revisionId}--${first.projectSlug}.localhost`,
+          "/",
+        );
+        expect(old.body.toString()).toBe("<h1>one</h1>");
+      }
+    });
+
+    it("deploy: kill -9 of an API process during the client's deploy; its retry through the other loses nothing", async () => {
+      const work = tempDir();
+      dirs.push(work);
+      const site = join(work.path, "site");
+      const files: Record<string, Buffer> = {};
+      for (let i = 0; i < 40; i++) files[`assets/part-${i}.bin`] = randomBytes(200_000);
+      files["index.html"] = Buffer.from("<h1>survived</h1>");
+      await writeSite(site, files);
+      const env = {
+        DEPLOY_API_URL: apiUrl,
+        DEPLOY_CONFIG_DIR: join(work.path, "config"),
+        DEPLOY_RETRY_BASE_MS: "20",
+        PATH: process.env.PATH ?? "",
+      };
+      const uploadsBefore = await requestCount(uploads, "upload");
+      const apiBefore = await requestCount([apis[0]!], "api");
+      const running = runBinary([site, "--json"], env);
+      // The deploy is under way (prepared, its buckets going up) when the first API process dies.
+      while ((await requestCount(uploads, "upload")) === uploadsBefore) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      // Round robin gave it some of this deploy's requests (create, prepare) before it died.
+      expect(await requestCount([apis[0]!], "api")).toBeGreaterThan(apiBefore);
+      await apis[0]!.kill();
+      const run = await running;
+      expect(run.code, run.stderr).toBe(0);
+      const deployed = JSON.parse(run.stdout);
+      for (const edge of edges) {
+        const host = `${deployed.projectSlug}.localhost`;
+        expect(await servedWithin(edge.urls.edge!, host, "/", "<h1>survived</h1>", 1_000)).toBeLessThan(
+          1_000,
+        );
+        for (const [path, bytes] of Object.entries(files)) {
+          const served = await edgeGet(edge.urls.edge!, host, path === "index.html" ? "/" : `/${path}`);
+          expect(served.body.equals(bytes), path).toBe(true);
+        }
+      }
+    });
+  },
+);
+
+/** The settings that put every process's packs in one bucket of `store`, under their own prefix. */
+function objectStoreEnv(store: TestObjectStore): Record<string, string> {
+  return {
+    OBJECT_STORE_URL: `s3://${TEST_BUCKET}/processes/`,
+    AWS_ACCESS_KEY_ID: "S3RVER",
+    AWS_SECRET_ACCESS_KEY: "S3RVER",
+    AWS_REGION: "us-east-1",
+    S3_ENDPOINT: store.endpoint,
+    S3_FORCE_PATH_STYLE: "true",
+  };
+}
+
+/** Requests the processes of `role` answered so far, off their /metrics. */
+async function requestCount(processes: Process[], role: string): Promise<number> {
+  let total = 0;
+  for (const process of processes) {
+    const text = await (await fetch(`${process.urls.ops}/metrics`)).text();
+    for (const match of text.matchAll(/^http_requests_total\{([^}]*)\} (\d+)$/gm)) {
+      if (match[1]!.includes(`role="${role}"`)) total += Number(match[2]);
+    }
+  }
+  return total;
+}
