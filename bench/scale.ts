@@ -1,0 +1,153 @@
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { manifestEntries } from "./suites/api-load.js";
+import { createProject, deployFiles, postJson, prepareBody } from "./lib/api-deploy.js";
+import { machineInfo } from "./lib/machine.js";
+import { startPgCounter, type PgTraffic } from "./lib/pg-counter.js";
+import { STORAGE_LIMITS_OFF, startServerProcess } from "./lib/server-process.js";
+import { summarize } from "./lib/stats.js";
+import { runWrk } from "./lib/wrk.js";
+
+/**
+ * `npm run bench:scale`: what one process carries, embedded (SQLite, local folder) and on
+ * PostgreSQL, side by side in one run, for SCALING.md. Not part of `npm test`.
+ */
+const DATABASE = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const SECONDS = Number(process.env.SCALE_SECONDS ?? 10);
+const WORK = mkdtempSync(join(tmpdir(), "bench-scale-"));
+
+interface EngineFigures {
+  engine: string;
+  edgeWarmRps: number;
+  edgeRoutesRps: number;
+  deploysPerSecond: number;
+  prepare100kMs: number;
+  publish: { files: number; ms: number; traffic?: PgTraffic }[];
+}
+
+function site(files: number, bytes = 2_000): Map<string, Buffer> {
+  const map = new Map<string, Buffer>();
+  for (let i = 0; i < files; i++) map.set(`/pages/${Math.floor(i / 100)}/page-${i}.html`, randomBytes(bytes));
+  map.set("/index.html", Buffer.from(`<h1>${randomBytes(8).toString("hex")}</h1>`.padEnd(bytes, " ")));
+  return map;
+}
+
+async function measure(engine: "embedded" | "postgres"): Promise<EngineFigures> {
+  const counter = engine === "postgres" ? await startPgCounter(DATABASE) : undefined;
+  const schema = `bench_scale_${process.pid}_${Date.now().toString(36)}`;
+  const server = await startServerProcess({
+    dataDir: join(WORK, engine),
+    env: {
+      CREATE_LIMIT_PER_ADDRESS: "0",
+      CREATE_LIMIT_PER_FINGERPRINT: "0",
+      PREPARE_LIMIT_PER_PROJECT: "0",
+      PREPARE_LIMIT_PER_ADDRESS: "0",
+      LOG_LEVEL: "warn",
+      // Hashing 10,000 files takes longer than the default 5 s of keep-alive: fetch would reuse a
+      // connection the server is closing at that moment (EPIPE).
+      KEEP_ALIVE_TIMEOUT_SECONDS: "120",
+      ...STORAGE_LIMITS_OFF,
+      ...(counter ? { DATABASE_URL: counter.url, DATABASE_SCHEMA: schema } : {}),
+    },
+  });
+  try {
+    const publish: EngineFigures["publish"] = [];
+    for (const files of [100, 10_000]) {
+      const content = site(files);
+      counter?.reset();
+      const started = performance.now();
+      await deployFiles(server.urls.api, content);
+      publish.push({ files, ms: performance.now() - started, traffic: counter?.traffic() });
+    }
+    const { hostname } = await deployFiles(server.urls.api, site(1));
+    const host = { host: hostname };
+    await runWrk({ url: `${server.urls.edge}/`, seconds: 2, headers: host });
+    const warm = await runWrk({ url: `${server.urls.edge}/`, seconds: SECONDS, headers: host });
+    const routes = await runWrk({
+      url: `${server.urls.edge}/`,
+      seconds: SECONDS,
+      headers: host,
+      uniqueTargets: true,
+    });
+    const deploys = await deploysPerSecond(server.urls.api);
+    const prepare = await prepareLatency(server.urls.api);
+    return {
+      engine,
+      edgeWarmRps: warm.rps,
+      edgeRoutesRps: routes.rps,
+      deploysPerSecond: deploys,
+      prepare100kMs: prepare,
+      publish,
+    };
+  } finally {
+    await server.stop();
+    await counter?.close();
+  }
+}
+
+/** Four clients deploying small sites (10 files of 2 KB, a new project each) for SECONDS. */
+async function deploysPerSecond(apiUrl: string): Promise<number> {
+  let done = 0;
+  const until = performance.now() + SECONDS * 1000;
+  const worker = async () => {
+    while (performance.now() < until) {
+      await deployFiles(apiUrl, site(10));
+      done++;
+    }
+  };
+  const started = performance.now();
+  await Promise.all([worker(), worker(), worker(), worker()]);
+  return done / ((performance.now() - started) / 1000);
+}
+
+/** Median of three prepares of 100,000 entries nothing holds yet. */
+async function prepareLatency(apiUrl: string): Promise<number> {
+  const project = await createProject(apiUrl);
+  const samples: number[] = [];
+  for (let round = 0; round < 3; round++) {
+    const body = prepareBody(project, manifestEntries(100_000));
+    const started = performance.now();
+    const reply = await postJson(`${apiUrl}/projects/${project.slug}/prepare`, body, project.token);
+    if (reply.status !== 200) throw new Error(`prepare answered ${reply.status}`);
+    samples.push(performance.now() - started);
+  }
+  return summarize(samples).median;
+}
+
+function report(figures: EngineFigures[]): string {
+  const [embedded, postgres] = figures as [EngineFigures, EngineFigures];
+  const row = (name: string, a: number, b: number, digits = 0) =>
+    `| ${name} | ${a.toFixed(digits)} | ${b.toFixed(digits)} | ${(b / a).toFixed(2)}× |`;
+  const lines = [
+    `Machine: ${JSON.stringify(machineInfo())}; ${SECONDS} s per load step.`,
+    "",
+    "| figure (one process, every role) | embedded | PostgreSQL | PostgreSQL / embedded |",
+    "|---|---|---|---|",
+    row("edge req/s, warm (one 2 KB page, wrk 2×50)", embedded.edgeWarmRps, postgres.edgeWarmRps),
+    row("edge req/s, every URL new (route not remembered)", embedded.edgeRoutesRps, postgres.edgeRoutesRps),
+    row(
+      "deploys/s (new project, 10 files of 2 KB, 4 clients)",
+      embedded.deploysPerSecond,
+      postgres.deploysPerSecond,
+      1,
+    ),
+    row("prepare of 100,000 entries, ms (median of 3)", embedded.prepare100kMs, postgres.prepare100kMs),
+    ...embedded.publish.map((e, i) =>
+      row(`first deploy of ${e.files} files, ms`, e.ms, postgres.publish[i]!.ms),
+    ),
+    "",
+    "| PostgreSQL per first deploy (create, prepare, upload, deploy) | statements | bytes to PostgreSQL | bytes back |",
+    "|---|---|---|---|",
+    ...postgres.publish.map(
+      (p) =>
+        `| ${p.files} files | ${p.traffic!.statements} | ${p.traffic!.bytesSent} | ${p.traffic!.bytesReceived} |`,
+    ),
+  ];
+  return lines.join("\n");
+}
+
+const figures = [await measure("embedded"), await measure("postgres")];
+console.log(report(figures));
+rmSync(WORK, { recursive: true, force: true });
