@@ -62,9 +62,11 @@ async function measure(engine: "embedded" | "postgres"): Promise<EngineFigures> 
       publish.push({ files, ms: performance.now() - started, traffic: counter?.traffic() });
     }
     const { hostname } = await deployFiles(server.urls.api, site(1));
-    const host = { host: hostname };
+    const host = { Host: hostname };
     await runWrk({ url: `${server.urls.edge}/`, seconds: 2, headers: host });
     const warm = await runWrk({ url: `${server.urls.edge}/`, seconds: SECONDS, headers: host });
+    if (warm.errors > 0)
+      throw new Error(`the edge answered ${warm.errors} of ${warm.requests} requests with errors`);
     const routes = await runWrk({
       url: `${server.urls.edge}/`,
       seconds: SECONDS,
