@@ -1,6 +1,7 @@
 import { DatabaseUnavailableError } from "../core/errors.js";
 import { ConfigError, loadConfig } from "./config.js";
-import { migrateMetadataStore } from "./metadata-store.js";
+import { migrateMetadataStore, platformPostgres } from "./metadata-store.js";
+import { migratePostgresPlatform } from "../platform/local/postgres-database.js";
 import { startProcess } from "./start.js";
 import { cloudflareCommand } from "./cloudflare-command.js";
 
@@ -32,6 +33,16 @@ async function main(): Promise<void> {
     console.log(
       applied.length === 0 ? "metadata store: up to date" : `metadata store: applied ${applied.join(", ")}`,
     );
+    // The platform's own schema, when it is in PostgreSQL too (SQLite's upgrades itself at start).
+    const platform = platformPostgres(config);
+    if (platform !== undefined) {
+      const report = await migratePostgresPlatform(platform);
+      console.log(
+        report.applied.length === 0
+          ? "platform: up to date"
+          : `platform: applied ${report.applied.join(", ")}`,
+      );
+    }
     return;
   }
   if (command === "cloudflare") {

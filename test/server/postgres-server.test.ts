@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { PLATFORM_MIGRATIONS } from "../../src/platform/local/postgres-schema.js";
 import { sql } from "kysely";
 import { afterEach, expect, it } from "vitest";
 import { openPostgres } from "../../src/shared/postgres.js";
@@ -88,16 +89,20 @@ await describePostgres("the server on PostgreSQL", () => {
     expect(rows[0]?.n).toBe(1);
   });
 
-  it("deploy-server migrate: applies the store's migrations once, then says it is up to date", async () => {
+  it("deploy-server migrate: applies the store's and the platform's migrations once, then says both are up to date", async () => {
     const { url, schema } = testPostgres();
     const dir = tempDir();
     closers.push(async () => dir.cleanup());
     const env = { DATABASE_URL: url, DATABASE_SCHEMA: schema, DATA_DIR: dir.path };
     const first = await runMigrate(env);
     const all = Object.keys(POSTGRES_MIGRATIONS).join(", ");
-    expect(first).toEqual({ code: 0, output: `metadata store: applied ${all}\n` });
+    const platform = Object.keys(PLATFORM_MIGRATIONS).join(", ");
+    expect(first).toEqual({
+      code: 0,
+      output: `metadata store: applied ${all}\nplatform: applied ${platform}\n`,
+    });
     const again = await runMigrate(env);
-    expect(again).toEqual({ code: 0, output: "metadata store: up to date\n" });
+    expect(again).toEqual({ code: 0, output: "metadata store: up to date\nplatform: up to date\n" });
   });
 
   it("deploy-server migrate: a database that does not answer exits 1 with a message and no password", async () => {

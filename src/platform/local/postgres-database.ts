@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Kysely } from "kysely";
-import { migrate } from "../../shared/migrator.js";
+import { migrate, type MigrationReport } from "../../shared/migrator.js";
 import { openPostgres, type PostgresOptions } from "../../shared/postgres.js";
 import { ManifestListener } from "./manifest-listener.js";
 import type { PlatformDatabase } from "./platform-db.js";
@@ -31,6 +31,17 @@ export async function openPostgresPlatformDatabase(options: PostgresOptions): Pr
     throw error;
   }
   return postgresPlatformDatabase(db, { url: options.url, schema, writer });
+}
+
+/** Applies the platform's pending migrations on PostgreSQL and closes (`deploy-server migrate`). */
+export async function migratePostgresPlatform(options: PostgresOptions): Promise<MigrationReport> {
+  const schema = options.schema ?? PLATFORM_SCHEMA;
+  const db = await openPostgres<unknown>({ ...options, schema });
+  try {
+    return await migrate(db, PLATFORM_MIGRATIONS, { tableName: "platform_migration", schema });
+  } finally {
+    await db.destroy();
+  }
 }
 
 /**
