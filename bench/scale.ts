@@ -1,3 +1,4 @@
+/// <reference path="../test/support/s3rver.d.ts" />
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,6 +10,7 @@ import { startPgCounter, type PgTraffic } from "./lib/pg-counter.js";
 import { STORAGE_LIMITS_OFF, startServerProcess } from "./lib/server-process.js";
 import { summarize } from "./lib/stats.js";
 import { runWrk } from "./lib/wrk.js";
+import S3rver from "s3rver";
 
 /**
  * `npm run bench:scale`: what one process carries, embedded (SQLite, local folder) and on
@@ -34,8 +36,36 @@ function site(files: number, bytes = 2_000): Map<string, Buffer> {
   return map;
 }
 
+/** A real S3-protocol server (s3rver) on 127.0.0.1 with one bucket, for the packs. */
+async function startObjectStore(): Promise<{ env: Record<string, string>; close(): Promise<void> }> {
+  const directory = mkdtempSync(join(tmpdir(), "bench-s3-"));
+  const server = new S3rver({
+    address: "127.0.0.1",
+    port: 0,
+    silent: true,
+    directory,
+    configureBuckets: [{ name: "bench-packs" }],
+  });
+  const { port } = await server.run();
+  return {
+    env: {
+      OBJECT_STORE_URL: "s3://bench-packs/scale/",
+      AWS_ACCESS_KEY_ID: "S3RVER",
+      AWS_SECRET_ACCESS_KEY: "S3RVER",
+      AWS_REGION: "us-east-1",
+      S3_ENDPOINT: `http://127.0.0.1:${port}`,
+      S3_FORCE_PATH_STYLE: "true",
+    },
+    close: async () => {
+      await server.close();
+      rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}
+
 async function measure(engine: "embedded" | "postgres"): Promise<EngineFigures> {
   const counter = engine === "postgres" ? await startPgCounter(DATABASE) : undefined;
+  const objects = engine === "postgres" ? await startObjectStore() : undefined;
   const schema = `bench_scale_${process.pid}_${Date.now().toString(36)}`;
   const server = await startServerProcess({
     dataDir: join(WORK, engine),
@@ -50,6 +80,7 @@ async function measure(engine: "embedded" | "postgres"): Promise<EngineFigures> 
       KEEP_ALIVE_TIMEOUT_SECONDS: "120",
       ...STORAGE_LIMITS_OFF,
       ...(counter ? { DATABASE_URL: counter.url, DATABASE_SCHEMA: schema } : {}),
+      ...objects?.env,
     },
   });
   try {
@@ -86,6 +117,7 @@ async function measure(engine: "embedded" | "postgres"): Promise<EngineFigures> 
   } finally {
     await server.stop();
     await counter?.close();
+    await objects?.close();
   }
 }
 
@@ -125,7 +157,7 @@ function report(figures: EngineFigures[]): string {
   const lines = [
     `Machine: ${JSON.stringify(machineInfo())}; ${SECONDS} s per load step.`,
     "",
-    "| figure (one process, every role) | embedded | PostgreSQL | PostgreSQL / embedded |",
+    "| figure (one process, every role) | embedded | PostgreSQL + object store | PostgreSQL / embedded |",
     "|---|---|---|---|",
     row("edge req/s, warm (one 2 KB page, wrk 2×50)", embedded.edgeWarmRps, postgres.edgeWarmRps),
     row("edge req/s, every URL new (route not remembered)", embedded.edgeRoutesRps, postgres.edgeRoutesRps),
