@@ -1,4 +1,3 @@
-/// <reference path="../test/support/s3rver.d.ts" />
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
