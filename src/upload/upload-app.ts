@@ -54,7 +54,7 @@ export function createUploadApp(deps: { service: UploadService; logger: Logger; 
       deps.logger.info(requestOrigin(c), "client aborted the request");
       return new Response(null, { status: 499 });
     }
-    if (isDatabaseUnavailable(error)) {
+    if (!(error instanceof UploadError) && isDatabaseUnavailable(error)) {
       // An outage, not a bug: a warning, and a 503 the client retries after a moment.
       deps.logger.warn({ ...requestOrigin(c), reason: (error as Error).message }, "database unavailable");
       c.header("Retry-After", "1");
