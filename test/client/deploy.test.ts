@@ -4,6 +4,7 @@ import { PassThrough } from "node:stream";
 import { sha256Hex } from "../../src/core/ids.js";
 import { runCli } from "../../src/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seriesOf } from "../support/prometheus-text.js";
 import {
   edgeGet,
   fixtureSite,
@@ -33,10 +34,9 @@ interface DeployJson {
 async function requestsByRoute(): Promise<Map<string, number>> {
   const text = (await bed.server.metrics.render()).body;
   const counts = new Map<string, number>();
-  for (const match of text.matchAll(/^http_requests_total\{([^}]*)\} (\d+)$/gm)) {
-    const labels = Object.fromEntries([...match[1]!.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+  for (const { labels, value } of seriesOf(text, "http_requests_total")) {
     const key = `${labels.role} ${labels.method} ${labels.route}`;
-    counts.set(key, (counts.get(key) ?? 0) + Number(match[2]));
+    counts.set(key, (counts.get(key) ?? 0) + value);
   }
   return counts;
 }

@@ -8,6 +8,7 @@ import { uploadBucket } from "../support/multipart.js";
 import { startBalancer, type Balancer } from "../support/balancer.js";
 import { describePostgres, testPostgres } from "../support/postgres.js";
 import { type RoleUrls, type ServerProcess, spawnProcess } from "../support/server-process.js";
+import { sumOf } from "../support/prometheus-text.js";
 import { tempDir } from "../support/server.js";
 import { startObjectStore, TEST_BUCKET, type TestObjectStore } from "../support/s3-server.js";
 
@@ -192,9 +193,7 @@ async function requestCount(processes: Process[], role: string): Promise<number>
   let total = 0;
   for (const process of processes) {
     const text = await (await fetch(`${process.urls.ops}/metrics`)).text();
-    for (const match of text.matchAll(/^http_requests_total\{([^}]*)\} (\d+)$/gm)) {
-      if (match[1]!.includes(`role="${role}"`)) total += Number(match[2]);
-    }
+    total += sumOf(text, "http_requests_total", { role });
   }
   return total;
 }

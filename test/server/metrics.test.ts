@@ -1,23 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTestProject, deployFiles } from "../support/deploy-flow.js";
 import { api, edgeGet } from "../support/http.js";
+import { sample } from "../support/prometheus-text.js";
 import { startTestServer } from "../support/server.js";
 
 type Server = Awaited<ReturnType<typeof startTestServer>>;
-
-/** The value of one series in Prometheus's text format, or undefined when it is absent. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  for (const line of text.split("\n")) {
-    if (line.startsWith("#")) continue;
-    const match = /^([a-z_:]+)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!match || match[1] !== name) continue;
-    const found = Object.fromEntries(
-      [...(match[2] ?? "").matchAll(/([a-z_]+)="([^"]*)"/g)].map((m) => [m[1], m[2]]),
-    );
-    if (Object.entries(labels).every(([key, value]) => found[key] === value)) return Number(match[3]);
-  }
-  return undefined;
-}
 
 async function scrape(server: Server): Promise<{ status: number; type: string | null; text: string }> {
   const response = await fetch(`${server.urls.ops}/metrics`);
