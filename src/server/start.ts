@@ -101,7 +101,8 @@ export async function startProcess(
       ? openCloudflarePlatform(config.cloudflare, config, now)
       : local.platform;
 
-    const edgePort = config.publicEdgePort ?? Number(new URL(edge?.url ?? "http://x:80").port);
+    // Without the edge role only the API needs it, and loadConfig makes an API process name it.
+    const edgePort = config.publicEdgePort ?? (edge ? Number(new URL(edge.url).port) : 0);
     const services = createServices({
       store,
       platform,
