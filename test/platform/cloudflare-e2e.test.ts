@@ -4,6 +4,8 @@ import { CF } from "../support/cloudflare-api/cloudflare-fixture.js";
 import { type CloudflareApi, startCloudflareApi } from "../support/cloudflare-api/server.js";
 import { WorkersRuntime } from "../support/cloudflare-api/workers-runtime.js";
 import { startTestDns, type TestDnsServer } from "../support/dns-server.js";
+import { TestClock } from "../support/clock.js";
+import { checkPendingDomains } from "../../src/core/operations/index.js";
 import { runInProcess, startTestBed, type TestBed, writeSite } from "../client/helpers.js";
 
 /**
@@ -17,6 +19,7 @@ describe("Cloudflare end to end: deploy client → API → Cloudflare stand-in �
   let bed: TestBed;
   let runtime: WorkersRuntime;
   let site: string;
+  const clock = new TestClock();
   let deployed: { projectSlug: string; revisionId: string; productionUrl: string; revisionUrl: string };
 
   const get = async (hostname: string, path: string) => {
@@ -32,6 +35,7 @@ describe("Cloudflare end to end: deploy client → API → Cloudflare stand-in �
       cnameTarget: "edge.sites.test",
       dnsResolver: dns.address,
       cloudflare: { ...CF, apiBaseUrl: api.url },
+      clock,
     });
     runtime = new WorkersRuntime(api.state, {
       namespace: CF.dispatchNamespace,
@@ -80,10 +84,24 @@ describe("Cloudflare end to end: deploy client → API → Cloudflare stand-in �
     expect((await get("example.org", "/")).status).toBe(404);
   });
 
-  it("domain: a custom hostname becomes a Cloudflare for SaaS custom hostname and serves the site", async () => {
+  it("domain: a custom hostname becomes a Cloudflare for SaaS custom hostname and serves the site; its status is Cloudflare's", async () => {
     dns.setCname("www.example.com", "edge.sites.test");
     const run = await runInProcess(["domain", "www.example.com", "--json"], bed.env, site);
     expect(run.code).toBe(0);
+    // DNS shows the CNAME, but on this platform the name is active only once Cloudflare says so.
+    expect(JSON.parse(run.stdout).domain).toMatchObject({
+      status: "pending",
+      message: "Cloudflare shows the custom hostname pending, its certificate pending_validation",
+    });
+    const stillPending = await runInProcess(["domain", "--check", "--json"], bed.env, site);
+    expect(JSON.parse(stillPending.stdout).domain.status).toBe("pending");
+    api.state.validateCustomHostname(CF.zoneId, "www.example.com");
+    const check = await runInProcess(["domain", "--check", "--json"], bed.env, site);
+    expect(check.code).toBe(0);
+    expect(JSON.parse(check.stdout).domain).toMatchObject({
+      status: "active",
+      message: "Cloudflare shows the custom hostname active, its certificate active",
+    });
     const hostnames = [...api.state.zone(CF.zoneId).values()].map((h) => [
       h.hostname,
       h.ssl.method,
@@ -95,6 +113,21 @@ describe("Cloudflare end to end: deploy client → API → Cloudflare stand-in �
     expect(reset.code).toBe(0);
     expect(api.state.zone(CF.zoneId).size).toBe(0);
     expect((await get("www.example.com", "/about")).status).toBe(404);
+  });
+
+  it("sweep: a pending custom hostname becomes active once Cloudflare has validated it", async () => {
+    const run = await runInProcess(["domain", "docs.example.net", "--json"], bed.env, site);
+    expect(JSON.parse(run.stdout).domain.status).toBe("pending");
+    api.state.validateCustomHostname(CF.zoneId, "docs.example.net");
+    clock.advance(bed.server.config.domainCheckIntervalSeconds + 1);
+    expect(await checkPendingDomains(bed.server.services)).toEqual({
+      domainsChecked: 1,
+      domainsActivated: 1,
+      domainsLapsed: 0,
+    });
+    const shown = await runInProcess(["domain", "docs.example.net", "--json"], bed.env, site);
+    expect(JSON.parse(shown.stdout).domain.status).toBe("active");
+    expect((await runInProcess(["domain", "--reset"], bed.env, site)).code).toBe(0);
   });
 
   it("/healthz: a token Cloudflare refuses makes the platform check down, saying what to check", async () => {

@@ -67,11 +67,11 @@ export async function verifyDomain(services: Services, project: ProjectRecord): 
   const hostname = project.customHostname;
   if (hostname === null || project.domain?.status !== "pending") return project;
   // Asked before the lock: a slow resolver must not hold the project's other requests.
-  const proof = await lookForProof(services.dns, project.slug, hostname, config.sites.cnameTarget);
+  const proof = await currentProof(services, project.slug, hostname);
   return withProjectLock(services, project, async (current) => {
     if (current.customHostname !== hostname || current.domain?.status !== "pending") return current;
     const now = services.now();
-    const proven = proof.cname || proof.txt;
+    const { proven } = proof;
     if (!proven && hasLapsed(current.domain, now, config)) return lapse(services, current);
     const domain: DomainState = {
       ...current.domain,
@@ -90,6 +90,24 @@ export async function verifyDomain(services: Services, project: ProjectRecord): 
     await store.recordDomainCheck(current.slug, hostname, { ...domain, checkedAt: domain.checkedAt! });
     return after;
   });
+}
+
+/**
+ * Whether `hostname` is proven now: where the platform validates custom hostnames itself
+ * (Cloudflare for SaaS), its word; else DNS showing the CNAME or this project's TXT record.
+ */
+async function currentProof(
+  services: Services,
+  slug: string,
+  hostname: string,
+): Promise<{ proven: boolean; message: string }> {
+  const { platform } = services;
+  if (platform.customHostnameStatus !== undefined) {
+    const validation = await callPlatform(() => platform.customHostnameStatus!(hostname));
+    return { proven: validation.active, message: validation.message };
+  }
+  const dns = await lookForProof(services.dns, slug, hostname, services.config.sites.cnameTarget);
+  return { proven: dns.cname || dns.txt, message: dns.message };
 }
 
 /** Drops a pending claim that lapsed: nothing was proven, so nothing is quarantined. Under the lock. */

@@ -45,15 +45,30 @@ export async function assignDomain(
     ? await lookForProof(services.dns, project.slug, hostname, config.sites.cnameTarget)
     : undefined;
   const takeOver = await mayTakeOver(services, project, hostname, proof);
+  // A platform that validates custom hostnames itself (Cloudflare for SaaS) decides when the
+  // name is active; DNS still decides which project may claim it.
+  const platformValidates = external && services.platform.customHostnameStatus !== undefined;
   const now = services.now().toISOString();
   const domain: DomainState = {
-    status: proof === undefined || proof.cname || proof.txt ? "active" : "pending",
+    status: proof === undefined || (!platformValidates && (proof.cname || proof.txt)) ? "active" : "pending",
     claimedAt: now,
     checkedAt: proof === undefined ? null : now,
     message: proof?.message ?? null,
   };
   const updated = await setHostname(services, project, hostname, domain, takeOver);
-  return result(services, updated, hostname);
+  return result(services, platformValidates ? await askPlatform(services, updated) : updated, hostname);
+}
+
+/**
+ * The platform's first word on a name just assigned (it may have validated it before). The
+ * assignment stands whatever it says: a failure here leaves the name pending for the next check.
+ */
+async function askPlatform(services: Services, project: ProjectRecord): Promise<ProjectRecord> {
+  try {
+    return await verifyDomain(services, project);
+  } catch {
+    return project;
+  }
 }
 
 /** Drops the assigned hostname; the project answers on its generated hostname alone again. */

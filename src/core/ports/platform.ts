@@ -74,6 +74,12 @@ export interface Platform {
   unpublishProject(projectSlug: string): Promise<void>;
   /** Reclaims expired upload sessions and content that nothing references any more. */
   sweep(now: Date): Promise<{ blobsDeleted: number; bytesFreed: number }>;
+  /**
+   * Where the platform validates custom hostnames itself (Cloudflare for SaaS): whether it has
+   * validated `hostname`, and what it says. A domain's status follows this instead of the DNS check.
+   * Asks for the hostname again if the platform does not hold it.
+   */
+  customHostnameStatus?(hostname: string): Promise<{ active: boolean; message: string }>;
   /** Throws when the platform cannot answer. */
   check(): Promise<void>;
   /** What else the platform depends on (say, an object store), by name, each check throwing when down. */

@@ -221,6 +221,11 @@ export class CloudflarePlatform implements Platform {
     return { blobsDeleted: 0, bytesFreed: 0 };
   }
 
+  /** Cloudflare for SaaS validates custom hostnames (HTTP validation of a DV certificate). */
+  customHostnameStatus(hostname: string): Promise<{ active: boolean; message: string }> {
+    return this.hosts.validation(hostname);
+  }
+
   /** Cloudflare answers and accepts the API token (UploadPlatformError saying so otherwise). */
   async check(): Promise<void> {
     await cloudflareCall("verifying the API token", this.budget, () => this.client.user.tokens.verify());

@@ -1,6 +1,15 @@
 import type Cloudflare from "cloudflare";
 import { cloudflareCall, CloudflareRefusal, type RetryBudget } from "./cloudflare-calls.js";
 
+/** What Cloudflare says of a custom hostname: its status, its certificate's, and why it is not active. */
+export interface CustomHostnameState {
+  id: string;
+  /** `active` once Cloudflare validated it; `pending` and others before. */
+  status: string;
+  certificate: string;
+  errors: string[];
+}
+
 /** Cloudflare for SaaS custom hostnames in the zone of SITES_DOMAIN (DV certificates, HTTP validation). */
 export class CustomHostnames {
   constructor(
@@ -24,10 +33,10 @@ export class CustomHostnames {
     }
   }
 
-  /** `pending` or `active` (Cloudflare's status), or undefined when there is none. */
-  async status(hostname: string): Promise<string | undefined> {
-    const found = await this.find(hostname);
-    return found[0]?.status;
+  /** Cloudflare's view of the custom hostname, or undefined when there is none. */
+  async status(hostname: string): Promise<CustomHostnameState | undefined> {
+    const [found] = await this.find(hostname);
+    return found;
   }
 
   /** Deletes the custom hostname, if there is one. */
@@ -39,13 +48,18 @@ export class CustomHostnames {
     }
   }
 
-  private find(hostname: string): Promise<{ id: string; status?: string }[]> {
+  private find(hostname: string): Promise<CustomHostnameState[]> {
     return cloudflareCall(`finding custom hostname ${hostname}`, this.budget, async () => {
       const page = await this.client.customHostnames.list({
         zone_id: this.zoneId,
         hostname: { exact: hostname },
       });
-      return page.result.map((h) => ({ id: h.id, status: h.status }));
+      return page.result.map((h) => ({
+        id: h.id,
+        status: h.status ?? "pending",
+        certificate: h.ssl?.status ?? "pending",
+        errors: h.verification_errors ?? [],
+      }));
     });
   }
 }

@@ -44,6 +44,28 @@ export class SiteHosts {
     for (const hostname of hostnames.filter((h) => this.isExternal(h))) await this.domains.add(hostname);
   }
 
+  /**
+   * Whether Cloudflare has validated the custom hostname, and what it says; one it does not hold
+   * (a crash between the store and Cloudflare) is asked for again and reported pending.
+   */
+  async validation(hostname: string): Promise<{ active: boolean; message: string }> {
+    const state = await this.domains.status(hostname);
+    if (state === undefined) {
+      await this.domains.add(hostname);
+      return {
+        active: false,
+        message: `Cloudflare did not hold the custom hostname ${hostname}; it was added again`,
+      };
+    }
+    // `active_redeploying`: active, its certificate being replaced; it keeps serving.
+    const active = state.status === "active" || state.status === "active_redeploying";
+    const why = state.errors.length > 0 ? `: ${state.errors.join("; ")}` : "";
+    return {
+      active,
+      message: `Cloudflare shows the custom hostname ${state.status}, its certificate ${state.certificate}${why}`,
+    };
+  }
+
   /** Deletes the host entries of `hostnames` (they stop answering), then their custom hostnames. */
   async remove(hostnames: string[]): Promise<void> {
     for (const hostname of hostnames) await this.kv.delete(hostname);
