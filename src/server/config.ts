@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { z } from "zod";
 import { MIB } from "../core/formats.js";
 import { objectStoreSettings } from "./object-store-config.js";
-import { ALL_ROLES, parseRoles } from "./roles.js";
+import { ALL_ROLES, parseRoles, rolesOnCloudflare } from "./roles.js";
 import { CLOUDFLARE_ENV, type CloudflareSettings, cloudflareSettings } from "./cloudflare-config.js";
 
 const port = z.coerce.number().int().min(0).max(65535);
@@ -32,7 +32,8 @@ const ENV = z.object({
     .string()
     .regex(/^[a-z0-9.-]+$/)
     .default("localhost"),
-  PUBLIC_SCHEME: z.enum(["http", "https"]).default("http"),
+  // Default http on the built-in platform (the embedded setup), https on Cloudflare.
+  PUBLIC_SCHEME: z.enum(["http", "https"]).optional(),
   PUBLIC_EDGE_PORT: port.optional(),
   CNAME_TARGET: z.string().optional(),
   API_PUBLIC_URL: z.string().url().optional(),
@@ -112,21 +113,28 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const cloudflare = cloudflareSettings(result.data);
   if (typeof cloudflare === "string") throw new ConfigError(cloudflare);
-  return { ...toConfig(result.data), cloudflare };
+  return { ...toConfig(result.data, cloudflare !== undefined), cloudflare };
 }
 
 /** A setting in the environment is malformed. */
 export class ConfigError extends Error {}
 
-function toConfig(env: z.infer<typeof ENV>) {
-  const roles = parseRoles(env.ROLES ?? ALL_ROLES.join(","));
+function toConfig(env: z.infer<typeof ENV>, onCloudflare: boolean) {
+  const roles = parseRoles(env.ROLES ?? (onCloudflare ? "api" : ALL_ROLES.join(",")));
   if (typeof roles === "string") throw new ConfigError(`ROLES: ${roles}`);
+  const notHere = onCloudflare ? rolesOnCloudflare(roles) : undefined;
+  if (notHere !== undefined) throw new ConfigError(`ROLES: ${notHere}`);
   // The API tells clients where to upload and where sites answer: without those listeners in this
-  // process, it must be told their public addresses.
-  if (roles.includes("api") && !roles.includes("upload") && !env.UPLOAD_PUBLIC_URL) {
+  // process, it must be told their public addresses (Cloudflare's it knows).
+  if (!onCloudflare && roles.includes("api") && !roles.includes("upload") && !env.UPLOAD_PUBLIC_URL) {
     throw new ConfigError("UPLOAD_PUBLIC_URL: required when ROLES has api but not upload");
   }
-  if (roles.includes("api") && !roles.includes("edge") && env.PUBLIC_EDGE_PORT === undefined) {
+  if (
+    !onCloudflare &&
+    roles.includes("api") &&
+    !roles.includes("edge") &&
+    env.PUBLIC_EDGE_PORT === undefined
+  ) {
     throw new ConfigError("PUBLIC_EDGE_PORT: required when ROLES has api but not edge");
   }
   const objectStore = objectStoreSettings(env);
@@ -144,7 +152,7 @@ function toConfig(env: z.infer<typeof ENV>) {
     databaseUrl: env.DATABASE_URL,
     databaseSchema: env.DATABASE_SCHEMA,
     sitesDomain: env.SITES_DOMAIN,
-    publicScheme: env.PUBLIC_SCHEME,
+    publicScheme: env.PUBLIC_SCHEME ?? (onCloudflare ? "https" : "http"),
     publicEdgePort: env.PUBLIC_EDGE_PORT,
     cnameTarget: env.CNAME_TARGET ?? `edge.${env.SITES_DOMAIN}`,
     apiPublicUrl: env.API_PUBLIC_URL,

@@ -17,3 +17,13 @@ export function parseRoles(text: string): Role[] | string {
   if (unknown !== undefined) return `unknown role "${unknown}": the roles are api, upload and edge`;
   return ALL_ROLES.filter((role) => names.includes(role));
 }
+
+/**
+ * With Cloudflare as the platform only the API runs here: Cloudflare receives the uploads and
+ * serves the sites. Returns what is wrong with `roles` there, or undefined.
+ */
+export function rolesOnCloudflare(roles: readonly Role[]): string | undefined {
+  const local = roles.filter((role) => role !== "api");
+  if (local.length === 0) return undefined;
+  return `with PLATFORM=cloudflare a process runs only the api role (Cloudflare receives the uploads and serves the sites), not ${local.join(", ")}`;
+}

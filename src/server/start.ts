@@ -1,20 +1,18 @@
-import { join } from "node:path";
 import { getRequestListener } from "@hono/node-server";
 import { type Logger, pino } from "pino";
 import { answerClientError } from "../edge/index.js";
 import { type Clock, systemClock } from "../core/clock.js";
 import { createServices, type ServiceConfig, type Services } from "../core/operations/services.js";
 import type { LocalPlatform } from "../platform/local/local-platform.js";
-import { loadConfig, type ServerConfig } from "./config.js";
+import { ConfigError, loadConfig, type ServerConfig } from "./config.js";
 import { Metrics, type Role } from "../shared/metrics.js";
 import { apiListener } from "./api-listener.js";
 import { observeNodeRequests } from "../shared/request-metrics.js";
 import { createOpsApp } from "./ops-app.js";
-import { ALL_ROLES } from "./roles.js";
+import { ALL_ROLES, rolesOnCloudflare } from "./roles.js";
 import { listen } from "./listeners.js";
-import { openLocalPlatform } from "./local-platform.js";
-import { openMetadataStore, platformPostgres } from "./metadata-store.js";
-import { openCloudflarePlatform } from "./cloudflare-platform.js";
+import { openMetadataStore } from "./metadata-store.js";
+import { openPlatformParts } from "./platform-parts.js";
 import { startSweeper } from "./sweeper.js";
 import { DnsResolver } from "../shared/dns-resolver.js";
 
@@ -23,7 +21,8 @@ export interface RunningProcess {
   urls: Partial<Record<Role, string>> & { ops: string };
   config: ServerConfig;
   services: Services;
-  platform: LocalPlatform;
+  /** The built-in platform; absent with Cloudflare. */
+  platform?: LocalPlatform;
   metrics: Metrics;
   close(): Promise<void>;
 }
@@ -31,6 +30,7 @@ export interface RunningProcess {
 /** A process running every role: what `npm start` runs, and what most tests start. */
 export interface RunningServer extends RunningProcess {
   urls: Record<Role, string> & { ops: string };
+  platform: LocalPlatform;
 }
 
 /**
@@ -40,9 +40,10 @@ export interface RunningServer extends RunningProcess {
 export async function startServer(
   overrides: Partial<ServerConfig> & { logger?: Logger; clock?: Clock } = {},
 ): Promise<RunningServer> {
+  if (overrides.cloudflare) throw new ConfigError("startServer runs the built-in platform; use startProcess");
   const running = await startProcess({ ...overrides, roles: [...ALL_ROLES] });
   const { api, upload, edge, ops } = running.urls;
-  return { ...running, urls: { api: api!, upload: upload!, edge: edge!, ops } };
+  return { ...running, urls: { api: api!, upload: upload!, edge: edge!, ops }, platform: running.platform! };
 }
 
 /**
@@ -57,6 +58,8 @@ export async function startProcess(
   const logger = givenLogger ?? pino({ level: config.logLevel });
   const now = () => clock.now();
   const roles = new Set(config.roles);
+  const notHere = config.cloudflare ? rolesOnCloudflare(config.roles) : undefined;
+  if (notHere !== undefined) throw new ConfigError(`ROLES: ${notHere}`);
 
   const listeners = await openListeners(config);
   const { api, upload, edge, ops } = listeners;
@@ -72,37 +75,17 @@ export async function startProcess(
     const { store } = metadata;
     closers.push(() => metadata.close());
     const metrics = new Metrics(config.roles.join(","));
-    // Only the API hands out the upload URL, and loadConfig makes sure an API process knows it.
-    const uploadBaseUrl = config.uploadPublicUrl ?? upload?.url ?? "";
-    const local = await openLocalPlatform(join(config.dataDir, "platform"), {
-      uploadBaseUrl: uploadBaseUrl.replace(/\/$/, ""),
-      uploadJwtSecret: config.uploadJwtSecret,
-      bucketLimits: { maxBytes: config.bucketMaxBytes, maxFiles: config.bucketMaxFiles },
-      maxAssetBytes: config.maxAssetBytes,
-      storage: {
-        projectQuotaBytes: config.projectQuotaBytes,
-        pendingQuotaBytes: config.pendingQuotaBytes,
-        minFreeBytes: config.minFreeBytes,
-      },
-      sitesDomain: config.sitesDomain,
-      edgeCacheBytes: config.edgeCacheBytes,
-      objectStore: config.objectStore,
-      now,
-      logger,
-      metrics,
-      postgres: platformPostgres(config),
-    });
-    closers.push(() => local.platform.close());
+    const parts = await openPlatformParts(config, { uploadUrl: upload?.url, now, logger, metrics });
+    closers.push(() => parts.close());
+    const { platform, local } = parts;
     metrics.addSources({
-      edgeCache: roles.has("edge") ? () => local.edgeListener.cacheStats() : undefined,
-      content: () => local.platform.contentStats(),
+      edgeCache: local && roles.has("edge") ? () => local.edgeListener.cacheStats() : undefined,
+      content: local && (() => local.platform.contentStats()),
     });
-    const platform = config.cloudflare
-      ? openCloudflarePlatform(config.cloudflare, config, now)
-      : local.platform;
 
-    // Without the edge role only the API needs it, and loadConfig makes an API process name it.
-    const edgePort = config.publicEdgePort ?? (edge ? Number(new URL(edge.url).port) : 0);
+    // Without the edge role only the API needs it, and loadConfig makes an API process name it;
+    // Cloudflare's sites answer on the scheme's own port.
+    const edgePort = config.publicEdgePort ?? (edge ? Number(new URL(edge.url).port) : undefined);
     const services = createServices({
       store,
       platform,
@@ -123,8 +106,9 @@ export async function startProcess(
           ...(metadata.sharedLimiter === undefined ? {} : { sharedLimiter: metadata.sharedLimiter }),
         }),
       );
-    upload?.handle(local.uploadListener);
-    if (edge) {
+    // With Cloudflare, loadConfig lets a process run the api role alone: no local listener is open.
+    if (upload && local) upload.handle(local.uploadListener);
+    if (edge && local) {
       edge.handle(observeNodeRequests(metrics, "edge", "site", local.edgeListener));
       // What the HTTP parser refuses (a 20 KB URL, a malformed request) gets a plain-text answer too.
       edge.server.on("clientError", answerClientError);
@@ -136,10 +120,15 @@ export async function startProcess(
       : { stop() {} };
 
     return {
-      urls: { api: api?.url, upload: upload?.url, edge: edge?.url, ops: ops.url },
+      urls: {
+        ...(api && { api: api.url }),
+        ...(upload && { upload: upload.url }),
+        ...(edge && { edge: edge.url }),
+        ops: ops.url,
+      },
       config,
       services,
-      platform: local.platform,
+      ...(local && { platform: local.platform }),
       metrics,
       async close() {
         sweeper.stop();
@@ -168,11 +157,11 @@ async function openListeners(config: ServerConfig) {
 }
 
 /** The settings the domain operations need, from the server's configuration. */
-function serviceConfig(config: ServerConfig, edgePort: number): ServiceConfig {
+function serviceConfig(config: ServerConfig, edgePort: number | undefined): ServiceConfig {
   return {
     sites: {
       scheme: config.publicScheme,
-      publicPort: config.publicEdgePort ?? edgePort,
+      publicPort: edgePort,
       sitesDomain: config.sitesDomain,
       cnameTarget: config.cnameTarget,
     },

@@ -4,7 +4,12 @@ import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pino } from "pino";
-import { startServer, type RunningServer } from "../../src/server/start.js";
+import {
+  type RunningProcess,
+  type RunningServer,
+  startProcess,
+  startServer,
+} from "../../src/server/start.js";
 import { runCli } from "../../src/client/index.js";
 import { type EdgeResponse, edgeGet as edgeRequest } from "../support/http.js";
 import { canonicalPath } from "../support/site-paths.js";
@@ -12,8 +17,8 @@ import { canonicalPath } from "../support/site-paths.js";
 type ServerOverrides = Parameters<typeof startServer>[0];
 
 /** A real server on 127.0.0.1 (ports 0, temporary data dir, silent logs) and a scratch folder. */
-export interface TestBed {
-  server: RunningServer;
+export interface TestBed<S extends RunningProcess = RunningServer> {
+  server: S;
   /** Scratch folder for sites and the client's config folder. */
   dir: string;
   configDir: string;
@@ -21,10 +26,24 @@ export interface TestBed {
   stop(): Promise<void>;
 }
 
-/** Starts a server and a scratch folder; the env points the client at both. */
-export async function startTestBed(overrides: ServerOverrides = {}): Promise<TestBed> {
+/** Starts a server running every role and a scratch folder; the env points the client at both. */
+export function startTestBed(overrides: ServerOverrides = {}): Promise<TestBed> {
+  return startBed((settings) => startServer({ ...settings, ...overrides }));
+}
+
+/**
+ * Starts a process running the roles `overrides.roles` names (the API alone by default: what runs
+ * with Cloudflare as the platform) and a scratch folder.
+ */
+export function startProcessBed(overrides: ServerOverrides = {}): Promise<TestBed<RunningProcess>> {
+  return startBed((settings) => startProcess({ ...settings, roles: ["api"], ...overrides }));
+}
+
+async function startBed<S extends RunningProcess>(
+  start: (settings: NonNullable<ServerOverrides>) => Promise<S>,
+): Promise<TestBed<S>> {
   const dir = await realpath(await mkdtemp(join(tmpdir(), "client-e2e-")));
-  const server = await startServer({
+  const server = await start({
     host: "127.0.0.1",
     port: 0,
     uploadPort: 0,
@@ -38,11 +57,10 @@ export async function startTestBed(overrides: ServerOverrides = {}): Promise<Tes
     dnsResolver: "127.0.0.1:1",
     dnsTimeoutMs: 1000,
     logger: pino({ level: "silent" }),
-    ...overrides,
   });
   const configDir = join(dir, "config");
   const env = {
-    DEPLOY_API_URL: server.urls.api,
+    DEPLOY_API_URL: server.urls.api!,
     DEPLOY_CONFIG_DIR: configDir,
     DEPLOY_RETRY_BASE_MS: "20",
     PATH: process.env.PATH ?? "",

@@ -6,7 +6,8 @@ import { WorkersRuntime } from "../support/cloudflare-api/workers-runtime.js";
 import { startTestDns, type TestDnsServer } from "../support/dns-server.js";
 import { TestClock } from "../support/clock.js";
 import { checkPendingDomains } from "../../src/core/operations/index.js";
-import { runInProcess, startTestBed, type TestBed, writeSite } from "../client/helpers.js";
+import type { RunningProcess } from "../../src/server/start.js";
+import { runInProcess, startProcessBed, type TestBed, writeSite } from "../client/helpers.js";
 
 /**
  * The real `deploy` client against the API with PLATFORM=cloudflare, pointed at the Cloudflare API
@@ -16,7 +17,7 @@ import { runInProcess, startTestBed, type TestBed, writeSite } from "../client/h
 describe("Cloudflare end to end: deploy client → API → Cloudflare stand-in → workerd", () => {
   let api: CloudflareApi;
   let dns: TestDnsServer;
-  let bed: TestBed;
+  let bed: TestBed<RunningProcess>;
   let runtime: WorkersRuntime;
   let site: string;
   const clock = new TestClock();
@@ -30,7 +31,7 @@ describe("Cloudflare end to end: deploy client → API → Cloudflare stand-in �
   beforeAll(async () => {
     api = await startCloudflareApi({ apiToken: CF.apiToken, now: () => Date.now() });
     dns = await startTestDns();
-    bed = await startTestBed({
+    bed = await startProcessBed({
       sitesDomain: "sites.test",
       cnameTarget: "edge.sites.test",
       dnsResolver: dns.address,

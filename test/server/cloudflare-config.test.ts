@@ -28,6 +28,17 @@ describe("configuration: PLATFORM and Cloudflare's settings", () => {
     expect(local.cloudflare?.apiBaseUrl).toBe("http://127.0.0.1:9999/client/v4");
   });
 
+  it("loadConfig: with PLATFORM=cloudflare a process runs the api role alone, without the local upload and edge addresses", () => {
+    const config = loadConfig(CLOUDFLARE);
+    expect(config.roles).toEqual(["api"]);
+    expect(config.uploadPublicUrl).toBeUndefined();
+    expect(config.publicEdgePort).toBeUndefined();
+    // Cloudflare serves the sites over HTTPS.
+    expect(config.publicScheme).toBe("https");
+    expect(loadConfig({}).publicScheme).toBe("http");
+    expect(loadConfig({ ...CLOUDFLARE, ROLES: "api" }).roles).toEqual(["api"]);
+  });
+
   it("loadConfig: a missing or malformed setting stops the start with one line naming it", () => {
     const cases: [Record<string, string>, string][] = [
       [
@@ -44,6 +55,11 @@ describe("configuration: PLATFORM and Cloudflare's settings", () => {
         "CLOUDFLARE_API_BASE_URL: must be an http(s) URL",
       ],
       [{ PLATFORM: "aws" }, "PLATFORM:"],
+      [
+        { ...CLOUDFLARE, ROLES: "api,edge" },
+        "ROLES: with PLATFORM=cloudflare a process runs only the api role (Cloudflare receives the uploads and serves the sites), not edge",
+      ],
+      [{ ...CLOUDFLARE, ROLES: "upload" }, "ROLES: with PLATFORM=cloudflare a process runs only the api role"],
     ];
     for (const [env, message] of cases) {
       let thrown: Error | undefined;

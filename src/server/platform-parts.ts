@@ -1,0 +1,52 @@
+import { join } from "node:path";
+import type { Logger } from "pino";
+import type { Platform } from "../core/ports/index.js";
+import type { Metrics } from "../shared/metrics.js";
+import { openCloudflarePlatform } from "./cloudflare-platform.js";
+import type { ServerConfig } from "./config.js";
+import { type LocalPlatformParts, openLocalPlatform } from "./local-platform.js";
+import { platformPostgres } from "./metadata-store.js";
+
+/** The platform a process publishes to, and the built-in one's listeners when it is that one. */
+export interface PlatformParts {
+  platform: Platform;
+  /** The built-in platform whole; absent with Cloudflare, which uploads and serves itself. */
+  local?: LocalPlatformParts;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the platform PLATFORM names: Cloudflare (nothing local: its upload service and edge are
+ * Cloudflare's), or the built-in one on DATA_DIR, PostgreSQL or an object store.
+ */
+export async function openPlatformParts(
+  config: ServerConfig,
+  deps: { uploadUrl: string | undefined; now: () => number; logger: Logger; metrics: Metrics },
+): Promise<PlatformParts> {
+  const { now, logger, metrics } = deps;
+  if (config.cloudflare) {
+    const platform = openCloudflarePlatform(config.cloudflare, config, now);
+    return { platform, close: () => platform.close() };
+  }
+  // Only the API hands out the upload URL, and loadConfig makes sure an API process knows it.
+  const uploadBaseUrl = config.uploadPublicUrl ?? deps.uploadUrl ?? "";
+  const local = await openLocalPlatform(join(config.dataDir, "platform"), {
+    uploadBaseUrl: uploadBaseUrl.replace(/\/$/, ""),
+    uploadJwtSecret: config.uploadJwtSecret,
+    bucketLimits: { maxBytes: config.bucketMaxBytes, maxFiles: config.bucketMaxFiles },
+    maxAssetBytes: config.maxAssetBytes,
+    storage: {
+      projectQuotaBytes: config.projectQuotaBytes,
+      pendingQuotaBytes: config.pendingQuotaBytes,
+      minFreeBytes: config.minFreeBytes,
+    },
+    sitesDomain: config.sitesDomain,
+    edgeCacheBytes: config.edgeCacheBytes,
+    objectStore: config.objectStore,
+    now,
+    logger,
+    metrics,
+    postgres: platformPostgres(config),
+  });
+  return { platform: local.platform, local, close: () => local.platform.close() };
+}
