@@ -59,7 +59,10 @@ describe("configuration: PLATFORM and Cloudflare's settings", () => {
         { ...CLOUDFLARE, ROLES: "api,edge" },
         "ROLES: with PLATFORM=cloudflare a process runs only the api role (Cloudflare receives the uploads and serves the sites), not edge",
       ],
-      [{ ...CLOUDFLARE, ROLES: "upload" }, "ROLES: with PLATFORM=cloudflare a process runs only the api role"],
+      [
+        { ...CLOUDFLARE, ROLES: "upload" },
+        "ROLES: with PLATFORM=cloudflare a process runs only the api role",
+      ],
     ];
     for (const [env, message] of cases) {
       let thrown: Error | undefined;
