@@ -149,6 +149,22 @@ describe("prepare and deploy", () => {
     expect(snapshotStore(server.dataDir)).toEqual(before);
   });
 
+  it("POST deploy: 400 INVALID_REQUEST for siteRules that are not { redirects?, headers? } texts, nothing changed", async () => {
+    const { manifest } = await manifestOf(p.slug, { "/rules.txt": "r" });
+    const prepared = (await prepare(manifest)).body;
+    const before = snapshotStore(server.dataDir);
+    for (const siteRules of [{ redirect: "/a /b" }, { headers: 42 }, "/a /b"]) {
+      const res = await api(server.urls.api, "POST", `/projects/${p.slug}/deploy`, {
+        token: p.token,
+        body: { ...identity(p), deployId: prepared.deployId, completionJwt: prepared.uploadJwt, siteRules },
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe("INVALID_REQUEST");
+      expect(res.body.error.message).toContain("siteRules");
+    }
+    expect(snapshotStore(server.dataDir)).toEqual(before);
+  });
+
   it("POST deploy: 422 INVALID_COMPLETION for a forged token or while assets are missing", async () => {
     const { manifest } = await manifestOf(p.slug, { "/missing.txt": "never uploaded" });
     const prepared = (await prepare(manifest)).body;

@@ -116,6 +116,27 @@ describe("Cloudflare end to end: deploy client → API → Cloudflare stand-in �
     expect((await get("www.example.com", "/about")).status).toBe(404);
   });
 
+  it("site: the site's _redirects and _headers apply on Cloudflare, sent by the client with the deploy", async () => {
+    const rules = join(bed.dir, "rules-site");
+    await writeSite(rules, {
+      "index.html": "home",
+      "new.html": "new page",
+      _redirects: "/old /new 301\n/docs/* /new 302\n",
+      _headers: "/*\n  X-Frame-Options: DENY\n",
+    });
+    const run = await runInProcess([rules, "--json"], bed.env);
+    expect(run.code).toBe(0);
+    const host = new URL(JSON.parse(run.stdout).productionUrl).hostname;
+    const moved = await runtime.fetch(host, "/old");
+    expect(moved.status).toBe(301);
+    expect(new URL(moved.headers.get("location")!, `https://${host}`).pathname).toBe("/new");
+    expect((await runtime.fetch(host, "/docs/a")).status).toBe(302);
+    const page = await runtime.fetch(host, "/new");
+    expect(page.status).toBe(200);
+    expect(page.headers.get("x-frame-options")).toBe("DENY");
+    expect((await get(host, "/_redirects")).status).toBe(404);
+  });
+
   it("sweep: a pending custom hostname becomes active once Cloudflare has validated it", async () => {
     const run = await runInProcess(["domain", "docs.example.net", "--json"], bed.env, site);
     expect(JSON.parse(run.stdout).domain.status).toBe("pending");

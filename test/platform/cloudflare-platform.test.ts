@@ -40,5 +40,5 @@ platformContract(
       },
     };
   },
-  { contentPerProject: false, reclaimsContent: false, readsSiteRules: false },
+  { contentPerProject: false, reclaimsContent: false },
 );

@@ -6,7 +6,7 @@ import {
   RevisionNotFoundError,
 } from "../../src/core/errors.js";
 import type { ManifestEntry } from "../../src/core/manifest.js";
-import type { Platform, UploadSession } from "../../src/core/ports/index.js";
+import type { Platform, PublishInput, UploadSession } from "../../src/core/ports/index.js";
 import { uploadBucket } from "../support/multipart.js";
 
 /** What the contract needs of a platform under test: the port, its edge, and its clock. */
@@ -43,11 +43,9 @@ export interface PlatformTraits {
   contentPerProject: boolean;
   /** The sweep reclaims content (Cloudflare keeps and reclaims asset storage itself). */
   reclaimsContent: boolean;
-  /** The platform reads `_redirects` and `_headers` at publish (on Cloudflare it never sees asset bytes). */
-  readsSiteRules: boolean;
 }
 
-const BUILT_IN: PlatformTraits = { contentPerProject: true, reclaimsContent: true, readsSiteRules: true };
+const BUILT_IN: PlatformTraits = { contentPerProject: true, reclaimsContent: true };
 
 /**
  * The behaviour every `Platform` implementation must have, driven through the port and the
@@ -70,6 +68,9 @@ export function platformContract(
 
     const expiresIn = (ms: number) => new Date(h.clock.now + ms);
 
+    // What the client sends at deploy of the rules files it uploaded, by session.
+    const rulesOf = new Map<string, PublishInput["siteRules"]>();
+
     /** Opens a session for `files`, uploads every bucket, and returns the completion token. */
     async function uploadAll(projectSlug: string, files: Record<string, string>) {
       const { entries, bytes } = await siteOf(files);
@@ -85,6 +86,7 @@ export function platformContract(
         expect([201, 202]).toContain(reply.status);
         if (reply.status === 201) completion = reply.body.result.jwt as string;
       }
+      rulesOf.set(session.sessionId, { redirects: files["/_redirects"], headers: files["/_headers"] });
       return { session, completion: completion!, entries };
     }
 
@@ -103,6 +105,7 @@ export function platformContract(
         hostnames: [`${projectSlug}.sites.test`],
         expiresAt: expiresIn(24 * HOUR),
         preview,
+        siteRules: rulesOf.get(session.sessionId),
       });
     }
 
@@ -226,46 +229,40 @@ export function platformContract(
       expect(await h.fetchSite(`${slug}.sites.test`, "/x.txt")).toEqual({ status: 200, body: "once" });
     });
 
-    it.runIf(traits.readsSiteRules)(
-      "publishRevision: a _redirects or _headers that does not parse is refused with InvalidSiteConfigError naming file and line; nothing is published",
-      async () => {
-        const slug = "amber-otter-a1b2c";
-        const cases: { files: Record<string, string>; message: string }[] = [
-          {
-            files: { "/_redirects": "/a /b\n/c\n" },
-            message: '_redirects:2: expected "from to [status]", got 1 field',
-          },
-          {
-            files: { "/_headers": "/*\n  Bad Header: x\n" },
-            message: '_headers:2: "Bad Header" is not a header name',
-          },
-        ];
-        for (const { files, message } of cases) {
-          const { session, completion } = await uploadAll(slug, { "/index.html": "new", ...files });
-          const refused = publish(slug, "rev0000001", session, completion);
-          await expect(refused).rejects.toBeInstanceOf(InvalidSiteConfigError);
-          await expect(refused).rejects.toThrow(message);
-          expect((await h.fetchSite(`${slug}.sites.test`, "/")).status).toBe(404);
-        }
-      },
-    );
+    it("publishRevision: a _redirects or _headers that does not parse is refused with InvalidSiteConfigError naming file and line; nothing is published", async () => {
+      const slug = "amber-otter-a1b2c";
+      const cases: { files: Record<string, string>; message: string }[] = [
+        {
+          files: { "/_redirects": "/a /b\n/c\n" },
+          message: '_redirects:2: expected "from to [status]", got 1 field',
+        },
+        {
+          files: { "/_headers": "/*\n  Bad Header: x\n" },
+          message: '_headers:2: "Bad Header" is not a header name',
+        },
+      ];
+      for (const { files, message } of cases) {
+        const { session, completion } = await uploadAll(slug, { "/index.html": "new", ...files });
+        const refused = publish(slug, "rev0000001", session, completion);
+        await expect(refused).rejects.toBeInstanceOf(InvalidSiteConfigError);
+        await expect(refused).rejects.toThrow(message);
+        expect((await h.fetchSite(`${slug}.sites.test`, "/")).status).toBe(404);
+      }
+    });
 
-    it.runIf(traits.readsSiteRules)(
-      "publishRevision: the revision's _redirects apply on its edge, and neither rules file is served",
-      async () => {
-        const slug = "amber-otter-a1b2c";
-        const { session, completion } = await uploadAll(slug, {
-          "/index.html": "home",
-          "/new.html": "new page",
-          "/_redirects": "/old /new 200\n",
-          "/_headers": "/*\n  X-Frame-Options: DENY\n",
-        });
-        await publish(slug, "rev0000001", session, completion);
-        expect(await h.fetchSite(`${slug}.sites.test`, "/old")).toEqual({ status: 200, body: "new page" });
-        expect((await h.fetchSite(`${slug}.sites.test`, "/_redirects")).status).toBe(404);
-        expect((await h.fetchSite(`${slug}.sites.test`, "/_headers")).status).toBe(404);
-      },
-    );
+    it("publishRevision: the revision's _redirects apply on its edge, and neither rules file is served", async () => {
+      const slug = "amber-otter-a1b2c";
+      const { session, completion } = await uploadAll(slug, {
+        "/index.html": "home",
+        "/new.html": "new page",
+        "/_redirects": "/old /new 200\n",
+        "/_headers": "/*\n  X-Frame-Options: DENY\n",
+      });
+      await publish(slug, "rev0000001", session, completion);
+      expect(await h.fetchSite(`${slug}.sites.test`, "/old")).toEqual({ status: 200, body: "new page" });
+      expect((await h.fetchSite(`${slug}.sites.test`, "/_redirects")).status).toBe(404);
+      expect((await h.fetchSite(`${slug}.sites.test`, "/_headers")).status).toBe(404);
+    });
 
     it.runIf(traits.contentPerProject)(
       "openUploadSession: content only another project holds is asked for; the project that has it is not asked again",

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { HEX64 } from "../../core/formats.js";
+import { MAX_RULES_FILE_BYTES } from "../../core/site-rules/index.js";
 
 /**
  * Request bodies of the API. These schemas validate requests and generate the OpenAPI document,
@@ -47,6 +48,20 @@ export const deploySchema = identitySchema.extend({
     .boolean()
     .optional()
     .describe("true: publish the revision on its revision URL only, production left where it is"),
+  siteRules: z
+    .object({
+      redirects: z
+        .string()
+        .max(MAX_RULES_FILE_BYTES)
+        .optional()
+        .describe("the text of the site's _redirects"),
+      headers: z.string().max(MAX_RULES_FILE_BYTES).optional().describe("the text of the site's _headers"),
+    })
+    .strict()
+    .optional()
+    .describe(
+      "the site's rules files, as in the manifest; a platform that never sees asset bytes (Cloudflare) applies them from here",
+    ),
 });
 
 export const promoteSchema = identitySchema.extend({

@@ -34,6 +34,7 @@ export function deployRoutes(deps: RouteDeps & { prepareLimits: RouteLimits }): 
       deployId: body.deployId,
       completionJwt: body.completionJwt,
       preview: body.preview,
+      siteRules: body.siteRules,
     });
     return c.json(result, 200);
   });

@@ -74,7 +74,7 @@ async function deployLocked(
   const prepareAgain = () => folder.api.prepare(project.projectSlug, project.apiToken, manifestFor(project));
 
   const outcome = await uploadAll(ctx, prepared, site.fileByHash, prepareAgain);
-  const result = await complete(folder, project, outcome, options.preview, async () => {
+  const result = await complete(folder, project, outcome, site, options.preview, async () => {
     ctx.progress.note("The prepared deploy expired or was incomplete; preparing it again.");
     return uploadAll(ctx, await prepareAgain(), site.fileByHash, prepareAgain);
   });
@@ -145,16 +145,22 @@ async function complete(
   folder: FolderProject,
   project: SavedProject,
   outcome: UploadOutcome,
+  site: Pick<ScannedSite, "siteRules">,
   preview: boolean,
   redo: () => Promise<UploadOutcome>,
 ): Promise<CompletedDeploy> {
   const { projectSlug, apiToken } = project;
+  const deploy = (round: UploadOutcome) =>
+    folder.api.deploy(projectSlug, apiToken, round.deployId, round.completionJwt, {
+      preview,
+      siteRules: site.siteRules,
+    });
   try {
-    return await folder.api.deploy(projectSlug, apiToken, outcome.deployId, outcome.completionJwt, preview);
+    return await deploy(outcome);
   } catch (error) {
     if (!(error instanceof ApiError && REDO_CODES.has(error.code))) throw error;
     const again = await redo();
     for (const hash of again.uploadedHashes) outcome.uploadedHashes.add(hash);
-    return folder.api.deploy(projectSlug, apiToken, again.deployId, again.completionJwt, preview);
+    return deploy(again);
   }
 }

@@ -3,7 +3,7 @@ import { formatBytes, formatCount, formatDuration, plural } from "../format.js";
 import { HashCache } from "../scan/hash-cache.js";
 import { hashSite } from "../scan/hash.js";
 import { checkLimits } from "../scan/limits.js";
-import { checkSiteRules } from "../scan/site-rules-check.js";
+import { checkSiteRules, type SiteRulesTexts } from "../scan/site-rules-check.js";
 import { walkSite, type SiteFile } from "../scan/walk.js";
 
 /** A site folder read for a deploy: its files, their hashes (same order), one file per distinct hash. */
@@ -13,6 +13,8 @@ export interface ScannedSite {
   fileByHash: Map<string, SiteFile>;
   /** Paths skipped only for being dotfiles or dot-folders (a folder ends in `/`). */
   skippedDotfiles: string[];
+  /** The texts of `_redirects` and `_headers`, sent with the deploy. */
+  siteRules: SiteRulesTexts;
 }
 
 /** Most skipped dotfiles named in the line that says so. */
@@ -30,13 +32,13 @@ export async function scanSite(
   const files = await walkSite(folder.realDir, { includeDotfiles: options.includeDotfiles, skippedDotfiles });
   if (skippedDotfiles.length > 0) ctx.progress.note(dotfilesLine(skippedDotfiles));
   checkLimits(folder.realDir, files, ctx.settings);
-  await checkSiteRules(ctx.io.cwd, files);
+  const siteRules = await checkSiteRules(ctx.io.cwd, files);
   const hashes = await hashFiles(ctx, folder, files, scannedAt);
   const fileByHash = new Map<string, SiteFile>();
   files.forEach((file, i) => {
     if (!fileByHash.has(hashes[i]!)) fileByHash.set(hashes[i]!, file);
   });
-  return { files, hashes, fileByHash, skippedDotfiles };
+  return { files, hashes, fileByHash, skippedDotfiles, siteRules };
 }
 
 /** The one line that names what was skipped as dotfiles, and how to deploy them. */

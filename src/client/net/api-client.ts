@@ -68,15 +68,25 @@ export class ApiClient {
     return this.call("prepare the deploy", "POST", `/projects/${slug}/prepare`, token, body);
   }
 
-  /** POST /projects/:slug/deploy: completes a prepared deploy (a preview leaves production). */
+  /**
+   * POST /projects/:slug/deploy: completes a prepared deploy (a preview leaves production), sending
+   * the texts of the site's rules files when it has any.
+   */
   deploy(
     slug: string,
     token: string,
     deployId: string,
     completionJwt: string,
-    preview = false,
+    options: { preview?: boolean; siteRules?: { redirects?: string; headers?: string } } = {},
   ): Promise<CompletedDeploy> {
-    const body = preview ? { deployId, completionJwt, preview } : { deployId, completionJwt };
+    const { preview, siteRules } = options;
+    const hasRules = siteRules !== undefined && Object.keys(siteRules).length > 0;
+    const body = {
+      deployId,
+      completionJwt,
+      ...(preview && { preview }),
+      ...(hasRules && { siteRules }),
+    };
     return this.call("complete the deploy", "POST", `/projects/${slug}/deploy`, token, body);
   }
 

@@ -11,19 +11,30 @@ import {
 import { CliError } from "../errors.js";
 import type { SiteFile } from "./walk.js";
 
+/** The texts of the site's rules files, sent with the deploy (Cloudflare applies them from there). */
+export interface SiteRulesTexts {
+  redirects?: string;
+  headers?: string;
+}
+
 /**
  * Parses the site's `_redirects` and `_headers` (at its root) before anything is uploaded, as the
  * server will at deploy, and stops at the first line that is wrong: `path/_redirects:3: what`.
+ * Returns their texts, exactly as their bytes (a BOM kept), so their hashes match the manifest's.
  */
-export async function checkSiteRules(cwd: string, files: readonly SiteFile[]): Promise<void> {
-  for (const [name, parse] of [
-    [REDIRECTS_FILE, parseRedirects],
-    [HEADERS_FILE, parseHeaders],
+export async function checkSiteRules(cwd: string, files: readonly SiteFile[]): Promise<SiteRulesTexts> {
+  const texts: SiteRulesTexts = {};
+  for (const [key, name, parse] of [
+    ["redirects", REDIRECTS_FILE, parseRedirects],
+    ["headers", HEADERS_FILE, parseHeaders],
   ] as const) {
     const file = files.find((candidate) => candidate.path === name);
     if (!file) continue;
     try {
-      parse(decodeRulesFile(await readFile(file.absPath), name));
+      const bytes = await readFile(file.absPath);
+      parse(decodeRulesFile(bytes, name));
+      // Valid UTF-8 (decodeRulesFile refuses anything else), so this text encodes back to `bytes`.
+      texts[key] = bytes.toString("utf8");
     } catch (error) {
       if (!(error instanceof InvalidSiteConfigError)) throw error;
       const shown = relative(cwd, file.absPath);
@@ -36,4 +47,5 @@ export async function checkSiteRules(cwd: string, files: readonly SiteFile[]): P
       );
     }
   }
+  return texts;
 }

@@ -1,3 +1,4 @@
+import type { PublishInput } from "../ports/platform.js";
 import type { DeployRecord, ProjectRecord } from "../ports/store.js";
 import { DeployAlreadyCompletedError, DeployExpiredError, DeployNotFoundError } from "../errors.js";
 import { digestsEqual, sha256Hex } from "../ids.js";
@@ -24,7 +25,12 @@ export interface CompletedDeploy {
  */
 export async function completeDeploy(
   services: Services,
-  input: ProjectCredentials & { deployId: string; completionJwt: string; preview?: boolean },
+  input: ProjectCredentials & {
+    deployId: string;
+    completionJwt: string;
+    preview?: boolean;
+    siteRules?: PublishInput["siteRules"];
+  },
 ): Promise<CompletedDeploy> {
   const { store, platform, config } = services;
   const project = await authorize(services, input);
@@ -50,6 +56,7 @@ export async function completeDeploy(
         // The hostnames as they are now, under the lock: a domain change meanwhile is kept.
         ...siteSettings(current, config.sites, projectExpiresAt),
         preview: input.preview,
+        siteRules: input.siteRules,
       }),
     );
     const published = await store.completeDeploy({

@@ -1,4 +1,5 @@
 import type { ManifestEntry } from "../manifest.js";
+import type { RulesFiles } from "../site-rules/index.js";
 
 /** What prepare hands the client: where and how to upload what the platform lacks. */
 export interface UploadSession {
@@ -32,6 +33,12 @@ export interface PublishInput extends SiteSettings {
   completionJwt: string;
   /** True publishes a preview: served on its revision URL, production left where it was. */
   preview?: boolean;
+  /**
+   * The site's `_redirects` and `_headers` as the client sent them at deploy. A platform that never
+   * sees asset bytes (Cloudflare) takes them from here, checked against the manifest's hashes;
+   * the built-in platform reads the files it holds.
+   */
+  siteRules?: Partial<RulesFiles>;
 }
 
 /**

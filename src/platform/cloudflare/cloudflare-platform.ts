@@ -23,6 +23,7 @@ import {
   SITE_MODULE_SOURCE,
 } from "./site-script.js";
 import { SiteHosts } from "./site-hosts.js";
+import { rulesHashesOf, siteRulesConfig } from "./site-rules-config.js";
 import { sweepLeftovers } from "./sweep-leftovers.js";
 
 export interface CloudflarePlatformOptions extends CloudflareSettings {
@@ -81,6 +82,7 @@ export class CloudflarePlatform implements Platform {
       projectSlug: input.projectSlug,
       script,
       expiresAt: input.expiresAt.getTime(),
+      rules: rulesHashesOf(input.entries),
     };
     await this.kv.put(sessionKey(sessionId), record);
     return {
@@ -102,7 +104,9 @@ export class CloudflarePlatform implements Platform {
     if (project.revisions[input.revisionId] !== session.script) {
       if (session.expiresAt <= this.options.now())
         throw new InvalidCompletionError("completion token expired");
-      await this.uploadScript(session, input);
+      // Checked before anything is written: a refused rules file publishes nothing.
+      const rules = await siteRulesConfig(session.rules ?? {}, input.siteRules);
+      await this.uploadScript(session, input, rules);
       project.revisions[input.revisionId] = session.script;
     }
     if (!input.preview) {
@@ -115,7 +119,11 @@ export class CloudflarePlatform implements Platform {
     await this.hosts.publish(input.projectSlug, project, [input.revisionId]);
   }
 
-  private async uploadScript(session: SessionRecord, input: PublishInput): Promise<void> {
+  private async uploadScript(
+    session: SessionRecord,
+    input: PublishInput,
+    rules: { _redirects?: string; _headers?: string },
+  ): Promise<void> {
     const { accountId, dispatchNamespace } = this.options;
     const record: ScriptRecord = {
       projectSlug: input.projectSlug,
@@ -135,7 +143,7 @@ export class CloudflarePlatform implements Platform {
               compatibility_date: COMPATIBILITY_DATE,
               tags: [projectTag(input.projectSlug)],
               bindings: [{ type: "assets", name: "ASSETS" }],
-              assets: { jwt: input.completionJwt, config: { ...SITE_ASSETS_CONFIG } },
+              assets: { jwt: input.completionJwt, config: { ...SITE_ASSETS_CONFIG, ...rules } },
             },
             files: [new File([SITE_MODULE_SOURCE], SITE_MODULE, { type: "application/javascript+module" })],
           },

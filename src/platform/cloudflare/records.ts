@@ -1,3 +1,5 @@
+import type { RulesHashes } from "./site-rules-config.js";
+
 /**
  * What the platform keeps in its KV namespace. Host entries (key = the hostname) are the published
  * manifest the dispatch Worker reads; the other records (keys with a `:`, which no hostname has)
@@ -28,6 +30,8 @@ export interface SessionRecord {
   projectSlug: string;
   script: string;
   expiresAt: number;
+  /** The manifest's hashes of `/_redirects` and `/_headers`, which the deploy's texts must match. */
+  rules?: RulesHashes;
 }
 
 /** Written before a script is uploaded, so the sweep finds a script a crash left unrecorded. */
