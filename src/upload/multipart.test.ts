@@ -66,4 +66,110 @@ describe("parseMultipart", () => {
     expect(multipartBoundary("application/json")).toBeUndefined();
     expect(multipartBoundary(undefined)).toBeUndefined();
   });
+
+  it("parseMultipart: a body that ends right after the closing delimiter, a byte at a time, is whole", async () => {
+    const body = Buffer.from('--XyZ\r\nContent-Disposition: form-data; name="a"\r\n\r\nA\r\n--XyZ--');
+    const chunks = Array.from(body, (byte) => Buffer.from([byte]));
+    expect((await parse(chunks)).map((p) => p.body)).toEqual(["A"]);
+  });
+
+  it("parseMultipart: returns how many parts it read", async () => {
+    const count = await parseMultipart(
+      (async function* () {
+        yield BODY;
+      })(),
+      "XyZ",
+      () => ({ write: () => undefined, end: () => undefined }),
+    );
+    expect(count).toBe(2);
+  });
+
+  it("parseMultipart: MultipartError for a delimiter followed by anything but padding or `--`", async () => {
+    for (const after of ["-x\r\n", "x\r\n", " -\r\n"]) {
+      const body = Buffer.from(`--XyZ${after}Content-Disposition: form-data; name="a"\r\n\r\nA\r\n--XyZ--`);
+      await expect(parse([body]), JSON.stringify(after)).rejects.toThrow("malformed multipart boundary line");
+    }
+  });
+
+  it("parseMultipart: padding of 1024 spaces and tabs after a delimiter is taken, 1025 is refused", async () => {
+    const withPadding = (n: number) =>
+      Buffer.from(
+        `--XyZ${" \t".repeat(n).slice(0, n)}\r\nContent-Disposition: form-data; name="a"\r\n\r\nA\r\n--XyZ--`,
+      );
+    expect((await parse([withPadding(1024)])).map((p) => p.body)).toEqual(["A"]);
+    await expect(parse([withPadding(1025)])).rejects.toThrow("malformed multipart boundary line");
+  });
+
+  it("parseMultipart: part headers of 16 KiB are taken, one byte more is refused, in one chunk or many", async () => {
+    const disposition = 'Content-Disposition: form-data; name="a"';
+    const withHeaders = (size: number) => {
+      const filler = `X-Fill: ${"f".repeat(size - disposition.length - 2 - "X-Fill: ".length)}`;
+      return Buffer.from(`--XyZ\r\n${disposition}\r\n${filler}\r\n\r\nA\r\n--XyZ--`);
+    };
+    const inChunks = (body: Buffer) =>
+      Array.from({ length: Math.ceil(body.length / 1000) }, (_, i) =>
+        body.subarray(i * 1000, i * 1000 + 1000),
+      );
+    expect((await parse([withHeaders(16 * 1024)]))[0]!.headers.headers["x-fill"]).toHaveLength(
+      16 * 1024 - disposition.length - 10,
+    );
+    expect((await parse(inChunks(withHeaders(16 * 1024)))).map((p) => p.body)).toEqual(["A"]);
+    await expect(parse([withHeaders(16 * 1024 + 1)])).rejects.toThrow("multipart part headers too large");
+    await expect(parse(inChunks(withHeaders(16 * 1024 + 1)))).rejects.toThrow(
+      "multipart part headers too large",
+    );
+  });
+
+  it("parseMultipart: header names are lowercased and names and values trimmed", async () => {
+    const body = Buffer.from(
+      '--XyZ\r\nContent-Disposition: form-data; name="a"\r\n  X-Thing  :   some value  \r\n\r\nA\r\n--XyZ--',
+    );
+    expect((await parse([body]))[0]!.headers.headers["x-thing"]).toBe("some value");
+  });
+
+  it("parseMultipart: MultipartError for a header line without a name or colon", async () => {
+    for (const line of [": value", "no colon here"]) {
+      const body = Buffer.from(
+        `--XyZ\r\nContent-Disposition: form-data; name="a"\r\n${line}\r\n\r\nA\r\n--XyZ--`,
+      );
+      await expect(parse([body]), line).rejects.toThrow("malformed multipart part header");
+    }
+  });
+
+  it("parseMultipart: MultipartError for a part whose Content-Disposition is missing or not form-data", async () => {
+    for (const headers of [
+      "Content-Type: text/plain",
+      "Content-Disposition: attachment; name=a",
+      "Content-Disposition: form-datax; name=a",
+    ]) {
+      const body = Buffer.from(`--XyZ\r\n${headers}\r\n\r\nA\r\n--XyZ--`);
+      await expect(parse([body]), headers).rejects.toThrow(
+        "multipart part without Content-Disposition: form-data",
+      );
+    }
+    const upper = Buffer.from("--XyZ\r\nContent-Disposition: FORM-DATA; NAME=a\r\n\r\nA\r\n--XyZ--");
+    expect((await parse([upper]))[0]!.headers.name).toBe("a");
+  });
+
+  it("parseMultipart: quoted names keep their escaped characters, bare ones end at `;` or space", async () => {
+    const body = Buffer.from(
+      '--XyZ\r\nContent-Disposition: form-data;name="a \\"b\\" \\\\c"; filename=f.txt ;x=1\r\n\r\nA\r\n--XyZ--',
+    );
+    const [part] = await parse([body]);
+    expect(part!.headers.name).toBe('a "b" \\c');
+    expect(part!.headers.filename).toBe("f.txt");
+  });
+
+  it("multipartBoundary: only after `multipart/form-data` and a `;`, in any case, up to 70 characters", () => {
+    expect(multipartBoundary("Multipart/Form-Data ; BOUNDARY=abc")).toBe("abc");
+    expect(multipartBoundary("multipart/form-data;boundary=abc;charset=x")).toBe("abc");
+    expect(multipartBoundary("multipart/form-data")).toBeUndefined();
+    expect(multipartBoundary("multipart/form-data; boundary=")).toBeUndefined();
+    expect(multipartBoundary("multipart/mixed; boundary=abc")).toBeUndefined();
+    expect(multipartBoundary("text/plain; x=multipart/form-data; boundary=abc")).toBeUndefined();
+    expect(multipartBoundary(`multipart/form-data; boundary="${"q".repeat(70)}"`)).toBe("q".repeat(70));
+    // A longer one (RFC 2046 allows 70) is read only in part, so its body never parses.
+    expect(multipartBoundary(`multipart/form-data; boundary=${"b".repeat(71)}`)).toBe("b".repeat(70));
+    expect(multipartBoundary("")).toBeUndefined();
+  });
 });
