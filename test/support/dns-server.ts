@@ -12,7 +12,8 @@ export interface TestDnsServer {
   /** `127.0.0.1:<port>`, for DNS_RESOLVER. */
   address: string;
   setCname(hostname: string, target: string): void;
-  setTxt(hostname: string, values: string[]): void;
+  /** One TXT record per value; a value given as an array is one record of several character-strings. */
+  setTxt(hostname: string, values: (string | string[])[]): void;
   /** Forgets every record of `hostname`. */
   clear(hostname: string): void;
   /** How many questions it was asked. */
@@ -23,7 +24,7 @@ export interface TestDnsServer {
 /** Starts a real DNS server (the `dns2` package, over UDP) on a free port of 127.0.0.1. */
 export async function startTestDns(): Promise<TestDnsServer> {
   const cnames = new Map<string, string>();
-  const txts = new Map<string, string[]>();
+  const txts = new Map<string, (string | string[])[]>();
   let questions = 0;
   const server = dns2.createUDPServer((request, send) => {
     const response = Packet.createResponseFromRequest(request);
