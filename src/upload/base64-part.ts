@@ -6,6 +6,19 @@ export class PartContentError extends Error {}
 
 const NOT_BASE64 = /[^A-Za-z0-9+/=]/;
 
+/**
+ * Refuses base64 text that is not canonical for a reason other than its padding bits: a character
+ * outside the alphabet, or padding before the end. Non-canonical padding bits are accepted (the
+ * hash is over the canonical text).
+ */
+function checkBase64(quads: string): void {
+  if (NOT_BASE64.test(quads)) throw new PartContentError("content is not base64");
+  const pad = quads.indexOf("=");
+  if (pad !== -1 && (pad < quads.length - 2 || !/^=+$/.test(quads.slice(pad)))) {
+    throw new PartContentError("base64 padding in the middle of content");
+  }
+}
+
 /** Where a part's decoded bytes go: appended to the bucket's pack, or nowhere (held already). */
 export interface PartTarget {
   append(bytes: Uint8Array): Promise<void>;
@@ -32,23 +45,22 @@ export class Base64PartSink implements PartSink {
 
   async write(chunk: Buffer): Promise<void> {
     const text = this.carry + chunk.toString("latin1");
-    if (NOT_BASE64.test(text)) throw new PartContentError("content is not base64");
     if (this.padded && text.length > 0) throw new PartContentError("content continues after base64 padding");
     const usable = text.length - (text.length % 4);
     this.carry = text.slice(usable);
+    if (NOT_BASE64.test(this.carry)) throw new PartContentError("content is not base64");
     if (usable === 0) return;
     const quads = text.slice(0, usable);
-    const pad = quads.indexOf("=");
-    if (pad !== -1) {
-      if (pad < usable - 2 || !/^=+$/.test(quads.slice(pad))) {
-        throw new PartContentError("base64 padding in the middle of content");
-      }
-      this.padded = true;
-    }
     const bytes = Buffer.from(quads, "base64");
+    const canonical = bytes.toString("base64");
+    // Node's decoder skips what is not base64, so text that encodes back to itself is valid, and
+    // the check costs one comparison; only other text is looked at closely (a regular expression
+    // over every part was a tenth of the upload service's time).
+    if (canonical !== quads) checkBase64(quads);
+    if (quads.endsWith("=")) this.padded = true;
     this.size += bytes.length;
     if (this.size > this.maxBytes) throw new PartContentError(`content exceeds ${this.maxBytes} bytes`);
-    this.hasher.updateBase64(bytes.toString("base64"));
+    this.hasher.updateBase64(canonical);
     if (this.target) await this.target.append(bytes);
   }
 

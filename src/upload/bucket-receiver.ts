@@ -52,7 +52,7 @@ export class BucketReceiver {
     const hash = part.name ?? part.filename ?? "";
     if (!ASSET_HASH.test(hash))
       throw badRequest(`part name ${JSON.stringify(hash.slice(0, 80))} is not an asset hash`);
-    const asset = await sessions.assetOf(this.sessionId, hash);
+    const { asset, inSession, held } = await sessions.partState(this.sessionId, hash);
     if (asset === undefined) {
       throw new UploadError(
         400,
@@ -64,7 +64,7 @@ export class BucketReceiver {
     if (declared !== undefined && !MEDIA_TYPE.test(declared)) {
       throw badRequest(`part ${hash} has an invalid Content-Type`);
     }
-    if (this.seen.has(hash) || (await sessions.sessionHas(this.sessionId, hash))) {
+    if (this.seen.has(hash) || inSession) {
       // This session has it already: the bytes are not needed, but the media type still applies.
       if (declared !== undefined) this.mediaTypes.push({ hash, mediaType: declared });
       return discard;
@@ -72,7 +72,6 @@ export class BucketReceiver {
     this.seen.add(hash);
     this.hasher ??= await AssetHasher.create();
     // Another project's content: verified for this session, and not stored a second time.
-    const held = await sessions.hasBlob(hash);
     const pack = held ? undefined : (this.pack ??= this.options.packs.newWriter());
     this.partStart = pack?.length;
     const { path, size: declaredSize } = asset;

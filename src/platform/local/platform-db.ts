@@ -1,5 +1,5 @@
 import { Kysely, type RawBuilder, sql, SqliteDialect } from "kysely";
-import type { SqliteDatabase } from "../../shared/sqlite.js";
+import { type SqliteDatabase, withStatementCache } from "../../shared/sqlite.js";
 
 /** The SQL engine under the platform database. */
 export type SqlDialect = "sqlite" | "postgres";
@@ -42,7 +42,7 @@ export interface PlatformDatabase {
 
 /** Wraps an open better-sqlite3 connection (schema already in place) as the platform database. */
 export function sqlitePlatformDatabase(sqlite: SqliteDatabase): PlatformDatabase {
-  const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   let open = true;
   return {
     dialect: "sqlite",

@@ -46,6 +46,16 @@ export interface ReceivedBucket {
   mediaTypes: { hash: string; mediaType: string }[];
 }
 
+/** What the upload service needs to know of a part before it reads its body. */
+export interface PartState {
+  /** A manifest path naming the hash in the session and its declared size; undefined if none. */
+  asset: { path: string; size: number } | undefined;
+  /** The session has the content already (uploaded before, or its project's). */
+  inSession: boolean;
+  /** The platform holds the blob whole, for some project. */
+  held: boolean;
+}
+
 /** Manifest rows written per statement: 5 parameters each, far under any engine's limit. */
 const ROWS_PER_STATEMENT = 1_000;
 
@@ -184,16 +194,29 @@ export class UploadSessions {
   }
 
   /**
-   * A manifest path of `hash` in the session and the size its manifest declared (the largest, if
-   * several paths name it), or undefined when the session does not name it.
+   * What receiving a part of `hash` needs to know, in one query (one round trip per part on
+   * PostgreSQL): a manifest path of it in the session and the size its manifest declared (the
+   * largest, if several paths name it; undefined when the session does not name it), whether the
+   * session has the content already, and whether the platform holds it whole for any project.
    */
-  async assetOf(sessionId: string, hash: string): Promise<{ path: string; size: number } | undefined> {
+  async partState(sessionId: string, hash: string): Promise<PartState> {
     const row = await firstOf(
       this.database.db,
-      sql<{ path: string | null; size: number | string | null }>`SELECT MIN(path) AS path, MAX(size) AS size
-        FROM session_assets WHERE session_id = ${sessionId} AND hash = ${hash}`,
+      sql<{
+        path: string | null;
+        size: number | string | null;
+        in_session: number | string;
+        held: number | string;
+      }>`SELECT MIN(a.path) AS path, MAX(a.size) AS size,
+          CASE WHEN EXISTS (SELECT 1 FROM session_blobs h WHERE h.session_id = ${sessionId} AND h.hash = ${hash})
+            THEN 1 ELSE 0 END AS in_session,
+          CASE WHEN EXISTS (SELECT 1 FROM blobs b WHERE b.hash = ${hash} AND b.damaged = 0)
+            THEN 1 ELSE 0 END AS held
+        FROM session_assets a WHERE a.session_id = ${sessionId} AND a.hash = ${hash}`,
     );
-    return row?.path == null || row.size == null ? undefined : { path: row.path, size: Number(row.size) };
+    const asset =
+      row?.path == null || row.size == null ? undefined : { path: row.path, size: Number(row.size) };
+    return { asset, inSession: Number(row?.in_session) === 1, held: Number(row?.held) === 1 };
   }
 
   /** How many distinct hashes of the session it does not have yet (neither uploaded nor its own). */
@@ -216,24 +239,6 @@ export class UploadSessions {
           (SELECT 1 FROM session_blobs h WHERE h.session_id = s.session_id AND h.hash = s.hash)`,
     );
     return Number(slow!.n);
-  }
-
-  /** True when the platform holds the blob whole (for any project). */
-  async hasBlob(hash: string): Promise<boolean> {
-    const row = await firstOf(
-      this.database.db,
-      sql`SELECT 1 AS held FROM blobs WHERE hash = ${hash} AND damaged = 0`,
-    );
-    return row !== undefined;
-  }
-
-  /** True when the session has the content: verified in one of its uploads, or its project's. */
-  async sessionHas(sessionId: string, hash: string): Promise<boolean> {
-    const row = await firstOf(
-      this.database.db,
-      sql`SELECT 1 AS held FROM session_blobs WHERE session_id = ${sessionId} AND hash = ${hash}`,
-    );
-    return row !== undefined;
   }
 
   /**
