@@ -13,14 +13,18 @@ const SQLITE: SqlDialect = {
 
 /** Opens the SQLite metadata store at `file` (WAL, full sync, foreign keys) and migrates it. */
 export async function openSqliteStore(file: string): Promise<SqlStore> {
-  const db = new Kysely<MetadataTables>({ dialect: new SqliteDialect({ database: withStatementCache(openSqlite(file)) }) });
+  const db = new Kysely<MetadataTables>({
+    dialect: new SqliteDialect({ database: withStatementCache(openSqlite(file)) }),
+  });
   await migrate(db as Kysely<unknown>, SQLITE_MIGRATIONS);
   return new SqlStore(db, SQLITE);
 }
 
 /** Applies the pending migrations of the SQLite metadata store at `file`; says which ran. */
 export async function migrateSqliteStore(file: string): Promise<MigrationReport> {
-  const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: withStatementCache(openSqlite(file)) }) });
+  const db = new Kysely<unknown>({
+    dialect: new SqliteDialect({ database: withStatementCache(openSqlite(file)) }),
+  });
   try {
     return await migrate(db, SQLITE_MIGRATIONS);
   } finally {
