@@ -61,7 +61,7 @@ export async function openLocalPlatform(
   const { logger, now } = options;
   const db = await openPlatformDatabase(dir, options.postgres);
   const packs = new PackStore(dir);
-  const { storage: packStorage, shared } = openPackStorage(dir, options.objectStore);
+  const { storage: packStorage, shared } = await openPackStorage(dir, options.objectStore);
   const files = { packs, storage: packStorage };
   // Packs others may be recording are spared; a store that is down must not stop the start.
   const sweep = removeOrphanFiles(db, files, shared ? now() - OBJECT_STORE_ORPHAN_GRACE_MS : Infinity).then(

@@ -3,7 +3,6 @@ import { ConfigError, loadConfig } from "./config.js";
 import { migrateMetadataStore, platformPostgres } from "./metadata-store.js";
 import { migratePostgresPlatform } from "../platform/local/postgres-database.js";
 import { startProcess } from "./start.js";
-import { cloudflareCommand } from "./cloudflare-command.js";
 
 /**
  * The `deploy-server` binary: start on the environment's settings, stop cleanly on a signal;
@@ -46,6 +45,8 @@ async function main(): Promise<void> {
     return;
   }
   if (command === "cloudflare") {
+    // Cloudflare's SDK is loaded only by the command that uses it.
+    const { cloudflareCommand } = await import("./cloudflare-command.js");
     process.exit(await cloudflareCommand(process.argv.slice(3), config));
   }
   const server = await startProcess(config);

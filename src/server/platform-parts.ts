@@ -2,7 +2,6 @@ import { join } from "node:path";
 import type { Logger } from "pino";
 import type { Platform } from "../core/ports/index.js";
 import type { Metrics } from "../shared/metrics.js";
-import { openCloudflarePlatform } from "./cloudflare-platform.js";
 import type { ServerConfig } from "./config.js";
 import { type LocalPlatformParts, openLocalPlatform } from "./local-platform.js";
 import { platformPostgres } from "./metadata-store.js";
@@ -25,6 +24,8 @@ export async function openPlatformParts(
 ): Promise<PlatformParts> {
   const { now, logger, metrics } = deps;
   if (config.cloudflare) {
+    // Loaded only here: Cloudflare's SDK costs a server that does not use it ~40 MB of memory.
+    const { openCloudflarePlatform } = await import("./cloudflare-platform.js");
     const platform = openCloudflarePlatform(config.cloudflare, config, now);
     return { platform, close: () => platform.close() };
   }

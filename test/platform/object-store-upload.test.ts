@@ -3,7 +3,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { GetObjectCommand } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createObjectStoreClient } from "../../src/platform/local/object-store.js";
+import { createObjectStoreClient } from "../../src/platform/local/object-store-client.js";
 import { MULTIPART_FROM_BYTES, PART_BYTES, uploadFile } from "../../src/platform/local/s3-upload.js";
 import { startObjectStore, type TestObjectStore } from "../support/s3-server.js";
 import { tempDir } from "../support/server.js";

@@ -1,5 +1,3 @@
-import { S3Client } from "@aws-sdk/client-s3";
-
 /** Where packs go in an object store: a bucket and a key prefix (empty, or ending in `/`). */
 export interface ObjectStoreLocation {
   bucket: string;
@@ -31,23 +29,4 @@ export function parseObjectStoreUrl(url: string): ObjectStoreLocation | undefine
   if (!match) return undefined;
   const path = (match[2] ?? "").replace(/^\/+|\/+$/g, "");
   return { bucket: match[1]!, prefix: path === "" ? "" : `${path}/` };
-}
-
-/**
- * A client of the store. Checksums only where an operation requires them: S3-compatible stores do
- * not all take the SDK's default CRC32 headers. Retries are the SDK's (3 attempts, backoff).
- */
-export function createObjectStoreClient(settings: ObjectStoreSettings): S3Client {
-  return new S3Client({
-    region: settings.region,
-    endpoint: settings.endpoint,
-    forcePathStyle: settings.forcePathStyle,
-    credentials: settings.credentials,
-    requestChecksumCalculation: "WHEN_REQUIRED",
-    responseChecksumValidation: "WHEN_REQUIRED",
-    requestHandler: {
-      connectionTimeout: Math.min(settings.timeoutMs, 5_000),
-      requestTimeout: settings.timeoutMs,
-    },
-  });
 }

@@ -1,9 +1,8 @@
 import { join } from "node:path";
 import { DiskRangeCache } from "./disk-range-cache.js";
 import { LocalPackStorage } from "./local-pack-storage.js";
-import { createObjectStoreClient, type ObjectStoreSettings } from "./object-store.js";
+import type { ObjectStoreSettings } from "./object-store.js";
 import type { PackStorage } from "./pack-storage.js";
-import { S3PackStorage } from "./s3-pack-storage.js";
 
 /**
  * How long a pack in an object store may go unnamed by any row before the orphan sweep deletes it:
@@ -14,13 +13,16 @@ export const OBJECT_STORE_ORPHAN_GRACE_MS = 60 * 60 * 1000;
 /**
  * Where the packs under content directory `dir` are kept: in the object store when one is given
  * (ranges read from it kept in `dir/range-cache/`), else as files in `dir/packs/`. `shared` says
- * whether other processes write to the same packs (then orphans are swept only once old).
+ * whether other processes write to the same packs (then orphans are swept only once old). The
+ * AWS SDK is loaded only then: it costs a server that does not use it ~20 MB of memory.
  */
-export function openPackStorage(
+export async function openPackStorage(
   dir: string,
   objectStore: ObjectStoreSettings | undefined,
-): { storage: PackStorage; shared: boolean } {
+): Promise<{ storage: PackStorage; shared: boolean }> {
   if (!objectStore) return { storage: new LocalPackStorage(dir), shared: false };
+  const { S3PackStorage } = await import("./s3-pack-storage.js");
+  const { createObjectStoreClient } = await import("./object-store-client.js");
   return {
     storage: new S3PackStorage({
       client: createObjectStoreClient(objectStore),
