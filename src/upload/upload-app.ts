@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import { Readable } from "node:stream";
 import { Hono } from "hono";
 import type { Logger } from "pino";
@@ -24,10 +25,7 @@ export function createUploadApp(deps: { service: UploadService; logger: Logger; 
       throw new UploadError(400, UploadErrorCode.badRequest, "only ?base64=true uploads are supported");
     }
     const token = bearerToken(c.req.header("authorization"));
-    const raw = c.req.raw.body;
-    const stream = raw
-      ? Readable.fromWeb(raw as import("node:stream/web").ReadableStream)
-      : Readable.from([]);
+    const stream = requestBody(c.env, () => c.req.raw.body);
     const received = { bytes: 0 };
     const body = countBytes(stream, received);
     const result = await deps.service.receiveBucket({
@@ -84,6 +82,22 @@ function failure(error: UploadError) {
 function declaredLength(header: string | undefined): number | undefined {
   if (header === undefined || !/^\d+$/.test(header.trim())) return undefined;
   return Number(header.trim());
+}
+
+/**
+ * The request's body as Node gives it: behind @hono/node-server, the IncomingMessage itself, not
+ * the web stream made from it and then made into a Node stream again (two adapters per chunk
+ * were a tenth of the upload service's time). `app.request()` in a test has only the web body.
+ */
+function requestBody(
+  env: unknown,
+  webBody: () => ReadableStream<Uint8Array> | null,
+): AsyncIterable<Uint8Array> {
+  const incoming = (env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  // Asked for only without it: reading the web body starts consuming the IncomingMessage.
+  if (incoming) return incoming;
+  const raw = webBody();
+  return raw ? Readable.fromWeb(raw as import("node:stream/web").ReadableStream) : Readable.from([]);
 }
 
 /** Passes a body through, adding up its bytes as they go by. */
