@@ -63,6 +63,29 @@ describe("HashCache", () => {
     expect(await readFile(path, "utf8")).not.toContain("gone.txt");
   });
 
+  it("HashCache: a run that found every file in the cache and lost none does not write it again", async () => {
+    const first = await HashCache.load(config, "p".repeat(64));
+    first.record(file(), "1".repeat(32));
+    first.record(file({ path: "b.txt" }), "2".repeat(32));
+    await first.save();
+    const path = join(config, "hash-cache", `${"p".repeat(64)}.json`);
+    const written = await stat(path);
+    const same = await HashCache.load(config, "p".repeat(64));
+    same.lookup(file());
+    same.lookup(file({ path: "b.txt" }));
+    await same.save();
+    const after = await stat(path);
+    expect([after.ino, after.mtimeMs]).toEqual([written.ino, written.mtimeMs]);
+    // A file recorded anew is written.
+    const changed = await HashCache.load(config, "p".repeat(64));
+    changed.lookup(file());
+    changed.record(file({ path: "b.txt", size: 9 }), "3".repeat(32));
+    await changed.save();
+    expect((await HashCache.load(config, "p".repeat(64))).lookup(file({ path: "b.txt", size: 9 }))).toBe(
+      "3".repeat(32),
+    );
+  });
+
   it("HashCache: files modified within the racy window are not cached", async () => {
     const cache = await HashCache.load(config, "p".repeat(64));
     cache.record(file({ mtimeMs: 10_000 }), "3".repeat(32), 10_000 + RACY_WINDOW_MS - 1);

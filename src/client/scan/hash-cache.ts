@@ -33,6 +33,8 @@ export function racyWindowMs(mtimeMs: number): number {
  */
 export class HashCache {
   private readonly fresh = new Map<string, Entry>();
+  /** Whether this run recorded a hash the cache did not hold. */
+  private recorded = false;
 
   private constructor(
     private readonly path: string | undefined,
@@ -82,11 +84,17 @@ export class HashCache {
   record(file: SiteFile, hash: string, scannedAt = this.scannedAt): void {
     if (scannedAt - file.mtimeMs < racyWindowMs(file.mtimeMs)) return;
     this.fresh.set(file.path, [file.size, file.mtimeMs, file.ino, hash]);
+    this.recorded = true;
   }
 
-  /** Writes the entries of this run only (files gone since are dropped). */
+  /**
+   * Writes the entries of this run only (files gone since are dropped); not at all when they are
+   * the cache as it was (every file found in it, none gone): an unchanged redeploy of 50,000 files
+   * spent 50 ms and its garbage writing the same 4 MB again.
+   */
   async save(): Promise<void> {
     if (this.path === undefined) return;
+    if (!this.recorded && this.fresh.size === Object.keys(this.old).length) return;
     const file: CacheFile = { version: 1, entries: Object.fromEntries(this.fresh) };
     await writePrivateFile(this.path, JSON.stringify(file));
   }
