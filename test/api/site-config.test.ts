@@ -46,6 +46,8 @@ describe("deploy with _redirects and _headers", () => {
   it("POST deploy: 422 INVALID_SITE_CONFIG naming _redirects and the line that does not parse, nothing changed", async () => {
     const completion = await upload({ "/index.html": "after", "/_redirects": "# ok\n/a /b\n/c /d 404\n" });
     const before = snapshotStore(server.dataDir);
+    // What production serves before the refused request, whatever this file's other tests deployed.
+    const served = await home();
     const refused = await deploy(completion);
     expect(refused.status).toBe(422);
     expect(refused.body.error).toEqual({
@@ -53,19 +55,21 @@ describe("deploy with _redirects and _headers", () => {
       message: '_redirects:3: status "404" is not one of 301, 302, 303, 307, 308, 200',
     });
     expect(snapshotStore(server.dataDir)).toEqual(before);
-    expect(await home()).toBe("before");
+    expect(await home()).toBe(served);
   });
 
   it("POST deploy: 422 INVALID_SITE_CONFIG naming _headers and its line, nothing changed", async () => {
     const completion = await upload({ "/index.html": "after", "/_headers": "/*\n  X-Frame-Options DENY\n" });
     const before = snapshotStore(server.dataDir);
+    // What production serves before the refused request, whatever this file's other tests deployed.
+    const served = await home();
     const refused = await deploy(completion);
     expect([refused.status, refused.body.error.code]).toEqual([422, "INVALID_SITE_CONFIG"]);
     expect(refused.body.error.message).toBe(
       '_headers:2: expected "Name: value" or "! Name", got "X-Frame-Options DENY"',
     );
     expect(snapshotStore(server.dataDir)).toEqual(before);
-    expect(await home()).toBe("before");
+    expect(await home()).toBe(served);
   });
 
   it("POST deploy: a rules file that is not UTF-8 is refused with 422 INVALID_SITE_CONFIG", async () => {

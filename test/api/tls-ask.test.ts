@@ -62,5 +62,8 @@ describe("GET /tls/ask", () => {
     const res = await fetch(`${server.urls.api}/tls/ask?domain=x.example.com`);
     expect(res.status).toBe(429);
     expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+    // The window ends: this file's other tests, in any order, ask afresh.
+    server.clock.advance(server.config.tlsAskLimitWindowSeconds + 1);
+    expect(await ask("nobody.example.com")).toBe(404);
   });
 });

@@ -36,6 +36,7 @@ await describePostgres(
     let edges: Process[];
     let apiUrl: string;
     let shared: Record<string, string>;
+    let apiEnv: Record<string, string>;
     let objectStore: TestObjectStore;
 
     const start = async (roles: string, env: Record<string, string> = {}) => {
@@ -60,7 +61,7 @@ await describePostgres(
       uploads = [await start("upload"), await start("upload")];
       const uploadBalancer = await startBalancer(uploads.map((p) => p.urls.upload!));
       balancers.push(uploadBalancer);
-      const apiEnv = { UPLOAD_PUBLIC_URL: uploadBalancer.url, PUBLIC_EDGE_PORT: "8080" };
+      apiEnv = { UPLOAD_PUBLIC_URL: uploadBalancer.url, PUBLIC_EDGE_PORT: "8080" };
       apis = await Promise.all([start("api", apiEnv), start("api", apiEnv)]);
       edges = await Promise.all([start("edge"), start("edge")]);
       const apiBalancer = await startBalancer(apis.map((p) => p.urls.api!));
@@ -172,6 +173,11 @@ await describePostgres(
           expect(served.body.equals(bytes), path).toBe(true);
         }
       }
+      // API 1 comes back on its port, behind the same balancer: the other tests, in any order,
+      // find two API processes again.
+      const port = new URL(apis[0]!.urls.api!).port;
+      apis[0] = await start("api", { ...apiEnv, PORT: port });
+      expect(apis[0].urls.api).toBe(`http://127.0.0.1:${port}`);
     });
   },
 );
