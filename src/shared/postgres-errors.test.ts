@@ -70,6 +70,9 @@ describe("isDatabaseUnavailable", () => {
 
   it("isDatabaseUnavailable: a code that is not a string is not read as one", () => {
     expect(isDatabaseUnavailable(withCode(8006))).toBe(false);
+    // As text these would read as SQLSTATEs of an outage (53300, 08006).
+    expect(isDatabaseUnavailable(withCode(53300))).toBe(false);
+    expect(isDatabaseUnavailable(withCode(["08006"]))).toBe(false);
     expect(isDatabaseUnavailable(withCode(["ECONNREFUSED"]))).toBe(false);
   });
 
