@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runInProcess, writeSite } from "../client/helpers.js";
 import { primeAcmeAccount, type RunningCaddy, startCaddy } from "../support/caddy.js";
 import { startTestDns, type TestDnsServer } from "../support/dns-server.js";
-import { freePort, httpsToolsPresent } from "../support/https-tools.js";
+import { freePort } from "../support/free-port.js";
+import { httpsToolsPresent } from "../support/https-tools.js";
 import { type Pebble, startPebble } from "../support/pebble.js";
 import { startTestServer, tempDir } from "../support/server.js";
 

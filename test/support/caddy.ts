@@ -2,7 +2,8 @@ import { connect } from "node:net";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { freePort, TOOLS } from "./https-tools.js";
+import { freePort } from "./free-port.js";
+import { TOOLS } from "./https-tools.js";
 import { startTool } from "./tool-process.js";
 
 /** The repository's own Caddyfile: the test runs exactly what the README's Production section ships. */

@@ -1,6 +1,5 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 
 /** Debian's caddy and pebble, and openssl for the throwaway CA of pebble's own listener. */
@@ -29,16 +28,4 @@ export function httpsToolsPresent(): boolean {
     );
   }
   return present;
-}
-
-/** A port free on 127.0.0.1 right now (for programs that cannot be told to pick one). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }

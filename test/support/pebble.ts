@@ -2,7 +2,8 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { request } from "node:https";
 import { join } from "node:path";
-import { freePort, TOOLS } from "./https-tools.js";
+import { freePort } from "./free-port.js";
+import { TOOLS } from "./https-tools.js";
 import { startTool } from "./tool-process.js";
 
 /** A running pebble: its ACME directory, the CA its own listener uses, and the root it issues under. */

@@ -1,6 +1,6 @@
 import { execFile, execFileSync } from "node:child_process";
 import { readdirSync } from "node:fs";
-import { createServer } from "node:net";
+import { freePort } from "./free-port.js";
 
 /** A PostgreSQL cluster of the test's own (Debian's pg_createcluster), which it may restart at will. */
 export interface OwnCluster {
@@ -8,17 +8,6 @@ export interface OwnCluster {
   /** `pg_ctlcluster <version> <name> restart`: every connection dropped, the server back after. */
   restart(): Promise<void>;
   drop(): void;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /**
