@@ -1,6 +1,7 @@
 // Builds the standalone client: src/client and its dependencies bundled into one ESM file,
-// packages/client/dist/deploy.js, with no native code and no runtime dependency, so that
-// `npm pack` of packages/client installs anywhere Node.js 20.19+ runs, with no compiler.
+// packages/client/dist/deploy.js, with no native code and no runtime dependency but one optional
+// one (native BLAKE3, prebuilt binaries from npm, loaded when present: src/core/blake3.ts), so
+// that `npm pack` of packages/client installs anywhere Node.js 20.19+ runs, with no compiler.
 import { build } from "esbuild";
 import { chmodSync, readFileSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";

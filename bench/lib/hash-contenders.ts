@@ -16,7 +16,7 @@ export interface AssetStreamHasher {
 }
 
 /** The npm libraries measured: each is given the text as bytes, its fastest input. */
-export const HASH_LIBRARIES = ["hash-wasm", "blake3-wasm", "blake3-jit"] as const;
+export const HASH_LIBRARIES = ["hash-wasm", "blake3-wasm", "blake3-jit", "@napi-rs/blake-hash"] as const;
 /**
  * What the bench measures: the libraries, and our `AssetHasher` (src/core/asset-hash.ts) fed as
  * its callers feed it: bytes (the client's files up to 1 MiB) or strings (the upload service's
@@ -35,6 +35,7 @@ export const CONTENDER_LABELS: Record<HashContenderName | "b3sum", string> = {
   "hash-wasm": "hash-wasm",
   "blake3-wasm": "blake3-wasm",
   "blake3-jit": "blake3-jit",
+  "@napi-rs/blake-hash": "@napi-rs/blake-hash (native, prebuilt from npm)",
   ours: "ours (`AssetHasher`), text as bytes: the client's files up to 1 MiB",
   "ours-strings": "ours (`AssetHasher`), text as strings: the upload service, the client's larger files",
   b3sum: "`b3sum --num-threads 1` (native, reference)",
@@ -81,6 +82,15 @@ export async function loadContender(name: HashContenderName): Promise<AssetStrea
           Buffer.from(hasher.update(Buffer.from(extension, "latin1")).finalize(HEX_CHARS / 2)).toString(
             "hex",
           ),
+      };
+    }
+    case "@napi-rs/blake-hash": {
+      const { Blake3Hasher } = await import("@napi-rs/blake-hash");
+      const hasher = new Blake3Hasher();
+      return {
+        start: () => hasher.reset(),
+        update: (text) => hasher.update(bytesOf(text)),
+        finish: (extension) => hasher.update(extension).digest("hex").slice(0, HEX_CHARS),
       };
     }
     case "ours":

@@ -51,7 +51,7 @@ function bytesFrom(seed: number, size: number): Buffer {
   return bytes;
 }
 
-describe("AssetHasher against an independent BLAKE3", () => {
+describe.each(["native", "wasm"] as const)("AssetHasher (%s) against an independent BLAKE3", (backend) => {
   // Base64 of 49,152 bytes is 65,536 characters: one string piece exactly.
   const sizes = fc.oneof(
     fc.integer({ min: 0, max: 200_000 }),
@@ -59,7 +59,7 @@ describe("AssetHasher against an independent BLAKE3", () => {
   );
 
   it("AssetHasher.updateBase64: random contents cut anywhere, pieces as strings or bytes, give blake3-jit's hash", async () => {
-    const hasher = await AssetHasher.create();
+    const hasher = await AssetHasher.create(backend);
     fc.assert(
       fc.property(
         sizes,
@@ -84,7 +84,7 @@ describe("AssetHasher against an independent BLAKE3", () => {
   });
 
   it("AssetHasher.updateBase64: a string counts as its UTF-8 bytes, a surrogate pair across a piece border included", async () => {
-    const hasher = await AssetHasher.create();
+    const hasher = await AssetHasher.create(backend);
     for (const before of [65_535, 65_534, 65_536, 131_071]) {
       const text = `${"A".repeat(before)}😀é${"b".repeat(10)}`;
       hasher.reset().updateBase64(text);

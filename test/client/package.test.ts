@@ -1,5 +1,6 @@
 import { execFile, spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -67,7 +68,7 @@ afterAll(async () => {
 });
 
 describe("the standalone client package", () => {
-  it("npm pack: the tarball holds package.json, one bundled file and the README, and no dependency", () => {
+  it("npm pack: the tarball holds package.json, one bundled file and the README, and no dependency but the optional native BLAKE3", () => {
     expect(packed.files.map((file) => file.path).sort()).toEqual([
       "README.md",
       "dist/deploy.js",
@@ -75,10 +76,19 @@ describe("the standalone client package", () => {
     ]);
     const manifest = JSON.parse(readFileSync(join(PACKAGE, "package.json"), "utf8"));
     expect(manifest.dependencies).toBeUndefined();
+    expect(Object.keys(manifest.optionalDependencies)).toEqual(["@napi-rs/blake-hash"]);
     expect(manifest.scripts).toBeUndefined();
     const installed = join(prefix, "lib/node_modules/static-deploy-client");
-    expect(readdirSync(installed).sort()).toEqual(["README.md", "dist", "package.json"]);
-    expect(existsSync(join(installed, "node_modules"))).toBe(false);
+    expect(readdirSync(installed).sort()).toEqual(["README.md", "dist", "node_modules", "package.json"]);
+    // The binary for this platform only, with no install script (nothing is compiled).
+    const natives = readdirSync(join(installed, "node_modules/@napi-rs")).sort();
+    expect(natives[0]).toBe("blake-hash");
+    expect(natives.slice(1)).toEqual([
+      expect.stringMatching(`^blake-hash-${process.platform}-${process.arch}-`),
+    ]);
+    // What src/core/blake3.ts loads, resolved from the bundle as it does at run time.
+    const fromBundle = createRequire(join(installed, "dist/deploy.js"));
+    expect(fromBundle.resolve("@napi-rs/blake-hash")).toContain(join(installed, "node_modules"));
   });
 
   it("npm i -g <tarball>: `deploy --version` and `deploy --help` from an empty prefix", async () => {
