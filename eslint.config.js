@@ -54,6 +54,7 @@ export default tseslint.config(
       "coverage/",
       ".tmp/",
       "reports/",
+      ".stryker-tmp/",
     ],
   },
   js.configs.recommended,
