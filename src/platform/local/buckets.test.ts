@@ -2,12 +2,21 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { groupIntoBuckets } from "./buckets.js";
 
-/** First-fit decreasing written the plain way (scan every bucket for each asset): the reference. */
-function firstFitDecreasing(
+/**
+ * First fit written the plain way (scan every bucket for each asset), over the assets larger than
+ * a sixteenth of a bucket by size decreasing, then the others by hash: the reference.
+ */
+function firstFit(
   assets: { hash: string; size: number }[],
   limits: { maxBytes: number; maxFiles: number },
 ): string[][] {
-  const sorted = [...assets].sort((a, b) => b.size - a.size);
+  const encoded = (size: number) => Math.ceil(size / 3) * 4;
+  const large = assets.filter((a) => encoded(a.size) > limits.maxBytes / 16);
+  const small = assets.filter((a) => encoded(a.size) <= limits.maxBytes / 16);
+  const sorted = [
+    ...large.sort((a, b) => b.size - a.size),
+    ...small.sort((a, b) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0)),
+  ];
   const buckets: { hashes: string[]; bytes: number }[] = [];
   for (const asset of sorted) {
     const size = Math.ceil(asset.size / 3) * 4;
@@ -20,7 +29,7 @@ function firstFitDecreasing(
 }
 
 describe("groupIntoBuckets", () => {
-  it("groupIntoBuckets: the same buckets as first-fit decreasing, whatever the sizes and limits", () => {
+  it("groupIntoBuckets: the same buckets as a plain first fit (large assets by size, then the others by hash), whatever the sizes and limits", () => {
     const asset = fc.record({
       hash: fc.string({ minLength: 1, maxLength: 8 }),
       // Sizes from empty to larger than a bucket, often repeated so that ties are exercised.
@@ -32,7 +41,7 @@ describe("groupIntoBuckets", () => {
     });
     fc.assert(
       fc.property(fc.array(asset, { maxLength: 200 }), limits, (assets, limit) => {
-        expect(groupIntoBuckets(assets, limit)).toEqual(firstFitDecreasing(assets, limit));
+        expect(groupIntoBuckets(assets, limit)).toEqual(firstFit(assets, limit));
       }),
       { seed: 20_260_505, numRuns: 500 },
     );
@@ -47,5 +56,15 @@ describe("groupIntoBuckets", () => {
       expect(bucket.reduce((sum, hash) => sum + sizes.get(hash)!, 0)).toBeLessThanOrEqual(100_000);
     }
     expect(buckets.flat().sort()).toEqual(assets.map((a) => a.hash).sort());
+  });
+
+  it("groupIntoBuckets: small assets come out as ranges of hashes, in order, bucket after bucket", () => {
+    const hashes = Array.from({ length: 3000 }, (_, i) =>
+      ((i * 2_654_435_761) % 2 ** 32).toString(16).padStart(8, "0"),
+    );
+    const assets = hashes.map((hash, i) => ({ hash, size: 100 + (i % 900) }));
+    const buckets = groupIntoBuckets(assets, { maxBytes: 1_000_000, maxFiles: 400 });
+    expect(buckets.length).toBe(8);
+    expect(buckets.flat()).toEqual([...hashes].sort());
   });
 });

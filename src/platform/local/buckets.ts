@@ -9,15 +9,30 @@ export interface BucketLimits {
   maxFiles: number;
 }
 
+/** An asset is large when it takes more than this share of a bucket's bytes. */
+const LARGE_SHARE = 1 / 16;
+
 /**
- * Groups missing assets into buckets that each stay under the limits. Largest first, each into the
- * first bucket with room (first-fit decreasing), so buckets come out few and even. The first bucket
+ * Groups missing assets into buckets that each stay under the limits, each asset into the first
+ * bucket with room (first fit). Large assets go first, largest first (first-fit decreasing), so
+ * buckets come out few and even; then the others in hash order, so that each bucket holds a range
+ * of hashes. A bucket's rows are then written to neighbouring pages of every index keyed by hash
+ * (blobs, session_blobs): random buckets made each bucket's commit rewrite pages all over those
+ * indexes, 25 times over for 50,000 small files, and commits were most of the upload's database
+ * time (BENCHMARKS.md, third pass). The first bucket
  * with room is found in a tree of the buckets' room, in O(log n): the whole packing is O(n log n),
  * where scanning the buckets for each asset was quadratic (100,000 assets of 25 MiB, one bucket
  * each, took seconds of the only thread that also serves uploads and sites).
  */
 export function groupIntoBuckets(assets: { hash: string; size: number }[], limits: BucketLimits): string[][] {
-  const sorted = [...assets].sort((a, b) => b.size - a.size);
+  const large = limits.maxBytes * LARGE_SHARE;
+  const isLarge = (asset: { size: number }) => encodedSize(asset.size) > large;
+  const sorted = [
+    ...assets.filter(isLarge).sort((a, b) => b.size - a.size),
+    ...assets
+      .filter((asset) => !isLarge(asset))
+      .sort((a, b) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0)),
+  ];
   const buckets: { hashes: string[]; bytes: number }[] = [];
   const room = new RoomTree(sorted.length);
   for (const asset of sorted) {
