@@ -1,7 +1,7 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { createReadStream, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import S3rver from "s3rver";
+import S3rver, { type S3rverStore } from "s3rver";
 import type { ObjectStoreSettings } from "../../src/platform/local/object-store.js";
 
 export const TEST_BUCKET = "deploy-packs";
@@ -23,6 +23,25 @@ export interface TestObjectStore {
   close(): Promise<void>;
 }
 
+/**
+ * s3rver 3.7.1 reads `Range: bytes=0-0` as the whole object (`options.end || Infinity`), where S3
+ * answers its first byte: a one-byte blob first in its pack came back whole and was refused as
+ * damaged. This answers that range as S3 does; every other request goes to s3rver unchanged.
+ */
+function fixFirstByteRange(store: S3rverStore): void {
+  const getObject = store.getObject.bind(store);
+  store.getObject = async (bucket, key, options) => {
+    if (options?.end !== 0 || (options.start ?? 0) !== 0) return getObject(bucket, key, options);
+    const object = await getObject(bucket, key, { start: 0 });
+    if (object?.content) {
+      (object.content as NodeJS.ReadableStream & { destroy(): void }).destroy();
+      object.content = createReadStream(store.getResourcePath(bucket, key, "object"), { start: 0, end: 0 });
+      object.range = { start: 0, end: 0 };
+    }
+    return object;
+  };
+}
+
 /** Starts s3rver with one empty bucket, TEST_BUCKET. */
 export async function startObjectStore(): Promise<TestObjectStore> {
   const directory = mkdtempSync(join(tmpdir(), "s3rver-"));
@@ -36,6 +55,7 @@ export async function startObjectStore(): Promise<TestObjectStore> {
       directory,
       configureBuckets: [{ name: TEST_BUCKET }],
     });
+    fixFirstByteRange(server.store);
     port = (await server.run()).port;
   };
   const stop = async (): Promise<void> => {
