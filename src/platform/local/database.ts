@@ -40,13 +40,16 @@ CREATE TABLE IF NOT EXISTS upload_sessions (
   pending_bytes INTEGER NOT NULL DEFAULT 0
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS upload_sessions_project ON upload_sessions(project_slug);
+-- Keyed by hash before path: a manifest is written in hash order (upload-sessions.ts), so its
+-- rows land on neighbouring pages of the table as of the index on hash (paths are unique in a
+-- manifest already).
 CREATE TABLE IF NOT EXISTS session_assets (
   session_id TEXT NOT NULL,
   path TEXT NOT NULL,
   hash TEXT NOT NULL,
   size INTEGER NOT NULL,
   content_type TEXT NOT NULL,
-  PRIMARY KEY (session_id, path)
+  PRIMARY KEY (session_id, hash, path)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS session_assets_hash ON session_assets(hash);
 -- The content a session has: verified in one of its uploads, or already its project's when it
@@ -126,6 +129,7 @@ function migrateSqlite(db: SqliteDatabase): void {
   if (!columns.has("asset_hashes")) db.exec("ALTER TABLE upload_sessions ADD COLUMN asset_hashes INTEGER");
   db.exec("CREATE INDEX IF NOT EXISTS upload_sessions_address ON upload_sessions(client_address)");
   addPackColumns(db);
+  keySessionAssetsByHash(db);
   // When the production revision last changed (publish or promote): its files' Last-Modified.
   const siteColumns = (db.prepare("PRAGMA table_info(sites)").all() as { name: string }[]).map((c) => c.name);
   if (!siteColumns.includes("production_since"))
@@ -140,6 +144,23 @@ function migrateSqlite(db: SqliteDatabase): void {
     db.exec(`INSERT OR IGNORE INTO session_blobs (session_id, hash)
       SELECT DISTINCT s.session_id, s.hash FROM session_assets s JOIN blobs b ON b.hash = s.hash`);
   }
+}
+
+/**
+ * A database from before session_assets was keyed (session_id, hash, path) has it keyed
+ * (session_id, path): its rows are copied into the new table, in one transaction.
+ */
+function keySessionAssetsByHash(db: SqliteDatabase): void {
+  const columns = db.prepare("PRAGMA table_info(session_assets)").all() as { name: string; pk: number }[];
+  if (columns.find((column) => column.name === "hash")?.pk !== 0) return;
+  db.transaction(() => {
+    db.exec("ALTER TABLE session_assets RENAME TO session_assets_by_path");
+    db.exec("DROP INDEX IF EXISTS session_assets_hash");
+    db.exec(SCHEMA);
+    db.exec(`INSERT INTO session_assets (session_id, path, hash, size, content_type)
+      SELECT session_id, path, hash, size, content_type FROM session_assets_by_path`);
+    db.exec("DROP TABLE session_assets_by_path");
+  })();
 }
 
 /**

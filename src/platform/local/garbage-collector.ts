@@ -103,8 +103,8 @@ async function expireSessions(
   const rows =
     (await changesOf(
       trx,
-      sql`DELETE FROM session_assets WHERE (session_id, path) IN (
-        SELECT s.session_id, s.path FROM upload_sessions u JOIN session_assets s ON s.session_id = u.id
+      sql`DELETE FROM session_assets WHERE (session_id, hash, path) IN (
+        SELECT s.session_id, s.hash, s.path FROM upload_sessions u JOIN session_assets s ON s.session_id = u.id
         WHERE u.expires_at <= ${now} LIMIT ${batch})`,
     )) +
     (await changesOf(

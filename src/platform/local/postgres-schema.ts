@@ -38,6 +38,13 @@ export const PLATFORM_MIGRATIONS: Migrations = {
       }
     },
   },
+  "0003_session_assets_by_hash": {
+    // Keyed by hash before path, as on SQLite (database.ts): a manifest is written in hash order.
+    async up(db: Kysely<unknown>) {
+      await sql`ALTER TABLE session_assets DROP CONSTRAINT session_assets_pkey`.execute(db);
+      await sql`ALTER TABLE session_assets ADD PRIMARY KEY (session_id, hash, path)`.execute(db);
+    },
+  },
 };
 
 /** The channel the manifest triggers notify on. */

@@ -325,9 +325,9 @@ async function insertAssets(trx: Executor, sessionId: string, entries: ManifestE
   const values = sql.join(
     entries.map((e) => sql`(${sessionId}, ${e.path}, ${e.hash}, ${e.size}, ${mediaTypeFor(e.path)})`),
   );
+  // A manifest's paths are unique: a row already there is this one, from a slice run again.
   await sql`INSERT INTO session_assets (session_id, path, hash, size, content_type) VALUES ${values}
-    ON CONFLICT (session_id, path) DO UPDATE SET hash = excluded.hash, size = excluded.size,
-      content_type = excluded.content_type`.execute(trx);
+    ON CONFLICT DO NOTHING`.execute(trx);
 }
 
 /** Records that the session has these hashes (repeats are kept once). */
