@@ -23,8 +23,12 @@ function findRepoRoot(): string {
 export const REPO_ROOT = findRepoRoot();
 /** The compiled server binary's entry, as `deploy-server` runs it. */
 export const SERVER_MAIN = join(REPO_ROOT, "dist", "server", "main.js");
-/** The client's executable, as `deploy` runs it. */
-export const CLIENT_BIN = join(REPO_ROOT, "bin", "deploy.js");
+/**
+ * The client as it ships: the one bundled file of the npm package (`npm run build:client`), which
+ * starts in a third less time than the compiled modules under dist/ that `bin/deploy.js` loads
+ * one by one (an unchanged 10,000-file redeploy: about 250 ms against 390 ms here).
+ */
+export const CLIENT_BIN = join(REPO_ROOT, "packages", "client", "dist", "deploy.js");
 /** The compiled bench (this file's siblings once built). */
 export const BENCH_DIST = join(REPO_ROOT, "dist", "bench");
 /** The wrk script that sets POST bodies and prints the report line. */

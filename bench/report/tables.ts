@@ -264,7 +264,7 @@ export function renderResults(results: BenchResults): string {
   }
   if (results.deploy) {
     parts.push(
-      `### 2. Deploy pipeline\n\nThe real client (\`node bin/deploy.js <dir> --json\`) against the real server (\`node dist/server/main.js\`), each its own process, on loopback; ${results.deploy.rounds} rounds, each with a fresh server data folder, a fresh client config folder and a fresh copy folder for the reference. Wall time from spawn to exit; peak RSS is the largest over the rounds (client: GNU time; server: VmHWM, reset before each step).\n\n${deployTable(results.deploy)}`,
+      `### 2. Deploy pipeline\n\nThe real client as it ships (\`node packages/client/dist/deploy.js <dir> --json\`, the npm package's one bundled file) against the real server (\`node dist/server/main.js\`), each its own process, on loopback; ${results.deploy.rounds} rounds, each with a fresh server data folder, a fresh client config folder and a fresh copy folder for the reference. Wall time from spawn to exit; peak RSS is the largest over the rounds (client: GNU time; server: VmHWM, reset before each step).\n\n${deployTable(results.deploy)}`,
     );
   }
   if (results.api) {

@@ -33,7 +33,7 @@ export function siteDirOf(workDir: string, spec: SiteSpec): string {
 }
 
 /**
- * Benchmark 2: the real client (`bin/deploy.js`) against the real server, each its own process, on
+ * Benchmark 2: the real client as it ships (`packages/client/dist/deploy.js`) against the real server, each its own process, on
  * loopback. Each round starts a server on a fresh data folder (so a first deploy uploads everything)
  * and gives the client a fresh config folder; the reference `cp -r` + `sync` copies into a fresh
  * folder in the same round. Nothing is deleted until every round is done.
