@@ -15,10 +15,12 @@ describe("callPlatform", () => {
     await expect(failed).rejects.toMatchObject({ code: "DATABASE_UNAVAILABLE", cause });
   });
 
-  it("callPlatform: any other failure is UPLOAD_PLATFORM_ERROR with a fixed message", async () => {
-    const failed = callPlatform(() => Promise.reject(new Error("disk on fire")));
+  it("callPlatform: any other failure is UPLOAD_PLATFORM_ERROR with a fixed message, its cause kept for the log", async () => {
+    const cause = new Error("disk on fire");
+    const failed = callPlatform(() => Promise.reject(cause));
     await expect(failed).rejects.toBeInstanceOf(UploadPlatformError);
     await expect(failed).rejects.toThrow("the upload platform failed; try again later");
+    await expect(failed).rejects.toMatchObject({ code: "UPLOAD_PLATFORM_ERROR", cause });
   });
 
   it("callPlatform: a domain error passes as it is, and a result is returned", async () => {
