@@ -57,4 +57,14 @@ await describePostgres("a rate limit shared on PostgreSQL", () => {
     expect(outcomes.filter((o) => o === undefined)).toHaveLength(5);
     for (const o of outcomes.filter((o) => o !== undefined)) expect(o).toBeInstanceOf(RateLimitedError);
   });
+
+  it("PostgresRateLimiter: a limit of 0 never refuses, as the in-memory limiter", async () => {
+    const clock = new TestClock();
+    clock.freeze();
+    const [a, b] = await twoLimiters(0, clock);
+    const outcomes = await Promise.all(
+      Array.from({ length: 6 }, (_, n) => refusal((n % 2 === 0 ? a : b).hit("unlimited"))),
+    );
+    expect(outcomes).toEqual(Array.from({ length: 6 }, () => undefined));
+  });
 });
