@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DomainNotAssignedError, DomainTakenError } from "../../src/core/errors.js";
+import { DomainNotAssignedError, DomainTakenError, InvalidDomainError } from "../../src/core/errors.js";
 import {
   assignDomain,
+  challengeRecord,
   checkDomain,
   checkPendingDomains,
   createProject,
+  resetDomain,
 } from "../../src/core/operations/index.js";
 import type { ProjectCredentials } from "../../src/core/operations/authorize.js";
 import { hex64 } from "../support/deploy-flow.js";
@@ -97,6 +99,46 @@ describe("domain claims", () => {
     expect(await rejection(checkDomain(server.services, p))).toEqual({
       type: DomainNotAssignedError.name,
       message: `project ${p.projectSlug} has no custom domain; assign one first`,
+    });
+  });
+
+  it("assignDomain: a vanity name is active at once and never asked of DNS: no checkedAt, no message", async () => {
+    const p = await project("vanity-unchecked");
+    const asked = dns.questions;
+    const result = await assignDomain(server.services, { ...p, domain: "vanity-unchecked.localhost" });
+    expect(result.domain).toMatchObject({
+      status: "active",
+      checkedAt: null,
+      message: null,
+      pendingUntil: null,
+    });
+    expect(dns.questions).toBe(asked);
+  });
+
+  it("assignDomain: another project's generated hostname is INVALID_DOMAIN saying it is reserved", async () => {
+    const p = await project("generated-of-other-p");
+    const q = await project("generated-of-other-q");
+    const theirs = (await stored(q)).generatedHostname;
+    expect(await rejection(assignDomain(server.services, { ...p, domain: theirs }))).toEqual({
+      type: InvalidDomainError.name,
+      message: `domain "${theirs}" is reserved: it is another project's generated hostname`,
+    });
+  });
+
+  it("assignDomain: a name in another project's quarantine is DOMAIN_TAKEN saying from when, and which TXT record proves it", async () => {
+    const p = await project("quarantined-p");
+    const q = await project("quarantined-q");
+    await assignDomain(server.services, { ...q, domain: "quarantined.example.com" });
+    await resetDomain(server.services, q);
+    const release = await server.services.store.getHostnameRelease("quarantined.example.com");
+    const txt = challengeRecord(p.projectSlug, "quarantined.example.com");
+    expect(
+      await rejection(assignDomain(server.services, { ...p, domain: "quarantined.example.com" })),
+    ).toEqual({
+      type: DomainTakenError.name,
+      message:
+        `domain "quarantined.example.com" was released by another project and can be claimed from ${release!.withheldUntil!}` +
+        `; if it is yours, prove it: create a TXT record ${txt.name} with the value ${txt.value}, then assign it again`,
     });
   });
 
