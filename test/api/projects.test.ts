@@ -38,13 +38,22 @@ describe("POST /projects", () => {
   });
 
   it("POST /projects: the store keeps only the SHA-256 of the token, and identity lowercased", async () => {
-    const p = await createTestProject(server.urls.api, "stored");
+    // Sent in capitals: both identity fields are kept in lower case.
+    const sent = {
+      projectHash: hex64("stored-hash").toUpperCase(),
+      anonFingerprint: hex64("stored-fp").toUpperCase(),
+    };
+    const created = await api(server.urls.api, "POST", "/projects", { body: sent });
+    expect(created.status).toBe(201);
+    const slug = created.body.project.projectSlug as string;
+    const token = created.body.apiToken as string;
     const db = new Database(join(server.dataDir, "metadata.sqlite"), { readonly: true });
-    const row = db.prepare("SELECT * FROM projects WHERE slug = ?").get(p.slug) as Record<string, string>;
+    const row = db.prepare("SELECT * FROM projects WHERE slug = ?").get(slug) as Record<string, string>;
     db.close();
-    expect(JSON.stringify(row)).not.toContain(p.token);
+    expect(JSON.stringify(row)).not.toContain(token);
     expect(row.token_hash).toMatch(/^[0-9a-f]{64}$/);
-    expect(row.project_hash).toBe(p.projectHash.toLowerCase());
+    expect(row.project_hash).toBe(hex64("stored-hash"));
+    expect(row.anon_fingerprint).toBe(hex64("stored-fp"));
   });
 
   it("POST /projects: 400 INVALID_PROJECT_HASH / INVALID_FINGERPRINT / INVALID_JSON / 415", async () => {
