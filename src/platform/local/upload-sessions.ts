@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { ManifestEntry } from "../../core/manifest.js";
 import type { Pacer } from "../../shared/event-loop.js";
+import { hotQuery } from "./hot-query.js";
 import { mediaTypeFor } from "../../shared/media-types.js";
 import {
   type Executor,
@@ -64,7 +65,25 @@ const ROWS_PER_STATEMENT = 1_000;
  * method is one statement or one transaction, so concurrent requests never see half of a change.
  */
 export class UploadSessions {
-  constructor(private readonly database: PlatformDatabase) {}
+  /** `partState`'s query: once per uploaded part, so run as a hot query. */
+  private readonly partRow;
+
+  constructor(private readonly database: PlatformDatabase) {
+    this.partRow = hotQuery(
+      database,
+      (sessionId: string, hash: string) => sql<{
+        path: string | null;
+        size: number | string | null;
+        in_session: number | string;
+        held: number | string;
+      }>`SELECT MIN(a.path) AS path, MAX(a.size) AS size,
+          CASE WHEN EXISTS (SELECT 1 FROM session_blobs h WHERE h.session_id = ${sessionId} AND h.hash = ${hash})
+            THEN 1 ELSE 0 END AS in_session,
+          CASE WHEN EXISTS (SELECT 1 FROM blobs b WHERE b.hash = ${hash} AND b.damaged = 0)
+            THEN 1 ELSE 0 END AS held
+        FROM session_assets a WHERE a.session_id = ${sessionId} AND a.hash = ${hash}`,
+    );
+  }
 
   /**
    * Records a session and its manifest, each path with the media type of its extension until an
@@ -200,20 +219,7 @@ export class UploadSessions {
    * session has the content already, and whether the platform holds it whole for any project.
    */
   async partState(sessionId: string, hash: string): Promise<PartState> {
-    const row = await firstOf(
-      this.database.db,
-      sql<{
-        path: string | null;
-        size: number | string | null;
-        in_session: number | string;
-        held: number | string;
-      }>`SELECT MIN(a.path) AS path, MAX(a.size) AS size,
-          CASE WHEN EXISTS (SELECT 1 FROM session_blobs h WHERE h.session_id = ${sessionId} AND h.hash = ${hash})
-            THEN 1 ELSE 0 END AS in_session,
-          CASE WHEN EXISTS (SELECT 1 FROM blobs b WHERE b.hash = ${hash} AND b.damaged = 0)
-            THEN 1 ELSE 0 END AS held
-        FROM session_assets a WHERE a.session_id = ${sessionId} AND a.hash = ${hash}`,
-    );
+    const row = await this.partRow(sessionId, hash);
     const asset =
       row?.path == null || row.size == null ? undefined : { path: row.path, size: Number(row.size) };
     return { asset, inSession: Number(row?.in_session) === 1, held: Number(row?.held) === 1 };
