@@ -1,5 +1,6 @@
-import { Kysely, PostgresDialect } from "kysely";
+import { Kysely } from "kysely";
 import pg from "pg";
+import { SchemaScopedPostgresDialect } from "./postgres-dialect.js";
 
 /** How to reach PostgreSQL, and how long to wait for it before giving up. */
 export interface PostgresOptions {
@@ -74,7 +75,9 @@ export function createPostgresPool(options: PostgresOptions): pg.Pool {
 /** A Kysely instance on a new bounded pool (createPostgresPool); its schema is created if missing. */
 export async function openPostgres<T>(options: PostgresOptions): Promise<Kysely<T>> {
   const pool = createPostgresPool(options);
-  const db = new Kysely<T>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<T>({
+    dialect: new SchemaScopedPostgresDialect({ pool }, options.schema ?? "public"),
+  });
   if (options.schema !== undefined) {
     try {
       await db.schema.createSchema(options.schema).ifNotExists().execute();

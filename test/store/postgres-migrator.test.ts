@@ -98,4 +98,36 @@ await describePostgres("migrations on PostgreSQL", () => {
     expect((await migrate(db, fixed, { schema })).applied).toEqual(["0001_half"]);
     expect((await migrate(db, fixed, { schema })).applied).toEqual([]);
   });
+
+  it("migrate: other schemas created and dropped meanwhile by another client never fail it (it reads only its own)", async () => {
+    const churn = await open(testPostgres().schema, "schema-churn");
+    const prefix = `${testPostgres().schema}_churn`;
+    let stop = false;
+    // Another client of the same database making and dropping schemas with tables, as parallel
+    // test files (or another service) do: Kysely's own introspection read every schema's tables
+    // and failed with 3F000 when one went away under it.
+    const churning = (async () => {
+      for (let i = 0; !stop; i++) {
+        const name = `${prefix}_${i % 4}`;
+        await sql.raw(`CREATE SCHEMA IF NOT EXISTS ${name}`).execute(churn);
+        await sql.raw(`CREATE TABLE IF NOT EXISTS ${name}.t (id serial, v text)`).execute(churn);
+        await sql.raw(`DROP SCHEMA ${name} CASCADE`).execute(churn);
+      }
+    })();
+    try {
+      for (let run = 0; run < 30; run++) {
+        const { schema } = testPostgres();
+        const db = await open(schema, `migrating-${run}`);
+        const report = await migrate(
+          db,
+          { "0001_t": { up: (d) => d.schema.createTable("t").addColumn("v", "text").execute() } },
+          { schema },
+        );
+        expect(report.applied).toEqual(["0001_t"]);
+      }
+    } finally {
+      stop = true;
+      await churning;
+    }
+  });
 });
