@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createBlake3, defaultBlake3Backend } from "./blake3.js";
 
 // BLAKE3's published test vector for the empty input.
@@ -38,5 +38,22 @@ describe("createBlake3", () => {
       wasm.update(bytes);
       expect(native.digestHex()).toBe(wasm.digestHex());
     }
+  });
+
+  describe("DEPLOY_BLAKE3=wasm", () => {
+    afterEach(() => {
+      vi.unstubAllEnvs();
+      vi.resetModules();
+    });
+
+    it("defaultBlake3Backend: wasm when DEPLOY_BLAKE3=wasm, and createBlake3 then refuses native", async () => {
+      vi.stubEnv("DEPLOY_BLAKE3", "wasm");
+      vi.resetModules();
+      const fresh = await import("./blake3.js");
+      expect(fresh.defaultBlake3Backend()).toBe("wasm");
+      await expect(fresh.createBlake3("native")).rejects.toThrow("the native BLAKE3 module is not installed");
+      const hasher = await fresh.createBlake3();
+      expect(hasher.digestHex()).toBe(EMPTY);
+    });
   });
 });
