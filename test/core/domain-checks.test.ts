@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DnsLookup } from "../../src/core/ports/dns.js";
+import type { Platform } from "../../src/core/ports/platform.js";
 import {
   assignDomain,
   checkDomain,
@@ -109,6 +110,28 @@ describe("domain checks", () => {
       const checked = await checkDomain(services, p);
       expect(checked.domain).toMatchObject({ status: "active", message: "proven by another check" });
       expect((await stored(p)).domain?.status).toBe("active");
+    } finally {
+      await stop();
+    }
+  });
+
+  it("checkDomain: a check DNS does not prove leaves the platform alone: with the platform down it is still recorded", async () => {
+    await start();
+    try {
+      const p = await project("unproven-platform-down");
+      await assignDomain(server.services, { ...p, domain: "unproven.example.com" });
+      const platform: Platform = Object.create(server.platform, {
+        updateSite: {
+          value: async () => {
+            throw new Error("platform database is gone");
+          },
+        },
+      });
+      server.clock.advance(60);
+      const checked = await checkDomain({ ...server.services, platform }, p);
+      const now = new Date(server.clock.now()).toISOString();
+      expect(checked.domain).toMatchObject({ status: "pending", checkedAt: now });
+      expect((await stored(p)).domain).toMatchObject({ status: "pending", checkedAt: now });
     } finally {
       await stop();
     }
