@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DomainTakenError, UploadPlatformError } from "../../src/core/errors.js";
+import { DatabaseUnavailableError, DomainTakenError, UploadPlatformError } from "../../src/core/errors.js";
 import type { Platform } from "../../src/core/ports/platform.js";
 import type { Store } from "../../src/core/ports/store.js";
 import { assignDomain, createProject, resetDomain } from "../../src/core/operations/index.js";
@@ -140,5 +140,23 @@ describe("domain changes that fail half-way", () => {
       message: `domain "race-released.example.com" was released by another project and can be claimed from ${withheldUntil}`,
     });
     expect((await server.services.store.getProject(p.projectSlug))?.customHostname).toBeNull();
+  });
+
+  it("assignDomain: the store going away at the write is DATABASE_UNAVAILABLE, nothing changed", async () => {
+    const p = await project("store-gone-at-write");
+    const real = server.services.store;
+    const store: Store = Object.create(real, {
+      setCustomHostname: {
+        value: async () => {
+          throw new DatabaseUnavailableError({ cause: new Error("connection terminated") });
+        },
+      },
+    });
+    const before = snapshotStore(server.dataDir);
+    const outcome = await rejection(
+      assignDomain({ ...server.services, store }, { ...p, domain: "store-gone.localhost" }),
+    );
+    expect(outcome).toMatchObject({ type: DatabaseUnavailableError.name, code: "DATABASE_UNAVAILABLE" });
+    expect(snapshotStore(server.dataDir)).toEqual(before);
   });
 });
