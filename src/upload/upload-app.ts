@@ -47,6 +47,12 @@ export function createUploadApp(deps: { service: UploadService; logger: Logger; 
   });
 
   app.onError((error, c) => {
+    // Refused before its body had all arrived: the connection cannot carry another request, so
+    // the answer says so. Without it, a client that reuses connections (fetch) sent its next
+    // request on this one and got ECONNRESET.
+    if ((c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.complete === false) {
+      c.header("Connection", "close");
+    }
     if (isClientAbort(error)) {
       // The client went away mid-bucket (what it sent in full is kept); nobody is left to answer.
       deps.logger.info(requestOrigin(c), "client aborted the request");
