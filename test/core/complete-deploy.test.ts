@@ -1,19 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DeployExpiredError, DeployNotFoundError } from "../../src/core/errors.js";
-import { completeDeploy, createProject, prepareDeploy } from "../../src/core/operations/index.js";
-import type { ProjectCredentials } from "../../src/core/operations/authorize.js";
-import { hex64, manifestOf } from "../support/deploy-flow.js";
+import { completeDeploy, prepareDeploy } from "../../src/core/operations/index.js";
+import { manifestOf } from "../support/deploy-flow.js";
 import { startTestServer } from "../support/server.js";
 import { snapshotStore } from "../support/store-snapshot.js";
-
-/** What `run` rejects with: its class and message. */
-async function rejection(run: Promise<unknown>): Promise<{ type: string; message: string }> {
-  const error = (await run.then(
-    () => new Error("expected a rejection, it resolved"),
-    (e: unknown) => e,
-  )) as Error;
-  return { type: error.constructor.name, message: error.message };
-}
+import { createCoreProject, rejection } from "../support/core-flow.js";
 
 describe("completeDeploy", () => {
   let server: Awaited<ReturnType<typeof startTestServer>>;
@@ -22,11 +13,7 @@ describe("completeDeploy", () => {
   });
   afterAll(() => server.stop());
 
-  async function project(label: string): Promise<ProjectCredentials> {
-    const identity = { projectHash: hex64(`${label}-hash`), anonFingerprint: hex64(`${label}-fp`) };
-    const { project, apiToken } = await createProject(server.services, identity);
-    return { projectSlug: project.projectSlug, apiToken, ...identity };
-  }
+  const project = (label: string) => createCoreProject(server.services, label);
 
   it("completeDeploy: an unknown deploy is DEPLOY_NOT_FOUND naming the deploy and the project", async () => {
     const p = await project("unknown-deploy");

@@ -1,17 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DnsLookup } from "../../src/core/ports/dns.js";
 import type { Platform } from "../../src/core/ports/platform.js";
-import {
-  assignDomain,
-  checkDomain,
-  checkPendingDomains,
-  createProject,
-} from "../../src/core/operations/index.js";
+import { assignDomain, checkDomain, checkPendingDomains } from "../../src/core/operations/index.js";
 import type { ProjectCredentials } from "../../src/core/operations/authorize.js";
 import type { Services } from "../../src/core/operations/services.js";
-import { hex64 } from "../support/deploy-flow.js";
 import { startTestDns, type TestDnsServer } from "../support/dns-server.js";
 import { startTestServer } from "../support/server.js";
+import { createCoreProject } from "../support/core-flow.js";
 
 // Each test's own server: the sweep's counts are exact only with no other test's claims around.
 describe("domain checks", () => {
@@ -29,11 +24,7 @@ describe("domain checks", () => {
     await server.stop();
   }
 
-  async function project(label: string): Promise<ProjectCredentials> {
-    const identity = { projectHash: hex64(`${label}-hash`), anonFingerprint: hex64(`${label}-fp`) };
-    const { project, apiToken } = await createProject(server.services, identity);
-    return { projectSlug: project.projectSlug, apiToken, ...identity };
-  }
+  const project = (label: string) => createCoreProject(server.services, label);
   const stored = async (p: ProjectCredentials) => (await server.services.store.getProject(p.projectSlug))!;
 
   /** The server's services with a resolver that runs `act` once, while the first CNAME question is out. */

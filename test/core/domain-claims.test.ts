@@ -5,24 +5,14 @@ import {
   challengeRecord,
   checkDomain,
   checkPendingDomains,
-  createProject,
   resetDomain,
 } from "../../src/core/operations/index.js";
 import type { ProjectCredentials } from "../../src/core/operations/authorize.js";
-import { hex64 } from "../support/deploy-flow.js";
 import { startTestDns, type TestDnsServer } from "../support/dns-server.js";
 import { startTestServer } from "../support/server.js";
+import { createCoreProject, rejection } from "../support/core-flow.js";
 
 const DAY = 86_400;
-
-/** What `run` rejects with: its class and message. */
-async function rejection(run: Promise<unknown>): Promise<{ type: string; message: string }> {
-  const error = (await run.then(
-    () => new Error("expected a rejection, it resolved"),
-    (e: unknown) => e,
-  )) as Error;
-  return { type: error.constructor.name, message: error.message };
-}
 
 describe("domain claims", () => {
   let server: Awaited<ReturnType<typeof startTestServer>>;
@@ -37,11 +27,7 @@ describe("domain claims", () => {
     await dns.close();
   });
 
-  async function project(label: string): Promise<ProjectCredentials> {
-    const identity = { projectHash: hex64(`${label}-hash`), anonFingerprint: hex64(`${label}-fp`) };
-    const { project, apiToken } = await createProject(server.services, identity);
-    return { projectSlug: project.projectSlug, apiToken, ...identity };
-  }
+  const project = (label: string) => createCoreProject(server.services, label);
   const stored = async (p: ProjectCredentials) => (await server.services.store.getProject(p.projectSlug))!;
 
   it("assignDomain: the project's own generated hostname drops its custom one, active with no records", async () => {

@@ -2,12 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DatabaseUnavailableError, DomainTakenError, UploadPlatformError } from "../../src/core/errors.js";
 import type { Platform } from "../../src/core/ports/platform.js";
 import type { Store } from "../../src/core/ports/store.js";
-import { assignDomain, createProject, resetDomain } from "../../src/core/operations/index.js";
-import type { ProjectCredentials } from "../../src/core/operations/authorize.js";
+import { assignDomain, resetDomain } from "../../src/core/operations/index.js";
 import type { Services } from "../../src/core/operations/services.js";
-import { hex64 } from "../support/deploy-flow.js";
 import { startTestServer } from "../support/server.js";
 import { snapshotStore } from "../support/store-snapshot.js";
+import { createCoreProject } from "../support/core-flow.js";
 
 /** What `run` rejects with: its class, code and message. */
 async function rejection(run: Promise<unknown>): Promise<{ type: string; code: string; message: string }> {
@@ -25,11 +24,7 @@ describe("domain changes that fail half-way", () => {
   });
   afterAll(() => server.stop());
 
-  async function project(label: string): Promise<ProjectCredentials> {
-    const identity = { projectHash: hex64(`${label}-hash`), anonFingerprint: hex64(`${label}-fp`) };
-    const { project, apiToken } = await createProject(server.services, identity);
-    return { projectSlug: project.projectSlug, apiToken, ...identity };
-  }
+  const project = (label: string) => createCoreProject(server.services, label);
 
   /** The server's services with a platform whose site updates fail (its database gone, say). */
   function failingPlatform(): Services {

@@ -6,15 +6,7 @@ import { createProject } from "../../src/core/operations/index.js";
 import { removeProject, withProjectLock } from "../../src/core/operations/project-lock.js";
 import { hex64 } from "../support/deploy-flow.js";
 import { startTestServer } from "../support/server.js";
-
-/** What `run` rejects with: its class and message. */
-async function rejection(run: Promise<unknown>): Promise<{ type: string; message: string }> {
-  const error = await run.then(
-    () => new Error("expected a rejection, it resolved"),
-    (e: unknown) => e as Error,
-  );
-  return { type: error.constructor.name, message: error.message };
-}
+import { rejection } from "../support/core-flow.js";
 
 describe("project lock", () => {
   let server: Awaited<ReturnType<typeof startTestServer>>;

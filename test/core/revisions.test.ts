@@ -5,15 +5,7 @@ import { promoteRevision } from "../../src/core/operations/index.js";
 import type { ProjectCredentials } from "../../src/core/operations/authorize.js";
 import { createTestProject, deployFiles } from "../support/deploy-flow.js";
 import { startTestServer } from "../support/server.js";
-
-/** What `run` rejects with: its class and message. */
-async function rejection(run: Promise<unknown>): Promise<{ type: string; message: string }> {
-  const error = (await run.then(
-    () => new Error("expected a rejection, it resolved"),
-    (e: unknown) => e,
-  )) as Error;
-  return { type: error.constructor.name, message: error.message };
-}
+import { rejection } from "../support/core-flow.js";
 
 describe("promoteRevision", () => {
   let server: Awaited<ReturnType<typeof startTestServer>>;
