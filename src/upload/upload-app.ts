@@ -50,7 +50,7 @@ export function createUploadApp(deps: { service: UploadService; logger: Logger; 
     // Refused before its body had all arrived: the connection cannot carry another request, so
     // the answer says so. Without it, a client that reuses connections (fetch) sent its next
     // request on this one and got ECONNRESET.
-    if ((c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.complete === false) {
+    if (incomingOf(c.env)?.complete === false) {
       c.header("Connection", "close");
     }
     if (isClientAbort(error)) {
@@ -99,11 +99,16 @@ function requestBody(
   env: unknown,
   webBody: () => ReadableStream<Uint8Array> | null,
 ): AsyncIterable<Uint8Array> {
-  const incoming = (env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  const incoming = incomingOf(env);
   // Asked for only without it: reading the web body starts consuming the IncomingMessage.
   if (incoming) return incoming;
   const raw = webBody();
   return raw ? Readable.fromWeb(raw as import("node:stream/web").ReadableStream) : Readable.from([]);
+}
+
+/** The Node request behind a Hono context's `env`, under @hono/node-server; undefined otherwise. */
+function incomingOf(env: unknown): IncomingMessage | undefined {
+  return (env as { incoming?: IncomingMessage } | undefined)?.incoming;
 }
 
 /** Passes a body through, adding up its bytes as they go by. */
