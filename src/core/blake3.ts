@@ -1,5 +1,4 @@
 import { createRequire } from "node:module";
-import { createBLAKE3 } from "hash-wasm";
 
 /** One streaming BLAKE3 state, reusable: `init` starts a new hash on it (and must follow a digest). */
 export interface Blake3 {
@@ -60,6 +59,8 @@ export async function createBlake3(backend: Blake3Backend = defaultBlake3Backend
       digestHex: () => hasher.digest("hex"),
     };
   }
+  // Imported only here: where the native module loads, no process or hashing thread pays for it.
+  const { createBLAKE3 } = await import("hash-wasm");
   const hasher = await createBLAKE3();
   hasher.init();
   return {
