@@ -28,10 +28,18 @@ export async function uploadFile(
   signal: () => AbortSignal,
 ): Promise<void> {
   if (size < MULTIPART_FROM_BYTES) {
-    await client.send(
-      new PutObjectCommand({ ...target, Body: createReadStream(path), ContentLength: size }),
-      { abortSignal: signal() },
-    );
+    const body = createReadStream(path);
+    // A send that fails before reading (the store down) leaves the stream to open the file later,
+    // after the caller removed it: without a listener, that ENOENT was an uncaught exception
+    // that would end the process. The send itself reports any failure to read while it reads.
+    body.on("error", () => undefined);
+    try {
+      await client.send(new PutObjectCommand({ ...target, Body: body, ContentLength: size }), {
+        abortSignal: signal(),
+      });
+    } finally {
+      body.destroy();
+    }
     return;
   }
   const { UploadId } = await client.send(new CreateMultipartUploadCommand(target), { abortSignal: signal() });
