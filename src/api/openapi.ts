@@ -15,7 +15,7 @@ const CODES_BY_STATUS: Record<number, string> = {
   401: "UNAUTHORIZED",
   403: "OWNERSHIP_MISMATCH",
   404: "PROJECT_NOT_FOUND, DEPLOY_NOT_FOUND, REVISION_NOT_FOUND",
-  409: "DOMAIN_TAKEN, DEPLOY_ALREADY_COMPLETED",
+  409: "DOMAIN_TAKEN, DEPLOY_ALREADY_COMPLETED, MANIFEST_CHANGED",
   410: "PROJECT_EXPIRED, DEPLOY_EXPIRED",
   413: "PAYLOAD_TOO_LARGE; on prepare also QUOTA_EXCEEDED (with quota, limitBytes, remainingBytes)",
   415: "UNSUPPORTED_MEDIA_TYPE",
@@ -100,7 +100,7 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
           schemas.prepareSchema,
           // The unchanged answer only to a client that sent skipUnchanged.
           z.union([schemas.responses.prepare, schemas.responses.prepareUnchanged]),
-          [413, 502, 507],
+          [409, 413, 502, 507],
         ),
       },
       "/projects/{projectSlug}/deploy": {

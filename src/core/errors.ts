@@ -15,6 +15,7 @@ export type ErrorCode =
   | "DOMAIN_TAKEN"
   | "DOMAIN_NOT_ASSIGNED"
   | "DEPLOY_ALREADY_COMPLETED"
+  | "MANIFEST_CHANGED"
   | "PROJECT_EXPIRED"
   | "DEPLOY_EXPIRED"
   | "INVALID_COMPLETION"
@@ -99,6 +100,11 @@ export class DomainNotAssignedError extends define(
 export class DeployAlreadyCompletedError extends define(
   "DEPLOY_ALREADY_COMPLETED",
   "deploy was already completed with another completion token",
+) {}
+/** A prepare by manifest digest alone, when production was not deployed from that manifest. */
+export class ManifestChangedError extends define(
+  "MANIFEST_CHANGED",
+  "production does not serve the manifest with this digest; send the manifest",
 ) {}
 export class ProjectExpiredError extends define("PROJECT_EXPIRED", "project expired") {}
 export class DeployExpiredError extends define("DEPLOY_EXPIRED", "deploy preparation expired") {}

@@ -75,8 +75,15 @@ describe("routing", () => {
       ]),
     );
     const prepare = res.body.paths["/projects/{projectSlug}/prepare"].post;
-    const schema = prepare.requestBody.content["application/json"].schema;
-    expect(schema.required).toEqual(expect.arrayContaining(["projectHash", "anonFingerprint", "manifest"]));
-    expect(schema.properties.projectHash.pattern).toBe("^[0-9a-fA-F]{64}$");
+    // Two forms: the manifest (the seed's), or its digest alone for an unchanged redeploy.
+    const [withManifest, byDigest] = prepare.requestBody.content["application/json"].schema.anyOf;
+    expect(withManifest.required).toEqual(
+      expect.arrayContaining(["projectHash", "anonFingerprint", "manifest"]),
+    );
+    expect(withManifest.properties.projectHash.pattern).toBe("^[0-9a-fA-F]{64}$");
+    expect(byDigest.required).toEqual(
+      expect.arrayContaining(["projectHash", "anonFingerprint", "manifestDigest", "skipUnchanged"]),
+    );
+    expect(byDigest.properties.manifest).toBeUndefined();
   });
 });

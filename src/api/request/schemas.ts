@@ -32,14 +32,27 @@ const skipUnchanged = z
     "true: when production already serves exactly this manifest, answer { unchanged: true, … } and open nothing (the project's expiry is renewed)",
   );
 
-export const prepareSchema = identitySchema.extend({ manifest: manifestSchema, skipUnchanged });
+const manifestDigest = hex64(
+  "the SHA-256 of the manifest's entries (contract §3), sent instead of the manifest: answered { unchanged: true, … } when production was deployed from it, else 409 MANIFEST_CHANGED",
+);
+
+/** The two forms of a prepare body, as documented: with the manifest, or naming it by digest. */
+export const prepareSchema = z.union([
+  identitySchema.extend({ manifest: manifestSchema, skipUnchanged }),
+  identitySchema.extend({ manifestDigest, skipUnchanged: z.literal(true) }),
+]);
 
 /**
  * What the prepare route checks with zod: the identity fields. The manifest is checked by the core
  * (`parseManifestSliced`: every rule of contract §2, the shape above included, INVALID_MANIFEST),
  * in slices; zod's pass over 100,000 entries held the thread for 200 ms in one go.
  */
-export const prepareRequestSchema = identitySchema.extend({ manifest: z.unknown(), skipUnchanged });
+export const prepareRequestSchema = identitySchema.extend({
+  // Optional here: a prepare by `manifestDigest` has none; without either, the core says INVALID_MANIFEST.
+  manifest: z.unknown().optional(),
+  skipUnchanged,
+  manifestDigest: manifestDigest.optional(),
+});
 
 export const deploySchema = identitySchema.extend({
   deployId: z.string().min(1).max(200).describe("the id returned by prepare"),

@@ -21,6 +21,7 @@ export function deployRoutes(deps: RouteDeps & { prepareLimits: RouteLimits }): 
         ...credentials(c, body),
         manifest: raw.manifest,
         skipUnchanged: body.skipUnchanged,
+        manifestDigest: body.manifestDigest,
         clientAddress: deps.clientAddress(c),
       };
       return c.json(await prepareDeploy(services, input), 200);

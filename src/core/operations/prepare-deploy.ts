@@ -7,7 +7,7 @@ import { authorize, type ProjectCredentials } from "./authorize.js";
 import { callPlatform } from "./platform-call.js";
 import { withProjectLock } from "./project-lock.js";
 import { manifestDigest } from "../manifest-digest.js";
-import { renewIfUnchanged, type UnchangedDeploy } from "./unchanged-redeploy.js";
+import { renewByDigest, renewIfUnchanged, type UnchangedDeploy } from "./unchanged-redeploy.js";
 
 /** The prepare response (contract §3). */
 export interface PreparedDeploy {
@@ -24,12 +24,21 @@ export interface PreparedDeploy {
 /**
  * Prepares a deploy: checks the manifest, opens an upload session for what the platform lacks, and
  * records the preparation, which lives DEPLOY_TTL_SECONDS. With `skipUnchanged`, a manifest that
- * production already serves opens nothing: the project's expiry is renewed and that is the answer.
+ * production already serves opens nothing: the project's expiry is renewed and that is the answer;
+ * with `manifestDigest` instead of the manifest, that is the only answer (`renewByDigest`).
  */
 export async function prepareDeploy(
   services: Services,
-  input: ProjectCredentials & { manifest: unknown; clientAddress?: string; skipUnchanged?: boolean },
+  input: ProjectCredentials & {
+    manifest: unknown;
+    clientAddress?: string;
+    skipUnchanged?: boolean;
+    manifestDigest?: string;
+  },
 ): Promise<PreparedDeploy | UnchangedDeploy> {
+  if (input.manifestDigest !== undefined) {
+    return renewByDigest(services, { ...input, manifestDigest: input.manifestDigest });
+  }
   const { store, platform, config } = services;
   // Formats first (contract §5): the manifest is judged before the project and ownership, in
   // slices, so that 100,000 entries do not hold the thread the edge and uploads share.

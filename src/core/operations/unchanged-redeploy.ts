@@ -1,6 +1,9 @@
+import { InvalidRequestError, ManifestChangedError } from "../errors.js";
 import type { ProjectRecord } from "../ports/store.js";
 import { revisionUrl } from "../site-urls.js";
+import { authorize, type ProjectCredentials } from "./authorize.js";
 import { callPlatform } from "./platform-call.js";
+import { withProjectLock } from "./project-lock.js";
 import { addSeconds, type PublicProject, type Services, toPublicProject } from "./services.js";
 import { siteSettings } from "./site-routing.js";
 
@@ -43,4 +46,29 @@ export async function renewIfUnchanged(
       revision: revisionUrl(production.revisionId, current.slug, config.sites),
     },
   };
+}
+
+/**
+ * A prepare that names its manifest by digest alone (contract §3): the unchanged answer when
+ * production was deployed from that manifest, else MANIFEST_CHANGED and nothing changes. The client
+ * sends it when its files' stats are those of its last deploy, so a 50,000-file redeploy that
+ * changed nothing neither reads its hash cache nor sends and parses a 4 MB manifest.
+ */
+export async function renewByDigest(
+  services: Services,
+  input: ProjectCredentials & { manifest: unknown; skipUnchanged?: boolean; manifestDigest: string },
+): Promise<UnchangedDeploy> {
+  // Formats first (contract §5), before the project and ownership.
+  if (input.manifest !== undefined) {
+    throw new InvalidRequestError("send either manifest or manifestDigest, not both");
+  }
+  if (input.skipUnchanged !== true) {
+    throw new InvalidRequestError("manifestDigest is only accepted with skipUnchanged: true");
+  }
+  const project = await authorize(services, input);
+  return withProjectLock(services, project, async (current) => {
+    const unchanged = await renewIfUnchanged(services, current, input.manifestDigest);
+    if (unchanged === undefined) throw new ManifestChangedError();
+    return unchanged;
+  });
 }
