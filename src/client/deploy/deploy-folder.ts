@@ -1,33 +1,14 @@
-import type { CompletedDeploy, Manifest, UnchangedDeploy } from "../net/api-types.js";
+import type { CompletedDeploy, Manifest } from "../net/api-types.js";
 import { openFolder, type CommandContext, type FolderProject } from "../context.js";
 import { ApiError } from "../errors.js";
 import { prepareProject } from "./prepare-project.js";
 import type { SavedProject } from "../local/saved-projects.js";
-import { scanSite, type ScannedSite } from "./scan-site.js";
+import type { DeploySummary } from "./deploy-summary.js";
+import { hashListed, listSite, type ScannedSite } from "./scan-site.js";
+import { deployIfUnchanged, rememberProduction, unchangedSummary } from "./unchanged-deploy.js";
 import { uploadAll, type UploadOutcome } from "./upload-rounds.js";
 
-/** The outcome of a deploy, as printed (and as `--json`). */
-export interface DeploySummary {
-  projectSlug: string;
-  revisionId: string;
-  productionUrl: string;
-  revisionUrl: string;
-  files: number;
-  uploaded: number;
-  reused: number;
-  bytesUploaded: number;
-  durationMs: number;
-  /** Files whose content another file of the site has: sent (at most) once for all of them. */
-  identical: number;
-  /** Published on its revision URL only; production left where it was. */
-  preview: boolean;
-  /** Production already served exactly these files: nothing was sent or published (its expiry renewed). */
-  unchanged?: boolean;
-  /** Skipped for being dotfiles or dot-folders. */
-  skippedDotfiles: string[];
-  /** Set when the saved project was gone and a new one (with a new URL) was made. */
-  previousProjectSlug?: string;
-}
+export type { DeploySummary } from "./deploy-summary.js";
 
 /** How to deploy a folder. */
 export interface DeployOptions {
@@ -62,13 +43,19 @@ async function deployLocked(
   options: DeployOptions,
   startedAt: number,
 ): Promise<DeploySummary> {
-  const site = await scanSite(ctx, folder, options);
-  const manifestFor = (project: SavedProject) => manifestOf(project.projectSlug, site);
+  const listed = await listSite(ctx, folder, options);
   // A preview wants a revision of its own even when production serves the same files.
+  if (!options.preview) {
+    const unchanged = await deployIfUnchanged(ctx, folder, listed, startedAt);
+    if (unchanged !== undefined) return unchanged;
+  }
+  const site = await hashListed(ctx, folder, listed);
+  const manifestFor = (project: SavedProject) => manifestOf(project.projectSlug, site);
   const first = await prepareProject(ctx, folder, manifestFor, !options.preview);
   const { project, previousProjectSlug } = first;
   if ("unchanged" in first.prepared) {
-    return unchangedSummary(folder, project, first.prepared, site, startedAt);
+    await rememberProduction(folder, project.projectSlug, site);
+    return unchangedSummary(folder, project, first.prepared, site, site.fileByHash.size, startedAt);
   }
   const prepared = first.prepared;
   const prepareAgain = () => folder.api.prepare(project.projectSlug, project.apiToken, manifestFor(project));
@@ -79,6 +66,7 @@ async function deployLocked(
     return uploadAll(ctx, await prepareAgain(), site.fileByHash, prepareAgain);
   });
   await folder.savedProjects.put(folder.projectHash, { ...project, productionUrl: result.productionUrl });
+  if (!options.preview) await rememberProduction(folder, result.project.projectSlug, site);
 
   const distinct = site.fileByHash.size;
   return {
@@ -98,36 +86,6 @@ async function deployLocked(
     ),
     durationMs: Date.now() - startedAt,
     ...(previousProjectSlug === undefined ? {} : { previousProjectSlug }),
-  };
-}
-
-/** What a deploy that production already served reports: nothing sent, the production revision. */
-async function unchangedSummary(
-  folder: FolderProject,
-  project: SavedProject,
-  unchanged: UnchangedDeploy,
-  site: ScannedSite,
-  startedAt: number,
-): Promise<DeploySummary> {
-  await folder.savedProjects.put(folder.projectHash, {
-    ...project,
-    productionUrl: unchanged.urls.production,
-  });
-  const distinct = site.fileByHash.size;
-  return {
-    projectSlug: unchanged.project.projectSlug,
-    revisionId: unchanged.revisionId,
-    productionUrl: unchanged.urls.production,
-    revisionUrl: unchanged.urls.revision,
-    files: site.files.length,
-    uploaded: 0,
-    identical: site.files.length - distinct,
-    reused: distinct,
-    preview: false,
-    unchanged: true,
-    skippedDotfiles: site.skippedDotfiles,
-    bytesUploaded: 0,
-    durationMs: Date.now() - startedAt,
   };
 }
 

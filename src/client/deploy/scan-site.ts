@@ -6,26 +6,32 @@ import { checkLimits } from "../scan/limits.js";
 import { checkSiteRules, type SiteRulesTexts } from "../scan/site-rules-check.js";
 import { walkSite, type SiteFile } from "../scan/walk.js";
 
-/** A site folder read for a deploy: its files, their hashes (same order), one file per distinct hash. */
-export interface ScannedSite {
+/** A site folder listed for a deploy, before any file is read: its files, sorted by path, and its rules. */
+export interface ListedSite {
   files: SiteFile[];
-  hashes: string[];
-  fileByHash: Map<string, SiteFile>;
   /** Paths skipped only for being dotfiles or dot-folders (a folder ends in `/`). */
   skippedDotfiles: string[];
   /** The texts of `_redirects` and `_headers`, sent with the deploy. */
   siteRules: SiteRulesTexts;
+  /** When the listing started (before any stat), for the racy windows of the caches. */
+  scannedAt: number;
+}
+
+/** A site folder read for a deploy: its files, their hashes (same order), one file per distinct hash. */
+export interface ScannedSite extends ListedSite {
+  hashes: string[];
+  fileByHash: Map<string, SiteFile>;
 }
 
 /** Most skipped dotfiles named in the line that says so. */
 const NAMED_DOTFILES = 10;
 
-/** Walks the folder, checks the limits and the rules files (before anything is sent), and hashes the files. */
-export async function scanSite(
+/** Walks the folder and checks the limits and the rules files, before anything is sent. */
+export async function listSite(
   ctx: CommandContext,
   folder: FolderProject,
   options: { includeDotfiles: boolean },
-): Promise<ScannedSite> {
+): Promise<ListedSite> {
   // Taken before any stat: a file modified after it is never trusted from the cache next time.
   const scannedAt = Date.now();
   const skippedDotfiles: string[] = [];
@@ -33,12 +39,27 @@ export async function scanSite(
   if (skippedDotfiles.length > 0) ctx.progress.note(dotfilesLine(skippedDotfiles));
   checkLimits(folder.realDir, files, ctx.settings);
   const siteRules = await checkSiteRules(ctx.io.cwd, files);
-  const hashes = await hashFiles(ctx, folder, files, scannedAt);
+  return { files, skippedDotfiles, siteRules, scannedAt };
+}
+
+/** Hashes the listed files, from the hash cache where they are unchanged. */
+export async function hashListed(
+  ctx: CommandContext,
+  folder: FolderProject,
+  listed: ListedSite,
+): Promise<ScannedSite> {
+  const hashes = await hashFiles(ctx, folder, listed.files, listed.scannedAt);
   const fileByHash = new Map<string, SiteFile>();
-  files.forEach((file, i) => {
+  listed.files.forEach((file, i) => {
     if (!fileByHash.has(hashes[i]!)) fileByHash.set(hashes[i]!, file);
   });
-  return { files, hashes, fileByHash, skippedDotfiles, siteRules };
+  return { ...listed, hashes, fileByHash };
+}
+
+/** The line that says no file was read again, because none changed since the last deploy. */
+export function unchangedLine(files: readonly SiteFile[]): string {
+  const totalBytes = files.reduce((sum, file) => sum + file.size, 0);
+  return `${plural(files.length, "file")} (${formatBytes(totalBytes)}) unchanged since the last deploy: none read again`;
 }
 
 /** The one line that names what was skipped as dotfiles, and how to deploy them. */
@@ -80,7 +101,7 @@ async function hashFiles(
     fromCache === 0
       ? `Hashed ${plural(files.length, "file")} (${formatBytes(totalBytes)}) in ${took}`
       : read === 0
-        ? `${plural(files.length, "file")} (${formatBytes(totalBytes)}) unchanged since the last deploy: none read again`
+        ? unchangedLine(files)
         : `Hashed ${formatCount(read)} of ${plural(files.length, "file")} (${formatBytes(readBytes)}) in ${took}; ` +
           `${formatCount(fromCache)} unchanged since the last deploy ${fromCache === 1 ? "was" : "were"} not read again`,
   );

@@ -69,6 +69,15 @@ export class ApiClient {
   }
 
   /**
+   * POST /projects/:slug/prepare naming the manifest by its digest alone (with `skipUnchanged`):
+   * `{ unchanged: true, … }` when production was deployed from it, else a MANIFEST_CHANGED error.
+   */
+  prepareByDigest(slug: string, token: string, manifestDigest: string): Promise<UnchangedDeploy> {
+    const body = { skipUnchanged: true, manifestDigest };
+    return this.call("prepare the deploy", "POST", `/projects/${slug}/prepare`, token, body);
+  }
+
+  /**
    * POST /projects/:slug/deploy: completes a prepared deploy (a preview leaves production), sending
    * the texts of the site's rules files when it has any.
    */

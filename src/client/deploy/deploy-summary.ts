@@ -1,0 +1,22 @@
+/** The outcome of a deploy, as printed (and as `--json`). */
+export interface DeploySummary {
+  projectSlug: string;
+  revisionId: string;
+  productionUrl: string;
+  revisionUrl: string;
+  files: number;
+  uploaded: number;
+  reused: number;
+  bytesUploaded: number;
+  durationMs: number;
+  /** Files whose content another file of the site has: sent (at most) once for all of them. */
+  identical: number;
+  /** Published on its revision URL only; production left where it was. */
+  preview: boolean;
+  /** Production already served exactly these files: nothing was sent or published (its expiry renewed). */
+  unchanged?: boolean;
+  /** Skipped for being dotfiles or dot-folders. */
+  skippedDotfiles: string[];
+  /** Set when the saved project was gone and a new one (with a new URL) was made. */
+  previousProjectSlug?: string;
+}

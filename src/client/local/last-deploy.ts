@@ -1,0 +1,71 @@
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import { racyWindowMs } from "../scan/hash-cache.js";
+import type { SiteFile } from "../scan/walk.js";
+import { CliError } from "../errors.js";
+import { readJsonFile, writePrivateFile } from "./config-dir.js";
+
+/** What a folder's last production deploy was made of, as the client saw it. */
+export interface LastDeployRecord {
+  projectSlug: string;
+  /** `statDigest` of the folder's files when they were deployed. */
+  statDigest: string;
+  /** The manifest digest of that deploy (contract §3), which the server keeps with the revision. */
+  manifestDigest: string;
+  /** How many distinct contents those files had, for the summary. */
+  distinctHashes: number;
+}
+
+interface RecordFile extends LastDeployRecord {
+  version: 1;
+}
+
+/**
+ * One SHA-256 over every file's path, size, mtime and inode, in path order: the same digest as at
+ * the last deploy means every file would have been a hash-cache hit and no file came or went, so
+ * the manifest is the one deployed then, and the client need not read the hash cache nor send it.
+ */
+export function statDigest(files: readonly SiteFile[]): string {
+  const hash = createHash("sha256");
+  // NUL cannot occur in a path, so fields never run together.
+  for (const file of files) hash.update(`${file.path}\0${file.size}\0${file.mtimeMs}\0${file.ino}\n`);
+  return hash.digest("hex");
+}
+
+/**
+ * True when no file was modified within its racy window of the scan (see hash-cache.ts): only then
+ * may the stats stand for the content next time, as the hash cache's entries do.
+ */
+export function statsSettled(files: readonly SiteFile[], scannedAt: number): boolean {
+  return files.every((file) => scannedAt - file.mtimeMs >= racyWindowMs(file.mtimeMs));
+}
+
+const fileOf = (configDir: string, projectHash: string) =>
+  join(configDir, "hash-cache", `${projectHash}.last.json`);
+
+/** The record of a folder's last production deploy (by projectHash), when there is a usable one. */
+export async function loadLastDeploy(
+  configDir: string,
+  projectHash: string,
+): Promise<LastDeployRecord | undefined> {
+  // Like the hash cache, a record that does not parse is worth nothing: the deploy goes the long way.
+  const data = (await readJsonFile(fileOf(configDir, projectHash)).catch((error: unknown) => {
+    if (error instanceof CliError && error.code === "CONFIG_INVALID") return undefined;
+    throw error;
+  })) as Partial<RecordFile> | null | undefined;
+  if (data?.version !== 1) return undefined;
+  const { projectSlug, statDigest, manifestDigest, distinctHashes } = data;
+  if (typeof projectSlug !== "string" || typeof statDigest !== "string") return undefined;
+  if (typeof manifestDigest !== "string" || typeof distinctHashes !== "number") return undefined;
+  return { projectSlug, statDigest, manifestDigest, distinctHashes };
+}
+
+/** Records a folder's production deploy for the next run. */
+export async function saveLastDeploy(
+  configDir: string,
+  projectHash: string,
+  record: LastDeployRecord,
+): Promise<void> {
+  const file: RecordFile = { version: 1, ...record };
+  await writePrivateFile(fileOf(configDir, projectHash), JSON.stringify(file));
+}
