@@ -1,8 +1,9 @@
 import { lstatSync, readdirSync, realpathSync, statSync, type Dirent, type Stats } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
-import ignore, { type Ignore } from "ignore";
+import ignore from "ignore";
 import { CliError } from "../errors.js";
+import { defaultRules, type SkipRules } from "./default-rules.js";
 
 /** One file of the site: its path inside the site (`/` separators, no leading `/`) and its stat. */
 export interface SiteFile {
@@ -14,13 +15,13 @@ export interface SiteFile {
 }
 
 /** Always skipped, wherever they are; `.deployignore` itself is skipped at the top. */
-const DEFAULT_IGNORES = [".git", "node_modules", ".DS_Store", "/.deployignore"];
+export const DEFAULT_IGNORES = [".git", "node_modules", ".DS_Store", "/.deployignore"];
 /**
  * Dotfiles and dot-folders are private by habit (.env, .npmrc, .ssh/): skipped unless asked for,
  * except `.well-known/`, which is public by definition (RFC 8615). A `!` rule in .deployignore
  * comes after these, so it brings one back.
  */
-const DOTFILE_RULES = [".*", "!/.well-known/"];
+export const DOTFILE_RULES = [".*", "!/.well-known/"];
 /** The ignore file read at the top of the folder. */
 const IGNORE_FILE = ".deployignore";
 
@@ -34,9 +35,9 @@ export interface WalkOptions {
 
 interface WalkState {
   root: string;
-  rules: Ignore;
+  rules: SkipRules;
   /** The same rules without the dotfile ones: what is skipped by these only is a skipped dotfile. */
-  withoutDotfiles: Ignore;
+  withoutDotfiles: SkipRules;
   skippedDotfiles: string[];
   files: SiteFile[];
   problems: string[];
@@ -49,10 +50,14 @@ interface WalkState {
  */
 export async function walkSite(root: string, options: WalkOptions = {}): Promise<SiteFile[]> {
   const user = await readIgnoreFile(root);
-  const withoutDotfiles = ignore().add(DEFAULT_IGNORES).add(user);
+  // Without an ignore file (most folders), the same decisions by plain comparisons.
+  const plain = user.trim() === "";
+  const withoutDotfiles = plain ? defaultRules(true) : ignore().add(DEFAULT_IGNORES).add(user);
   const rules = options.includeDotfiles
     ? withoutDotfiles
-    : ignore().add(DEFAULT_IGNORES).add(DOTFILE_RULES).add(user);
+    : plain
+      ? defaultRules(false)
+      : ignore().add(DEFAULT_IGNORES).add(DOTFILE_RULES).add(user);
   const state: WalkState = {
     root,
     rules,
