@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from "./config.js";
 import { migrateMetadataStore, platformPostgres } from "./metadata-store.js";
 import { migratePostgresPlatform } from "../platform/local/postgres-database.js";
 import { startProcess } from "./start.js";
+import { limitHeapGrowth } from "./heap-growth.js";
 
 /**
  * The `deploy-server` binary: start on the environment's settings, stop cleanly on a signal;
@@ -10,6 +11,7 @@ import { startProcess } from "./start.js";
  * cloudflare setup` readies a Cloudflare account (docs/cloudflare.md).
  */
 async function main(): Promise<void> {
+  limitHeapGrowth();
   const command = process.argv[2];
   if (command !== undefined && command !== "migrate" && command !== "cloudflare") {
     console.error(

@@ -1,0 +1,17 @@
+import { describe, expect, it } from "vitest";
+import { limitHeapGrowth } from "./heap-growth.js";
+
+describe("limitHeapGrowth", () => {
+  it("limitHeapGrowth: sets V8's heap growth when the operator gave none", () => {
+    expect(limitHeapGrowth(["--enable-source-maps"], "--max-old-space-size=4096")).toBe(true);
+    expect(limitHeapGrowth([], "")).toBe(true);
+  });
+
+  it("limitHeapGrowth: leaves an operator's own setting alone, in the node command or NODE_OPTIONS, either spelling", () => {
+    expect(limitHeapGrowth(["--heap-growing-percent=200"], "")).toBe(false);
+    expect(limitHeapGrowth([], "--inspect --heap_growing_percent=10")).toBe(false);
+    expect(limitHeapGrowth(["--heap-growing-percent", "20"], "")).toBe(false);
+    // A flag that only starts alike is not the same setting.
+    expect(limitHeapGrowth(["--heap-growing-percentage=5"], "")).toBe(true);
+  });
+});
