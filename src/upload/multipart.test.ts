@@ -40,6 +40,30 @@ describe("parseMultipart", () => {
     }
   });
 
+  it("parseMultipart: the same parts in chunks of every size from a delimiter's length up, and cut anywhere in two", async () => {
+    // A body whose first part holds what looks like the start of a delimiter, twice.
+    const body = Buffer.from(
+      '--XyZ\r\nContent-Disposition: form-data; name="a"\r\n\r\n' +
+        "one\r\n--XyX\r\n--Xy two\r\n--XyZ\r\n" +
+        'Content-Disposition: form-data; name="b"\r\n\r\nsecond\r\n--XyZ--',
+    );
+    const expected = [
+      ["a", "one\r\n--XyX\r\n--Xy two"],
+      ["b", "second"],
+    ];
+    const splits: Buffer[][] = [];
+    for (let size = 7; size <= 24; size++) {
+      const chunks: Buffer[] = [];
+      for (let i = 0; i < body.length; i += size) chunks.push(body.subarray(i, i + size));
+      splits.push(chunks);
+    }
+    for (let cut = 0; cut <= body.length; cut++) splits.push([body.subarray(0, cut), body.subarray(cut)]);
+    for (const chunks of splits) {
+      const parts = await parse(chunks);
+      expect(parts.map((p) => [p.headers.name, p.body])).toEqual(expected);
+    }
+  });
+
   it("parseMultipart: refuses endless padding after a boundary at once, without buffering it", async () => {
     let pulled = 0;
     const body = (async function* () {

@@ -116,7 +116,24 @@ export async function parseMultipart(
 
   for await (const chunk of body) {
     if (state === "done") continue;
-    buffer = buffer.length === 0 ? Buffer.from(chunk) : Buffer.concat([buffer, chunk]);
+    // A view, not a copy: each chunk is read once, and only what a sink keeps is copied.
+    const bytes = Buffer.isBuffer(chunk)
+      ? chunk
+      : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    if (state === "body" && buffer.length > 0 && bytes.length >= delimiter.length) {
+      // The tail kept from the last chunk (shorter than a delimiter) is body unless a delimiter
+      // starts in it: looked for in it and the start of this chunk, so that the chunk (64 KiB) is
+      // not copied behind it; 267 MB of copies in a 10,000-file deploy kept V8 collecting.
+      const seam = Buffer.concat([buffer, bytes.subarray(0, delimiter.length - 1)]).indexOf(delimiter);
+      if (seam === -1 || seam >= buffer.length) {
+        await sink!.write(buffer);
+        buffer = bytes;
+      } else {
+        buffer = Buffer.concat([buffer, bytes]);
+      }
+    } else {
+      buffer = buffer.length === 0 ? bytes : Buffer.concat([buffer, bytes]);
+    }
     while (await step());
   }
   if (state !== "done") throw new MultipartError("multipart body is truncated");
