@@ -1,6 +1,8 @@
+import { sql } from "kysely";
 import { afterEach, expect, it } from "vitest";
 import { RateLimitedError } from "../../src/core/errors.js";
 import type { Limiter } from "../../src/core/rate-limiter.js";
+import { openPostgres } from "../../src/shared/postgres.js";
 import { openPostgresMetadata, type PostgresMetadata } from "../../src/store/index.js";
 import { TestClock } from "../support/clock.js";
 import { describePostgres, testPostgres } from "../support/postgres.js";
@@ -66,5 +68,30 @@ await describePostgres("a rate limit shared on PostgreSQL", () => {
       Array.from({ length: 6 }, (_, n) => refusal((n % 2 === 0 ? a : b).hit("unlimited"))),
     );
     expect(outcomes).toEqual(Array.from({ length: 6 }, () => undefined));
+  });
+
+  it("PostgresRateLimiter: every 1,000th hit drops the windows that ended, and only then", async () => {
+    const clock = new TestClock();
+    clock.freeze();
+    const options = testPostgres();
+    const metadata = await openPostgresMetadata(options);
+    opened.push(metadata);
+    const limiter = metadata.limiter("prune", { limit: 5, windowSeconds: 60 }, clock);
+    const db = await openPostgres<unknown>(options);
+    const windows = async () => {
+      const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM rate_limit_windows
+        WHERE scope = 'prune'`.execute(db);
+      return rows[0]?.n;
+    };
+    try {
+      for (let n = 1; n <= 998; n++) await limiter.hit(`key-${n}`);
+      clock.advance(60); // every window so far has ended
+      await limiter.hit("hit-999");
+      expect(await windows()).toBe(999);
+      await limiter.hit("hit-1000");
+      expect(await windows()).toBe(2);
+    } finally {
+      await db.destroy();
+    }
   });
 });
