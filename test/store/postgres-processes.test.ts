@@ -1,10 +1,17 @@
 import { createHash } from "node:crypto";
-import { sql } from "kysely";
+import { type Kysely, sql } from "kysely";
 import { afterEach, expect, it } from "vitest";
 import { DatabaseUnavailableError } from "../../src/core/errors.js";
-import { HostnameConflictError, type ProjectRecord, type Store } from "../../src/core/ports/index.js";
+import {
+  HostnameConflictError,
+  HostnameWithheldError,
+  type ProjectRecord,
+  type Store,
+} from "../../src/core/ports/index.js";
 import { openPostgres } from "../../src/shared/postgres.js";
 import { openPostgresStore, PostgresLocks } from "../../src/store/index.js";
+import { EXCLUSIVE_LOCK_SPACE, PROJECT_LOCK_SPACE } from "../../src/store/postgres/postgres-locks.js";
+import { HOSTNAME_LOCK_SPACE } from "../../src/store/postgres/postgres-store.js";
 import { describePostgres, TEST_DATABASE_URL, testPostgres } from "../support/postgres.js";
 import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy.js";
 
@@ -40,6 +47,27 @@ async function twoStores(): Promise<[Store, Store]> {
     () => second.close(),
   );
   return [first, second];
+}
+
+/** Sessions holding (`granted`) or waiting for the advisory lock of `key` in `space`, and their names. */
+async function advisoryLock(
+  db: Kysely<unknown>,
+  space: number,
+  key: string,
+  granted: boolean,
+): Promise<Array<{ pid: number; application: string }>> {
+  const { rows } = await sql<{ pid: number; application: string }>`
+    SELECT l.pid, a.application_name AS application FROM pg_locks l JOIN pg_stat_activity a USING (pid)
+    WHERE l.locktype = 'advisory' AND l.granted = ${granted} AND l.classid = ${space} AND l.objsubid = 2
+      AND l.objid::bigint = (hashtext(${key})::bigint & 4294967295)`.execute(db);
+  return rows;
+}
+
+/** A promise and the function that resolves it. */
+function gate(): [Promise<void>, () => void] {
+  let open = () => {};
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return [opened, open];
 }
 
 await describePostgres("postgres store across processes", () => {
@@ -159,6 +187,8 @@ await describePostgres("postgres store across processes", () => {
     const failure = store.getProject(project(1).slug);
     await expect(failure).rejects.toBeInstanceOf(DatabaseUnavailableError);
     await expect(failure).rejects.toMatchObject({ code: "DATABASE_UNAVAILABLE" });
+    // The outage itself goes with it, for the log.
+    expect(((await failure.catch((error: unknown) => error)) as Error).cause).toBeInstanceOf(Error);
     await expect(store.ping()).rejects.toBeInstanceOf(DatabaseUnavailableError);
 
     await proxy.restore();
@@ -172,5 +202,125 @@ await describePostgres("postgres store across processes", () => {
     await expect(openPostgresStore({ url, connectTimeoutMs: 1_000 })).rejects.toBeInstanceOf(
       DatabaseUnavailableError,
     );
+  });
+
+  it("setCustomHostname: waits for the name's advisory lock, so a release committed meanwhile refuses the name", async () => {
+    const options = testPostgres();
+    const store = await openPostgresStore(options);
+    closers.push(() => store.close());
+    await store.createProject(project(1));
+    const db = await openPostgres<unknown>(options);
+    closers.push(() => db.destroy());
+    const name = `${options.schema.replaceAll("_", "-")}.example.com`;
+    const [held, letGo] = gate();
+    const [inside, entered] = gate();
+    closers.push(async () => letGo()); // a failed expectation must not leave the transaction waiting
+    // Another process deleting the name's holder: it holds the name while it records the release.
+    const releasing = db.transaction().execute(async (trx) => {
+      await sql`SELECT pg_advisory_xact_lock(${HOSTNAME_LOCK_SPACE}, hashtext(${name}))`.execute(trx);
+      entered();
+      await held;
+      await sql`INSERT INTO hostname_releases (hostname, project_slug, released_at, withheld_until)
+        VALUES (${name}, 'gone-otter-a1b2c', '2030-01-05T00:00:00.000Z', NULL)`.execute(trx);
+    });
+    await inside;
+    const claim = store.setCustomHostname(project(1).slug, name).then(
+      () => "taken",
+      (error: unknown) => error,
+    );
+    await expect
+      .poll(() => advisoryLock(db, HOSTNAME_LOCK_SPACE, name, false), { timeout: 10_000 })
+      .toHaveLength(1);
+    letGo();
+    await releasing;
+    expect(await claim).toBeInstanceOf(HostnameWithheldError);
+    expect((await store.getProject(project(1).slug))?.customHostname).toBeNull();
+  });
+
+  it("setCustomHostname: takes the advisory locks of its names in name order, whatever the order given", async () => {
+    const options = testPostgres();
+    const store = await openPostgresStore(options);
+    closers.push(() => store.close());
+    await store.createProject(project(1));
+    const prefix = options.schema.replaceAll("_", "-");
+    const [first, second] = [`${prefix}-a.example.com`, `${prefix}-b.example.com`];
+    await store.setCustomHostname(project(1).slug, first);
+    const db = await openPostgres<unknown>(options);
+    closers.push(() => db.destroy());
+    const [held, letGo] = gate();
+    const [inside, entered] = gate();
+    closers.push(async () => letGo()); // a failed expectation must not leave the transaction waiting
+    const holding = db.transaction().execute(async (trx) => {
+      await sql`SELECT pg_advisory_xact_lock(${HOSTNAME_LOCK_SPACE}, hashtext(${first}))`.execute(trx);
+      entered();
+      await held;
+    });
+    await inside;
+    // The new name is given first, the released one second: the released one sorts first.
+    const release = {
+      hostname: first,
+      projectSlug: project(1).slug,
+      releasedAt: "2030-01-05T00:00:00.000Z",
+      withheldUntil: null,
+    };
+    const change = store.setCustomHostname(project(1).slug, second, { release });
+    await expect
+      .poll(() => advisoryLock(db, HOSTNAME_LOCK_SPACE, first, false), { timeout: 10_000 })
+      .toHaveLength(1);
+    // Waiting for the first name, it holds nothing of the second yet.
+    expect(await advisoryLock(db, HOSTNAME_LOCK_SPACE, second, true)).toEqual([]);
+    letGo();
+    await holding;
+    await change;
+    expect((await store.getProject(project(1).slug))?.customHostname).toBe(second);
+  });
+
+  it("PostgresLocks: the lock is held on a session of its own, named static-deploy locks, kept for the next work", async () => {
+    const options = testPostgres();
+    const locks = new PostgresLocks(options);
+    closers.push(() => locks.close());
+    const db = await openPostgres<unknown>(options);
+    closers.push(() => db.destroy());
+    const key = `${options.schema}-project`;
+    const holders = () => advisoryLock(db, PROJECT_LOCK_SPACE, key, true);
+    const first = await locks.run(key, holders);
+    expect(first).toEqual([{ pid: expect.any(Number), application: "static-deploy locks" }]);
+    expect(await holders()).toEqual([]);
+    expect(await locks.run(key, holders)).toEqual(first);
+  });
+
+  it("PostgresLocks: a lock the database refuses fails the work unrun, and its session is closed, not reused", async () => {
+    const options = testPostgres();
+    const locks = new PostgresLocks(options);
+    closers.push(() => locks.close());
+    const db = await openPostgres<unknown>(options);
+    closers.push(() => db.destroy());
+    const key = `${options.schema}-project`;
+    const holders = () => advisoryLock(db, PROJECT_LOCK_SPACE, key, true);
+    const exclusive = () => advisoryLock(db, EXCLUSIVE_LOCK_SPACE, key, true);
+    let ran = false;
+    const work = async () => void (ran = true);
+    // A NUL byte is not text to PostgreSQL: the lock query itself fails.
+    const before = await locks.run(key, holders);
+    await expect(locks.run("refused\u0000key", work)).rejects.toMatchObject({ code: "22021" });
+    const after = await locks.run(key, holders);
+    expect(after).toHaveLength(1);
+    expect(after[0]?.pid).not.toBe(before[0]?.pid);
+
+    const sweeping = await locks.tryRun(key, exclusive);
+    await expect(locks.tryRun("refused\u0000key", work)).rejects.toMatchObject({ code: "22021" });
+    const next = await locks.tryRun(key, exclusive);
+    expect(next).toHaveLength(1);
+    expect(next?.[0]?.pid).not.toBe(sweeping?.[0]?.pid);
+    expect(ran).toBe(false);
+  });
+
+  it("PostgresLocks.close: work asked for afterwards is refused without running", async () => {
+    const locks = new PostgresLocks(testPostgres());
+    await locks.run("before-close", async () => undefined);
+    await locks.close();
+    let ran = false;
+    await expect(locks.run("after-close", async () => void (ran = true))).rejects.toThrow();
+    expect(ran).toBe(false);
   });
 });
