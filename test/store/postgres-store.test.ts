@@ -1,5 +1,8 @@
+import { sql } from "kysely";
 import { expect, it } from "vitest";
-import { openPostgresStore } from "../../src/store/index.js";
+import { openPostgres } from "../../src/shared/postgres.js";
+import { migratePostgresStore, openPostgresMetadata, openPostgresStore } from "../../src/store/index.js";
+import { TestClock } from "../support/clock.js";
 import { describePostgres, testPostgres } from "../support/postgres.js";
 import { storeContract } from "./store-contract.js";
 
@@ -30,5 +33,26 @@ await describePostgres("postgres store", () => {
     } finally {
       await second.close();
     }
+  });
+
+  it("migratePostgresStore: a migration that fails rejects with its error", async () => {
+    const options = testPostgres();
+    const db = await openPostgres<unknown>(options);
+    try {
+      // A table of that name already there, not the store's: the first migration cannot create it.
+      await sql`CREATE TABLE projects (id integer)`.execute(db);
+    } finally {
+      await db.destroy();
+    }
+    await expect(migratePostgresStore(options)).rejects.toMatchObject({ code: "42P07" });
+  });
+
+  it("openPostgresMetadata: close ends the pool the store and the limiters share", async () => {
+    const metadata = await openPostgresMetadata(testPostgres());
+    const limiter = metadata.limiter("closed", { limit: 5, windowSeconds: 60 }, new TestClock());
+    await metadata.store.ping();
+    await metadata.close();
+    await expect(metadata.store.ping()).rejects.toThrow();
+    await expect(limiter.hit("key")).rejects.toThrow();
   });
 });
