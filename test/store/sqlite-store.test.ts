@@ -1,7 +1,9 @@
-import { statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { openSqliteStore } from "../../src/store/index.js";
+import { openSqlite } from "../../src/shared/sqlite.js";
+import { migrateSqliteStore, openSqliteStore } from "../../src/store/index.js";
+import { SQLITE_MIGRATIONS } from "../../src/store/sqlite/migrations.js";
 import { tempDir } from "../support/server.js";
 import { storeContract } from "./store-contract.js";
 
@@ -47,6 +49,42 @@ describe("sqlite store", () => {
       expect(statSync(dirname(file)).mode & 0o777).toBe(0o700);
     } finally {
       await store.close();
+    }
+  });
+
+  it("migrateSqliteStore: applies the migrations not applied yet, says which, and closes the file", async () => {
+    const file = join(dir.path, "migrate", "metadata.sqlite");
+    expect(await migrateSqliteStore(file)).toEqual({ applied: Object.keys(SQLITE_MIGRATIONS) });
+    // Closed: its last connection gone, SQLite folded the write-ahead log into the file.
+    expect(existsSync(`${file}-wal`)).toBe(false);
+    expect(await migrateSqliteStore(file)).toEqual({ applied: [] });
+    const store = await openSqliteStore(file);
+    await store.close();
+  });
+
+  it("openSqliteStore: indexes and constraints carry the names later migrations refer to", async () => {
+    const file = join(dir.path, "names", "metadata.sqlite");
+    await (await openSqliteStore(file)).close();
+    const db = openSqlite(file);
+    try {
+      const indexes = db
+        .prepare(
+          "SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+        )
+        .pluck()
+        .all();
+      expect(indexes).toEqual([
+        "deploys_expires_at",
+        "projects_expires_at",
+        "projects_pending_domains",
+        "revisions_project_created",
+      ]);
+      const tableSql = (name: string) =>
+        db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").pluck().get(name);
+      expect(tableSql("deploys")).toContain('constraint "deploys_project_revision" unique');
+      expect(tableSql("revisions")).toContain('constraint "revisions_project_revision" unique');
+    } finally {
+      db.close();
     }
   });
 });
