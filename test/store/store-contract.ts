@@ -459,7 +459,10 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
         now,
         release: release("shop.example.com", b.slug, at("2030-02-04T00:00:00Z")),
       });
-      expect(await store.setCustomHostname(c.slug, "shop.example.com", { now, takeOver: true })).toEqual({});
+      // Nobody held it: no takenFrom at all.
+      expect(
+        await store.setCustomHostname(c.slug, "shop.example.com", { now, takeOver: true }),
+      ).toStrictEqual({});
       expect(await store.getHostnameRelease("shop.example.com")).toBeUndefined();
       await store.setCustomHostname(a.slug, "a-vanity.localhost");
       await store.setCustomHostname(a.slug, null, { release: release("a-vanity.localhost", a.slug, null) });
@@ -646,6 +649,29 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       expect(await store.getDeploy(a.slug, deployRecord(a.slug, 2).deployId)).toBeDefined();
       expect((await store.getProject(a.slug))?.revisionId).toBe(r3);
       expect(await store.deleteRevisions(a.slug, [])).toBe(0);
+    });
+
+    it("deleteRevisions: 0 and nothing removed for the current revision alone, or a project that does not exist", async () => {
+      const a = projectRecord("amber");
+      await store.createProject(a);
+      const r1 = await completeAt(a.slug, 1, "2030-01-01T00:00:00Z");
+      expect(await store.deleteRevisions(a.slug, [r1])).toBe(0);
+      expect(await store.deleteRevisions("nobody-here-00000", [r1])).toBe(0);
+      expect((await store.listRevisions(a.slug)).map((r) => r.revisionId)).toEqual([r1]);
+    });
+
+    it("setCustomHostname: without a domain state given, the name is active, claimed at the change's time", async () => {
+      const a = projectRecord("amber");
+      await store.createProject(a);
+      const now = at("2030-01-05T00:00:00Z");
+      await store.setCustomHostname(a.slug, "shop.example.com", { now });
+      expect((await store.getProject(a.slug))?.domain).toEqual({
+        status: "active",
+        claimedAt: now,
+        checkedAt: null,
+        message: null,
+      });
+      expect(await store.listPendingDomains(at("2030-12-31T00:00:00Z"), 10)).toEqual([]);
     });
 
     it("ping: answers when the store is up", async () => {
