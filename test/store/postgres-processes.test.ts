@@ -323,4 +323,78 @@ await describePostgres("postgres store across processes", () => {
     await expect(locks.run("after-close", async () => void (ran = true))).rejects.toThrow();
     expect(ran).toBe(false);
   });
+
+  it("createProject and deleteProject: each waits for the advisory lock of its hostnames", async () => {
+    const options = testPostgres();
+    const store = await openPostgresStore(options);
+    closers.push(() => store.close());
+    const db = await openPostgres<unknown>(options);
+    closers.push(() => db.destroy());
+    const name = project(1).generatedHostname;
+    const release = {
+      hostname: name,
+      projectSlug: project(1).slug,
+      releasedAt: "2030-01-05T00:00:00.000Z",
+      withheldUntil: null,
+    };
+    for (const write of [
+      () => store.createProject(project(1)),
+      () => store.deleteProject(project(1).slug, [release]),
+    ]) {
+      const [held, letGo] = gate();
+      const [inside, entered] = gate();
+      closers.push(async () => letGo());
+      const holding = db.transaction().execute(async (trx) => {
+        await sql`SELECT pg_advisory_xact_lock(${HOSTNAME_LOCK_SPACE}, hashtext(${name}))`.execute(trx);
+        entered();
+        await held;
+      });
+      await inside;
+      let settled = false;
+      const writing = write().finally(() => (settled = true));
+      await expect
+        .poll(() => advisoryLock(db, HOSTNAME_LOCK_SPACE, name, false), { timeout: 10_000 })
+        .toHaveLength(1);
+      expect(settled).toBe(false);
+      letGo();
+      await holding;
+      expect(await writing).toBe(true);
+    }
+    expect(await store.getHostnameRelease(name)).toEqual(release);
+  });
+
+  it("createProject: false when another writer takes its generated hostname as a custom one and commits meanwhile", async () => {
+    const options = testPostgres();
+    const store = await openPostgresStore(options);
+    closers.push(() => store.close());
+    await store.createProject(project(1));
+    const db = await openPostgres<unknown>(options);
+    closers.push(() => db.destroy());
+    const name = project(2).generatedHostname;
+    const [held, letGo] = gate();
+    const [inside, entered] = gate();
+    closers.push(async () => letGo());
+    // A writer that skips the store's hostname lock: only held_hostnames stands between the two.
+    const taking = db.transaction().execute(async (trx) => {
+      await sql`UPDATE projects SET custom_hostname = ${name} WHERE slug = ${project(1).slug}`.execute(trx);
+      entered();
+      await held;
+    });
+    await inside;
+    const creating = store.createProject(project(2));
+    const waiting = async () => {
+      const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_locks l
+        JOIN pg_stat_activity a USING (pid)
+        WHERE l.locktype = 'transactionid' AND NOT l.granted AND a.query ILIKE 'insert into "projects"%'`.execute(
+        db,
+      );
+      return rows[0]?.n ?? 0;
+    };
+    await expect.poll(waiting, { timeout: 10_000 }).toBeGreaterThan(0);
+    letGo();
+    await taking;
+    expect(await creating).toBe(false);
+    expect(await store.getProject(project(2).slug)).toBeUndefined();
+    expect((await store.getProjectByHostname(name))?.slug).toBe(project(1).slug);
+  });
 });
