@@ -330,16 +330,18 @@ await describePostgres("postgres store across processes", () => {
     closers.push(() => store.close());
     const db = await openPostgres<unknown>(options);
     closers.push(() => db.destroy());
-    const name = project(1).generatedHostname;
+    // A name no other test process locks (advisory locks are the whole database's).
+    const name = `${options.schema.replaceAll("_", "-")}.localhost`;
+    const record = { ...project(1), generatedHostname: name };
     const release = {
       hostname: name,
-      projectSlug: project(1).slug,
+      projectSlug: record.slug,
       releasedAt: "2030-01-05T00:00:00.000Z",
       withheldUntil: null,
     };
     for (const write of [
-      () => store.createProject(project(1)),
-      () => store.deleteProject(project(1).slug, [release]),
+      () => store.createProject(record),
+      () => store.deleteProject(record.slug, [release]),
     ]) {
       const [held, letGo] = gate();
       const [inside, entered] = gate();
