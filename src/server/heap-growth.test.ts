@@ -11,7 +11,19 @@ describe("limitHeapGrowth", () => {
     expect(limitHeapGrowth(["--heap-growing-percent=200"], "")).toBe(false);
     expect(limitHeapGrowth([], "--inspect --heap_growing_percent=10")).toBe(false);
     expect(limitHeapGrowth(["--heap-growing-percent", "20"], "")).toBe(false);
-    // A flag that only starts alike is not the same setting.
+    // A flag that only starts alike, or holds the name in its value, is not the same setting.
     expect(limitHeapGrowth(["--heap-growing-percentage=5"], "")).toBe(true);
+    expect(limitHeapGrowth(["--title=--heap-growing-percent=5"], "")).toBe(true);
+  });
+
+  it("limitHeapGrowth: by default reads this process's NODE_OPTIONS", () => {
+    const saved = process.env.NODE_OPTIONS;
+    try {
+      process.env.NODE_OPTIONS = "--heap-growing-percent=80";
+      expect(limitHeapGrowth()).toBe(false);
+    } finally {
+      if (saved === undefined) delete process.env.NODE_OPTIONS;
+      else process.env.NODE_OPTIONS = saved;
+    }
   });
 });

@@ -29,7 +29,7 @@ export async function renewIfUnchanged(
   digest: string,
 ): Promise<UnchangedDeploy | undefined> {
   const { store, platform, config } = services;
-  if (current.revisionId === null) return undefined;
+  // A project never deployed has no production revision: `production` is undefined, no match.
   const revisions = await store.listRevisions(current.slug);
   const production = revisions.find((revision) => revision.revisionId === current.revisionId);
   if (production?.manifestDigest !== digest) return undefined;
