@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
-import { readdir, rm, utimes, writeFile } from "node:fs/promises";
+import { readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { edgeGet, runInProcess, startTestBed, writeSite, type TestBed } from "./helpers.js";
+import { edgeGet, runInProcess, startTestBed, storedProjects, writeSite, type TestBed } from "./helpers.js";
 
 let bed: TestBed;
 
@@ -129,5 +129,25 @@ describe("deploy: unchanged redeploys by digest", () => {
     expect(again).toMatchObject({ unchanged: true, revisionId: live.revisionId });
     expect(stderr).toMatch(/none read again/);
     expect(await cacheFiles()).not.toContain(cache);
+  });
+
+  it("deploy: an unchanged redeploy rewrites the saved project only when production's address moved", async () => {
+    const dir = await settledSite("saved-url", { "index.html": "here" });
+    const { result: first } = await json([dir]);
+    const name = Object.entries(await storedProjects(bed.configDir)).find(
+      ([, project]) => project.projectSlug === first.projectSlug,
+    )![0];
+    const file = join(bed.configDir, "projects", name);
+    const before = await stat(file);
+    expect((await json([dir])).result.unchanged).toBe(true);
+    expect((await stat(file)).mtimeMs).toBe(before.mtimeMs);
+
+    // As if production's address had changed elsewhere (a domain assigned from another machine).
+    const saved = JSON.parse(await readFile(file, "utf8"));
+    saved.record.productionUrl = "http://old.example/";
+    await writeFile(file, JSON.stringify(saved));
+    const { result: again } = await json([dir]);
+    expect(again.unchanged).toBe(true);
+    expect(JSON.parse(await readFile(file, "utf8")).record.productionUrl).toBe(first.productionUrl);
   });
 });

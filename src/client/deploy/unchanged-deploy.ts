@@ -82,10 +82,14 @@ export async function unchangedSummary(
   distinctHashes: number,
   startedAt: number,
 ): Promise<DeploySummary> {
-  await folder.savedProjects.put(folder.projectHash, {
-    ...project,
-    productionUrl: unchanged.urls.production,
-  });
+  // Written only when production moved to another address (a custom domain since): it is the
+  // one thing here that can have changed.
+  if (project.productionUrl !== unchanged.urls.production) {
+    await folder.savedProjects.put(folder.projectHash, {
+      ...project,
+      productionUrl: unchanged.urls.production,
+    });
+  }
   return {
     projectSlug: unchanged.project.projectSlug,
     revisionId: unchanged.revisionId,
