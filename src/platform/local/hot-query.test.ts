@@ -50,4 +50,12 @@ describe("hotQuery", () => {
     expect(await pending).toBeUndefined();
     expect(await hot("d")).toBeUndefined();
   });
+
+  it("hotQuery: a query holding a value that is not one of its arguments is refused, not run", async () => {
+    const hot = hotQuery(
+      database,
+      (k: string) => sql<{ v: number }>`SELECT v FROM t WHERE k = ${k} AND v > ${0}`,
+    );
+    await expect(hot("b")).rejects.toThrow("hotQuery: every parameter of the query must be an argument");
+  });
 });
