@@ -287,6 +287,11 @@ await describePostgres("postgres store across processes", () => {
     expect(first).toEqual([{ pid: expect.any(Number), application: "static-deploy locks" }]);
     expect(await holders()).toEqual([]);
     expect(await locks.run(key, holders)).toEqual(first);
+    // tryRun's lock too, on the same kept session.
+    const sweepers = () => advisoryLock(db, EXCLUSIVE_LOCK_SPACE, key, true);
+    expect(await locks.tryRun(key, sweepers)).toEqual(first);
+    expect(await sweepers()).toEqual([]);
+    expect(await locks.tryRun(key, sweepers)).toEqual(first);
   });
 
   it("PostgresLocks: a lock the database refuses fails the work unrun, and its session is closed, not reused", async () => {

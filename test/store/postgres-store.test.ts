@@ -47,6 +47,24 @@ await describePostgres("postgres store", () => {
     await expect(migratePostgresStore(options)).rejects.toMatchObject({ code: "42P07" });
   });
 
+  it("migratePostgresStore: closes its connection once done", async () => {
+    const options = testPostgres();
+    expect((await migratePostgresStore(options)).applied).not.toEqual([]);
+    const db = await openPostgres<unknown>(options);
+    try {
+      // Idle sessions of that name: only a migration's connection left open (one running now
+      // elsewhere is active or in its transaction); a closed one leaves a moment after.
+      const idle = async () => {
+        const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE application_name = 'static-deploy migrate' AND state = 'idle'`.execute(db);
+        return rows[0]?.n;
+      };
+      await expect.poll(idle, { timeout: 10_000 }).toBe(0);
+    } finally {
+      await db.destroy();
+    }
+  });
+
   it("openPostgresMetadata: close ends the pool the store and the limiters share", async () => {
     const metadata = await openPostgresMetadata(testPostgres());
     const limiter = metadata.limiter("closed", { limit: 5, windowSeconds: 60 }, new TestClock());
