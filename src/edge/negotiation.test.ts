@@ -47,4 +47,22 @@ describe("negotiation", () => {
     expect(ifRangeHolds('W/"abc"', '"abc"')).toBe(false);
     expect(ifRangeHolds("Wed, 21 Oct 2015 07:28:00 GMT", '"abc"')).toBe(false);
   });
+
+  it("chooseEncoding: parameters other than q leave the weight alone", () => {
+    expect(chooseEncoding("br;level=11, gzip;q=0.5")).toBe("br");
+    expect(chooseEncoding("gzip;foo=bar;q=0.2, br;q=0.1")).toBe("gzip");
+  });
+
+  it("noneMatchHits: a padded wildcard hits; a weak tag hits only when its opaque part is the tag", () => {
+    expect(noneMatchHits("  *  ", '"h"')).toBe(true);
+    expect(noneMatchHits('W/"h"', '"h"')).toBe(true);
+    expect(noneMatchHits('W/"other"', '"h"')).toBe(false);
+    // Two characters before the tag that are not `W/` do not make it weak.
+    expect(noneMatchHits('X/"h"', '"h"')).toBe(false);
+  });
+
+  it("ifRangeHolds: the client's tag is compared without the spaces around it", () => {
+    expect(ifRangeHolds(' "h" ', '"h"')).toBe(true);
+    expect(ifRangeHolds('W/"h"', '"h"')).toBe(false);
+  });
 });

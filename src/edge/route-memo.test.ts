@@ -39,4 +39,26 @@ describe("RouteMemo", () => {
     none.set(s, "/a", "not-found");
     expect(none.get(s, "/a")).toBeUndefined();
   });
+
+  it("RouteMemo.set: counts each new target once and drops everything only once full", () => {
+    const memo = new RouteMemo(3);
+    const s = site();
+    memo.set(s, "/a", "not-found");
+    memo.set(s, "/b", "not-found");
+    expect(memo.size).toBe(2);
+    memo.set(s, "/c", "not-found");
+    expect([memo.get(s, "/a"), memo.size]).toEqual(["not-found", 3]);
+    // Full: the next new target starts afresh.
+    memo.set(s, "/d", "not-found");
+    expect([memo.get(s, "/a"), memo.get(s, "/d"), memo.size]).toEqual([undefined, "not-found", 1]);
+  });
+
+  it("RouteMemo.set: keeps a target of exactly 1,024 characters, not one of 1,025", () => {
+    const memo = new RouteMemo();
+    const s = site();
+    memo.set(s, `/${"x".repeat(1023)}`, "not-found");
+    memo.set(s, `/${"y".repeat(1024)}`, "not-found");
+    expect(memo.get(s, `/${"x".repeat(1023)}`)).toBe("not-found");
+    expect(memo.get(s, `/${"y".repeat(1024)}`)).toBeUndefined();
+  });
 });
