@@ -674,6 +674,12 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       expect(await store.listPendingDomains(at("2030-12-31T00:00:00Z"), 10)).toEqual([]);
     });
 
+    it("createProject: a refusal other than a taken name is thrown, not answered false", async () => {
+      const broken = projectRecord("amber", { tokenHash: null as unknown as string });
+      await expect(store.createProject(broken)).rejects.toThrow();
+      expect(await store.getProject(broken.slug)).toBeUndefined();
+    });
+
     it("ping: answers when the store is up", async () => {
       await expect(store.ping()).resolves.toBeUndefined();
     });
