@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { racyWindowMs } from "../scan/hash-cache.js";
+import { isRacy } from "../scan/hash-cache.js";
 import type { SiteFile } from "../scan/walk.js";
 import { CliError } from "../errors.js";
 import { readJsonFile, writePrivateFile } from "./config-dir.js";
@@ -37,7 +37,7 @@ export function statDigest(files: readonly SiteFile[]): string {
  * may the stats stand for the content next time, as the hash cache's entries do.
  */
 export function statsSettled(files: readonly SiteFile[], scannedAt: number): boolean {
-  return files.every((file) => scannedAt - file.mtimeMs >= racyWindowMs(file.mtimeMs));
+  return !files.some((file) => isRacy(file, scannedAt));
 }
 
 const fileOf = (configDir: string, projectHash: string) =>

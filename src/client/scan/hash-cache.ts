@@ -28,6 +28,14 @@ export function racyWindowMs(mtimeMs: number): number {
 }
 
 /**
+ * True when a file was modified within its racy window of a scan started at `scannedAt`: its stats
+ * cannot vouch for its content next time (neither in this cache nor in the last deploy's record).
+ */
+export function isRacy(file: { mtimeMs: number }, scannedAt: number): boolean {
+  return scannedAt - file.mtimeMs < racyWindowMs(file.mtimeMs);
+}
+
+/**
  * The hashes of a folder's files from the last deploy, keyed by path and checked against size,
  * mtime and inode, so an unchanged file is not read again. One file per project in the config folder.
  */
@@ -82,7 +90,7 @@ export class HashCache {
 
   /** Records a file's hash for next time, unless it was modified within its racy window of the scan. */
   record(file: SiteFile, hash: string, scannedAt = this.scannedAt): void {
-    if (scannedAt - file.mtimeMs < racyWindowMs(file.mtimeMs)) return;
+    if (isRacy(file, scannedAt)) return;
     this.fresh.set(file.path, [file.size, file.mtimeMs, file.ino, hash]);
     this.recorded = true;
   }
