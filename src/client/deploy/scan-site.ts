@@ -1,5 +1,6 @@
 import type { CommandContext, FolderProject } from "../context.js";
 import { formatBytes, formatCount, formatDuration, plural } from "../format.js";
+import { statDigest } from "../local/last-deploy.js";
 import { HashCache } from "../scan/hash-cache.js";
 import { hashSite } from "../scan/hash.js";
 import { checkLimits } from "../scan/limits.js";
@@ -15,6 +16,8 @@ export interface ListedSite {
   siteRules: SiteRulesTexts;
   /** When the listing started (before any stat), for the racy windows of the caches. */
   scannedAt: number;
+  /** `statDigest` of the files: compared with the last deploy's, and recorded after this one. */
+  statDigest: string;
 }
 
 /** A site folder read for a deploy: its files, their hashes (same order), one file per distinct hash. */
@@ -39,7 +42,7 @@ export async function listSite(
   if (skippedDotfiles.length > 0) ctx.progress.note(dotfilesLine(skippedDotfiles));
   checkLimits(folder.realDir, files, ctx.settings);
   const siteRules = await checkSiteRules(ctx.io.cwd, files);
-  return { files, skippedDotfiles, siteRules, scannedAt };
+  return { files, skippedDotfiles, siteRules, scannedAt, statDigest: statDigest(files) };
 }
 
 /** Hashes the listed files, from the hash cache where they are unchanged. */

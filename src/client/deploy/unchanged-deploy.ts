@@ -1,7 +1,7 @@
 import { manifestDigest } from "../../core/manifest-digest.js";
 import type { CommandContext, FolderProject } from "../context.js";
 import { ApiError } from "../errors.js";
-import { loadLastDeploy, saveLastDeploy, statDigest, statsSettled } from "../local/last-deploy.js";
+import { loadLastDeploy, saveLastDeploy, statsSettled } from "../local/last-deploy.js";
 import type { SavedProject } from "../local/saved-projects.js";
 import { PROJECT_GONE_CODES } from "../net/api-client.js";
 import type { UnchangedDeploy } from "../net/api-types.js";
@@ -35,7 +35,7 @@ export async function deployIfUnchanged(
   const saved = folder.saved;
   if (saved === undefined) return undefined;
   const last = await loadLastDeploy(folder.configDir, folder.projectHash);
-  if (last?.projectSlug !== saved.projectSlug || last.statDigest !== statDigest(listed.files)) {
+  if (last?.projectSlug !== saved.projectSlug || last.statDigest !== listed.statDigest) {
     return undefined;
   }
   let unchanged: UnchangedDeploy;
@@ -67,7 +67,7 @@ export async function rememberProduction(
   }));
   await saveLastDeploy(folder.configDir, folder.projectHash, {
     projectSlug,
-    statDigest: statDigest(site.files),
+    statDigest: site.statDigest,
     manifestDigest: manifestDigest(entries),
     distinctHashes: site.fileByHash.size,
   });
