@@ -58,6 +58,8 @@ describe("Base64PartSink", () => {
   it("Base64PartSink: PartContentError for a character outside base64, in any chunk", async () => {
     await expect(feed(["YWJj", "ZA-="])).rejects.toThrow(new PartContentError("content is not base64"));
     await expect(feed(["YW Jj"])).rejects.toThrow("content is not base64");
+    // In the last bytes, short of a quad: refused as such, not taken for a cut-off end.
+    await expect(feed(["YWJjZ*"])).rejects.toThrow("content is not base64");
   });
 
   it("Base64PartSink: PartContentError for content after the padding, or padding mid-content", async () => {
