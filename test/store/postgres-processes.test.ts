@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { type Kysely, sql } from "kysely";
+import { type Kysely, sql, type Transaction } from "kysely";
 import { afterEach, expect, it } from "vitest";
 import { DatabaseUnavailableError } from "../../src/core/errors.js";
 import {
@@ -69,6 +69,33 @@ function gate(): [Promise<void>, () => void] {
   const opened = new Promise<void>((resolve) => (open = resolve));
   return [opened, open];
 }
+
+/**
+ * Another process's transaction on `db`: runs `first`, then stays open until `letGo` is called,
+ * then runs `last` and commits (`committed`). Resolves once `first` has run. The test's cleanup
+ * lets it go too, so a failed expectation never leaves it waiting.
+ */
+async function openTransaction(
+  db: Kysely<unknown>,
+  first: (trx: Transaction<unknown>) => Promise<unknown>,
+  last?: (trx: Transaction<unknown>) => Promise<unknown>,
+): Promise<{ letGo: () => void; committed: Promise<void> }> {
+  const [held, letGo] = gate();
+  const [inside, entered] = gate();
+  closers.push(async () => letGo());
+  const committed = db.transaction().execute(async (trx) => {
+    await first(trx);
+    entered();
+    await held;
+    await last?.(trx);
+  });
+  await Promise.race([inside, committed]);
+  return { letGo, committed };
+}
+
+/** What `openTransaction` runs first to hold a hostname's advisory lock, as the store takes it. */
+const lockHostname = (name: string) => (trx: Transaction<unknown>) =>
+  sql`SELECT pg_advisory_xact_lock(${HOSTNAME_LOCK_SPACE}, hashtext(${name}))`.execute(trx);
 
 await describePostgres("postgres store across processes", () => {
   it("setCustomHostname: 10 projects claiming 3 hostnames at once through two stores give exactly one owner each", async () => {
@@ -212,18 +239,11 @@ await describePostgres("postgres store across processes", () => {
     const db = await openPostgres<unknown>(options);
     closers.push(() => db.destroy());
     const name = `${options.schema.replaceAll("_", "-")}.example.com`;
-    const [held, letGo] = gate();
-    const [inside, entered] = gate();
-    closers.push(async () => letGo()); // a failed expectation must not leave the transaction waiting
     // Another process deleting the name's holder: it holds the name while it records the release.
-    const releasing = db.transaction().execute(async (trx) => {
-      await sql`SELECT pg_advisory_xact_lock(${HOSTNAME_LOCK_SPACE}, hashtext(${name}))`.execute(trx);
-      entered();
-      await held;
-      await sql`INSERT INTO hostname_releases (hostname, project_slug, released_at, withheld_until)
-        VALUES (${name}, 'gone-otter-a1b2c', '2030-01-05T00:00:00.000Z', NULL)`.execute(trx);
-    });
-    await inside;
+    const releasing = await openTransaction(db, lockHostname(name), (trx) =>
+      sql`INSERT INTO hostname_releases (hostname, project_slug, released_at, withheld_until)
+        VALUES (${name}, 'gone-otter-a1b2c', '2030-01-05T00:00:00.000Z', NULL)`.execute(trx),
+    );
     const claim = store.setCustomHostname(project(1).slug, name).then(
       () => "taken",
       (error: unknown) => error,
@@ -231,8 +251,8 @@ await describePostgres("postgres store across processes", () => {
     await expect
       .poll(() => advisoryLock(db, HOSTNAME_LOCK_SPACE, name, false), { timeout: 10_000 })
       .toHaveLength(1);
-    letGo();
-    await releasing;
+    releasing.letGo();
+    await releasing.committed;
     expect(await claim).toBeInstanceOf(HostnameWithheldError);
     expect((await store.getProject(project(1).slug))?.customHostname).toBeNull();
   });
@@ -247,15 +267,7 @@ await describePostgres("postgres store across processes", () => {
     await store.setCustomHostname(project(1).slug, first);
     const db = await openPostgres<unknown>(options);
     closers.push(() => db.destroy());
-    const [held, letGo] = gate();
-    const [inside, entered] = gate();
-    closers.push(async () => letGo()); // a failed expectation must not leave the transaction waiting
-    const holding = db.transaction().execute(async (trx) => {
-      await sql`SELECT pg_advisory_xact_lock(${HOSTNAME_LOCK_SPACE}, hashtext(${first}))`.execute(trx);
-      entered();
-      await held;
-    });
-    await inside;
+    const holding = await openTransaction(db, lockHostname(first));
     // The new name is given first, the released one second: the released one sorts first.
     const release = {
       hostname: first,
@@ -269,8 +281,8 @@ await describePostgres("postgres store across processes", () => {
       .toHaveLength(1);
     // Waiting for the first name, it holds nothing of the second yet.
     expect(await advisoryLock(db, HOSTNAME_LOCK_SPACE, second, true)).toEqual([]);
-    letGo();
-    await holding;
+    holding.letGo();
+    await holding.committed;
     await change;
     expect((await store.getProject(project(1).slug))?.customHostname).toBe(second);
   });
@@ -348,23 +360,15 @@ await describePostgres("postgres store across processes", () => {
       () => store.createProject(record),
       () => store.deleteProject(record.slug, [release]),
     ]) {
-      const [held, letGo] = gate();
-      const [inside, entered] = gate();
-      closers.push(async () => letGo());
-      const holding = db.transaction().execute(async (trx) => {
-        await sql`SELECT pg_advisory_xact_lock(${HOSTNAME_LOCK_SPACE}, hashtext(${name}))`.execute(trx);
-        entered();
-        await held;
-      });
-      await inside;
+      const holding = await openTransaction(db, lockHostname(name));
       let settled = false;
       const writing = write().finally(() => (settled = true));
       await expect
         .poll(() => advisoryLock(db, HOSTNAME_LOCK_SPACE, name, false), { timeout: 10_000 })
         .toHaveLength(1);
       expect(settled).toBe(false);
-      letGo();
-      await holding;
+      holding.letGo();
+      await holding.committed;
       expect(await writing).toBe(true);
     }
     expect(await store.getHostnameRelease(name)).toEqual(release);
@@ -378,16 +382,10 @@ await describePostgres("postgres store across processes", () => {
     const db = await openPostgres<unknown>(options);
     closers.push(() => db.destroy());
     const name = project(2).generatedHostname;
-    const [held, letGo] = gate();
-    const [inside, entered] = gate();
-    closers.push(async () => letGo());
     // A writer that skips the store's hostname lock: only held_hostnames stands between the two.
-    const taking = db.transaction().execute(async (trx) => {
-      await sql`UPDATE projects SET custom_hostname = ${name} WHERE slug = ${project(1).slug}`.execute(trx);
-      entered();
-      await held;
-    });
-    await inside;
+    const taking = await openTransaction(db, (trx) =>
+      sql`UPDATE projects SET custom_hostname = ${name} WHERE slug = ${project(1).slug}`.execute(trx),
+    );
     const creating = store.createProject(project(2));
     const waiting = async () => {
       const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_locks l
@@ -398,8 +396,8 @@ await describePostgres("postgres store across processes", () => {
       return rows[0]?.n ?? 0;
     };
     await expect.poll(waiting, { timeout: 10_000 }).toBeGreaterThan(0);
-    letGo();
-    await taking;
+    taking.letGo();
+    await taking.committed;
     expect(await creating).toBe(false);
     expect(await store.getProject(project(2).slug)).toBeUndefined();
     expect((await store.getProjectByHostname(name))?.slug).toBe(project(1).slug);
