@@ -1,12 +1,53 @@
-import { defineConfig } from "vitest/config";
+import { defineConfig, type ViteUserConfig } from "vitest/config";
+
+/** Where tests live: beside the code for pure rules, under test/ for the parts working together. */
+export const TEST_FILES = ["src/**/*.test.ts", "test/**/*.test.ts"];
+
+/**
+ * Files that hold a latency bound under attack or load, kill processes at random moments, or
+ * restart PostgreSQL: they run one at a time, after the rest, so no other test file competes
+ * with them for the two cores they measure.
+ */
+export const ALONE_FILES = [
+  "test/hardening/abuse.test.ts",
+  "test/hardening/crash.test.ts",
+  "test/hardening/crash-compaction.test.ts",
+  "test/hardening/exposure.test.ts",
+  "test/hardening/load.test.ts",
+  "test/platform/published-sites-cache.test.ts",
+  "test/scaling/postgres-restart.test.ts",
+  "test/scaling/processes.test.ts",
+];
+
+/** Options every test file runs with. */
+export const COMMON: NonNullable<ViteUserConfig["test"]> = {
+  testTimeout: 30_000,
+  hookTimeout: 30_000,
+  pool: "forks",
+  // Compiles dist/ once for the tests that run the real binaries.
+  globalSetup: ["test/support/global-setup.ts"],
+};
 
 export default defineConfig({
   test: {
-    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
-    pool: "forks",
-    // Compiles dist/ once for the tests that run the real binaries.
-    globalSetup: ["test/support/global-setup.ts"],
+    ...COMMON,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "parallel",
+          include: TEST_FILES,
+          exclude: ["**/node_modules/**", ...ALONE_FILES],
+          // Vitest's default is one worker fewer than the cores: one on two. Most files wait on
+          // servers, child processes and PostgreSQL more than they compute.
+          maxWorkers: 3,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: { name: "alone", include: ALONE_FILES, maxWorkers: 1, sequence: { groupOrder: 1 } },
+      },
+    ],
   },
 });

@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
-import { defineConfig, mergeConfig } from "vitest/config";
-import base from "./vitest.config.js";
+import { defineConfig } from "vitest/config";
+import { COMMON, TEST_FILES } from "./vitest.config.js";
 
 /**
  * Smallest test files first. Stryker stops a mutant's run at its first failing test, and Vitest's
@@ -30,31 +30,24 @@ const narrowed = process.env["MUTATE_TESTS"]
 // The suite as mutation testing runs it (stryker.config.mjs): without the tests that run the
 // compiled binaries or a browser in child processes. Their code runs outside the test process,
 // where a mutant is never active, so they could only cost time.
-const config = mergeConfig(
-  base,
-  defineConfig({
-    test: {
-      exclude: [
-        "**/node_modules/**",
-        "test/browser/**",
-        "test/client/binary.test.ts",
-        "test/hardening/abuse.test.ts",
-        "test/hardening/crash.test.ts",
-        "test/hardening/crash-compaction.test.ts",
-        "test/hardening/exposure.test.ts",
-        "test/hardening/load.test.ts",
-        "test/server/shutdown.test.ts",
-        "test/scaling/postgres-restart.test.ts",
-        "test/scaling/processes.test.ts",
-      ],
-      sequence: { sequencer: SmallestFirst },
-    },
-  }),
-);
-
-// Set after the merge: mergeConfig would add these globs to the base's rather than replace them.
-if (narrowed !== undefined && narrowed.length > 0 && config.test !== undefined) {
-  config.test.include = narrowed;
-}
-
-export default config;
+export default defineConfig({
+  test: {
+    ...COMMON,
+    // One project: Stryker's runner reads per-test coverage from a single one.
+    include: narrowed !== undefined && narrowed.length > 0 ? narrowed : TEST_FILES,
+    exclude: [
+      "**/node_modules/**",
+      "test/browser/**",
+      "test/client/binary.test.ts",
+      "test/hardening/abuse.test.ts",
+      "test/hardening/crash.test.ts",
+      "test/hardening/crash-compaction.test.ts",
+      "test/hardening/exposure.test.ts",
+      "test/hardening/load.test.ts",
+      "test/server/shutdown.test.ts",
+      "test/scaling/postgres-restart.test.ts",
+      "test/scaling/processes.test.ts",
+    ],
+    sequence: { sequencer: SmallestFirst },
+  },
+});
