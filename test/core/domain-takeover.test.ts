@@ -1,9 +1,28 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Locks } from "../../src/core/ports/index.js";
 import { assignDomain, challengeRecord } from "../../src/core/operations/index.js";
 import { createTestProject, deployFiles, type TestProject } from "../support/deploy-flow.js";
 import { startTestDns, type TestDnsServer } from "../support/dns-server.js";
 import { edgeGet } from "../support/http.js";
 import { startTestServer } from "../support/server.js";
+
+/**
+ * The real locks, noting for each lock taken the keys its caller already held: the order in which
+ * an operation nests its locks, which decides whether two crossing takeovers can deadlock.
+ */
+function orderNoting(inner: Locks): { locks: Locks; nestings: string[][] } {
+  const held = new AsyncLocalStorage<string[]>();
+  const nestings: string[][] = [];
+  const locks: Locks = {
+    run: (key, work) => {
+      const nesting = [...(held.getStore() ?? []), key];
+      nestings.push(nesting);
+      return inner.run(key, () => held.run(nesting, work));
+    },
+  };
+  return { locks, nestings };
+}
 
 // A takeover holds both projects' locks, taken in slug order: each order is run, not left to
 // which random slug sorts first.
@@ -42,7 +61,14 @@ describe("domain takeover", () => {
       expect((await edgeGet(server.urls.edge, `${holder.slug}.localhost`, "/")).headers.link).toContain(name);
       const txt = challengeRecord(claimant.slug, name);
       dns.setTxt(txt.name, [txt.value]);
-      const taken = await assignDomain(server.services, { ...credentials(claimant), domain: name });
+      const { locks, nestings } = orderNoting(server.services.locks);
+      const taken = await assignDomain(
+        { ...server.services, locks },
+        { ...credentials(claimant), domain: name },
+      );
+      // Both projects locked, the lower slug first, whichever of them claims.
+      expect(nestings).toContainEqual([low.slug, high.slug]);
+      expect(nestings.filter((nesting) => nesting.length > 1)).toEqual([[low.slug, high.slug]]);
       expect(taken.project).toMatchObject({ customHostname: name, customHostnameStatus: "active" });
       expect((await server.services.store.getProject(holder.slug))?.customHostname).toBeNull();
       expect((await edgeGet(server.urls.edge, name, "/")).body.toString()).toBe("claimant site");
