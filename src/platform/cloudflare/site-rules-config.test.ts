@@ -57,4 +57,17 @@ describe("Cloudflare: the site's rules files in the assets configuration", () =>
     const refused = siteRulesConfig({ redirects: await hashOf(bad, "/_redirects") }, { redirects: bad });
     await expect(refused).rejects.toThrow('_redirects:2: expected "from to [status]", got 1 field');
   });
+
+  it("siteRulesConfig: a leading BOM is hashed with the file but left out of the text Cloudflare gets; one further in is kept", async () => {
+    const leading = `\uFEFF${REDIRECTS}`;
+    const further = `# a note\uFEFF\n${HEADERS}`;
+    const hashes = {
+      redirects: await hashOf(leading, "/_redirects"),
+      headers: await hashOf(further, "/_headers"),
+    };
+    expect(await siteRulesConfig(hashes, { redirects: leading, headers: further })).toEqual({
+      _redirects: REDIRECTS,
+      _headers: further,
+    });
+  });
 });

@@ -67,4 +67,14 @@ describe("groupIntoBuckets", () => {
     expect(buckets.length).toBe(8);
     expect(buckets.flat()).toEqual([...hashes].sort());
   });
+
+  it("groupIntoBuckets: an asset of exactly a sixteenth of a bucket (encoded) is not large: it goes in hash order", () => {
+    // 75 bytes encode to 100, a sixteenth of 1,600; 76 encode to 104.
+    const assets = [
+      { hash: "b", size: 75 },
+      { hash: "a", size: 3 },
+      { hash: "c", size: 76 },
+    ];
+    expect(groupIntoBuckets(assets, { maxBytes: 1600, maxFiles: 1 })).toEqual([["c"], ["a"], ["b"]]);
+  });
 });
