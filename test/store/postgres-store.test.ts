@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import pg from "pg";
 import { expect, it } from "vitest";
 import { openPostgres } from "../../src/shared/postgres.js";
 import { migratePostgresStore, openPostgresMetadata, openPostgresStore } from "../../src/store/index.js";
@@ -62,6 +63,34 @@ await describePostgres("postgres store", () => {
       await expect.poll(idle, { timeout: 10_000 }).toBe(0);
     } finally {
       await db.destroy();
+    }
+  });
+
+  it("migratePostgresStore: its session is named static-deploy migrate while it runs, so an operator can tell it in pg_stat_activity", async () => {
+    const options = testPostgres();
+    const gate = new pg.Client({ connectionString: options.url });
+    await gate.connect();
+    try {
+      // The Migrator's lock table made beforehand and held: the migration waits on it, in this
+      // schema only, with its session in view.
+      await gate.query(`CREATE SCHEMA ${options.schema}`);
+      await gate.query(
+        `CREATE TABLE ${options.schema}.kysely_migration_lock (id varchar(255) PRIMARY KEY, is_locked integer NOT NULL DEFAULT 0)`,
+      );
+      await gate.query("BEGIN");
+      await gate.query(`LOCK TABLE ${options.schema}.kysely_migration_lock IN ACCESS EXCLUSIVE MODE`);
+      const migration = migratePostgresStore(options);
+      const waiting = async () => {
+        const { rows } = await gate.query<{ name: string }>(
+          "SELECT application_name AS name FROM pg_stat_activity WHERE pg_backend_pid() = ANY (pg_blocking_pids(pid))",
+        );
+        return rows.map((row) => row.name);
+      };
+      await expect.poll(waiting, { timeout: 10_000 }).toEqual(["static-deploy migrate"]);
+      await gate.query("COMMIT");
+      expect((await migration).applied).not.toEqual([]);
+    } finally {
+      await gate.end();
     }
   });
 
