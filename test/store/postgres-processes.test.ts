@@ -332,6 +332,42 @@ await describePostgres("postgres store across processes", () => {
     expect(ran).toBe(false);
   });
 
+  it("PostgresLocks: a lock session ended under the work leaves the work's result standing, the next work a new session, and close still ending", async () => {
+    const options = testPostgres();
+    const locks = new PostgresLocks(options);
+    const db = await openPostgres<unknown>(options);
+    closers.push(() => db.destroy());
+    const key = `${options.schema}-project`;
+    // The work ends its own lock's session (a restart, an operator's pg_terminate_backend) and
+    // waits until it is gone, so the unlock after it fails.
+    const endOwnSession = (space: number) => async () => {
+      const [holder] = await advisoryLock(db, space, key, true);
+      await sql`SELECT pg_terminate_backend(${holder!.pid})`.execute(db);
+      const alive = async () =>
+        (
+          await sql<{
+            n: number;
+          }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = ${holder!.pid}`.execute(db)
+        ).rows[0]?.n;
+      await expect.poll(alive).toBe(0);
+      return holder!.pid;
+    };
+    try {
+      const ended = await locks.run(key, endOwnSession(PROJECT_LOCK_SPACE));
+      const next = await locks.run(key, () => advisoryLock(db, PROJECT_LOCK_SPACE, key, true));
+      expect(next).toEqual([{ pid: expect.any(Number), application: "static-deploy locks" }]);
+      expect(next[0]?.pid).not.toBe(ended);
+
+      const sweepEnded = await locks.tryRun(key, endOwnSession(EXCLUSIVE_LOCK_SPACE));
+      const nextSweep = await locks.tryRun(key, () => advisoryLock(db, EXCLUSIVE_LOCK_SPACE, key, true));
+      expect(nextSweep).toHaveLength(1);
+      expect(nextSweep?.[0]?.pid).not.toBe(sweepEnded);
+    } finally {
+      // Ends only once every session is given back: one kept by a failed unlock would hold it.
+      await locks.close();
+    }
+  });
+
   it("PostgresLocks.close: work asked for afterwards is refused without running", async () => {
     const locks = new PostgresLocks(testPostgres());
     await locks.run("before-close", async () => undefined);
