@@ -1,7 +1,9 @@
+import { IncomingMessage, ServerResponse } from "node:http";
+import { Socket } from "node:net";
 import { Hono } from "hono";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Metrics } from "./metrics.js";
-import { requestMetrics } from "./request-metrics.js";
+import { observeNodeRequests, requestMetrics } from "./request-metrics.js";
 
 /** The lines of a rendering that start with `prefix`. */
 async function lines(metrics: Metrics, prefix: string): Promise<string[]> {
@@ -178,6 +180,28 @@ describe("Metrics", () => {
     expect((await app.request("/fail", { method: "POST" })).status).toBe(503);
     expect(await lines(metrics, "http_requests_total{")).toEqual([
       'http_requests_total{role="upload",route="/fail",method="POST",status="503",process_roles="upload"} 1',
+    ]);
+  });
+
+  it("observeNodeRequests: each request counted under the one route, with its method, status and latency in seconds, once its response closes", async () => {
+    const times = [2000, 2125];
+    vi.spyOn(performance, "now").mockImplementation(() => times.shift() ?? 9000);
+    const metrics = new Metrics("edge");
+    const seen: string[] = [];
+    const handler = observeNodeRequests(metrics, "edge", "site", (req) => seen.push(req.method!));
+    const req = new IncomingMessage(new Socket());
+    req.method = "HEAD";
+    const res = new ServerResponse(req);
+    handler(req, res);
+    expect(seen).toEqual(["HEAD"]);
+    expect(await lines(metrics, "http_requests_total{")).toEqual([]);
+    res.statusCode = 304;
+    res.emit("close");
+    expect(await lines(metrics, "http_requests_total{")).toEqual([
+      'http_requests_total{role="edge",route="site",method="HEAD",status="304",process_roles="edge"} 1',
+    ]);
+    expect(await lines(metrics, "http_request_duration_seconds_sum{")).toEqual([
+      'http_request_duration_seconds_sum{process_roles="edge",role="edge",route="site"} 0.125',
     ]);
   });
 });
