@@ -94,4 +94,38 @@ describe("BlobCache", () => {
     expect(new BlobCache({ maxBytes: 0 }).admits(0)).toBe(false);
     expect(new BlobCache().admits(1024 * 1024)).toBe(true);
   });
+
+  it("load: a blob held already is answered without calling the loader again", async () => {
+    const cache = new BlobCache({ maxBytes: 10_000 });
+    const kept = await cache.load("a", async () => blob(100));
+    let calls = 0;
+    const again = await cache.load("a", async () => {
+      calls++;
+      return blob(100);
+    });
+    expect([again, calls]).toEqual([kept, 0]);
+  });
+
+  it("load: a blob that alone exceeds the bound is answered but not kept; one that fills it exactly is", async () => {
+    const cache = new BlobCache({ maxBytes: 1000, maxEntryBytes: 1000 });
+    const tooBig = blob(1000 - 256 + 1);
+    expect(await cache.load("big", async () => tooBig)).toBe(tooBig);
+    expect([cache.get("big"), cache.size]).toEqual([undefined, 0]);
+    await cache.load("exact", async () => blob(1000 - 256));
+    expect(cache.get("exact")).toBeDefined();
+    expect(cache.size).toBe(1000);
+  });
+
+  it("grow: a blob that then fills the bound exactly stays", async () => {
+    const cache = new BlobCache({ maxBytes: 2000 });
+    const a = blob(500);
+    await cache.load("a", async () => a);
+    cache.grow("a", a, 2000 - 500 - 256);
+    expect(cache.get("a")).toBe(a);
+    expect(cache.size).toBe(2000);
+  });
+
+  it("counts: hits and misses start at zero", () => {
+    expect(new BlobCache().counts).toEqual({ hits: 0, misses: 0 });
+  });
 });

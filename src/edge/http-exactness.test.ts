@@ -44,6 +44,8 @@ describe("refusalOf", () => {
   });
 
   it("refusalOf: 400 Bad Request for two Host headers, in any case", () => {
+    // Another four-letter field is not a second Host.
+    expect(refusalOf(request(["Date", "today", "Host", "a.test", "Vary", "x"]))).toBeUndefined();
     expect(refusalOf(request(["Host", "a.test", "HOST", "a.test"]))).toEqual({
       status: 400,
       message: "Bad Request",

@@ -10,6 +10,12 @@ describe("request path", () => {
       query: "?x=1",
     });
     expect(requestTarget("/a#y?z", "site.test")).toEqual({ host: "site.test", rawPath: "/a", query: "" });
+    expect(requestTarget("/a/b?x=1", "site.test")).toEqual({
+      host: "site.test",
+      rawPath: "/a/b",
+      query: "?x=1",
+    });
+    expect(requestTarget("/a/b", undefined)).toEqual({ host: undefined, rawPath: "/a/b", query: "" });
   });
 
   it("requestTarget: takes host and path from an absolute-form target", () => {
@@ -23,6 +29,7 @@ describe("request path", () => {
   it("requestTarget: refuses targets that are neither origin- nor absolute-form", () => {
     expect(requestTarget("*", "site.test")).toBeUndefined();
     expect(requestTarget("ftp://x/", "site.test")).toBeUndefined();
+    expect(requestTarget("xhttp://x/", "site.test")).toBeUndefined();
     expect(requestTarget("http://[bad/", "site.test")).toBeUndefined();
   });
 
