@@ -81,6 +81,9 @@ describe.each([
       expect(reply.headers.etag).toBe(`"${imageHash}"`);
       expect(reply.headers["cache-control"]).toBe(PRODUCTION_CACHE);
       expect(reply.headers["x-content-type-options"]).toBe("nosniff");
+      // The representation's metadata stays out of a 304 (RFC 9110 §15.4.5).
+      expect(reply.headers["content-type"]).toBeUndefined();
+      expect(reply.headers["accept-ranges"]).toBeUndefined();
     }
     expect((await edge.get(HOST, "/photo.png", { "if-none-match": '"other"' })).status).toBe(200);
   });
@@ -152,6 +155,8 @@ describe.each([
       const reply = await edge.get(HOST, path, { range });
       expect(reply.status, range).toBe(416);
       expect(reply.headers["content-range"]).toBe(`bytes */${size}`);
+      expect(reply.headers["accept-ranges"]).toBe("bytes");
+      expect(reply.body.toString()).toBe("Range Not Satisfiable\n");
       expect(reply.headers["x-content-type-options"]).toBe("nosniff");
     }
   });
