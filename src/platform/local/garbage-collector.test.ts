@@ -1,0 +1,115 @@
+import { createHash } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { sql } from "kysely";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Pacer } from "../../shared/event-loop.js";
+import { openPlatformDatabase } from "./database.js";
+import { collectGarbage, collectGarbageStep, type ContentFiles } from "./garbage-collector.js";
+import { LocalPackStorage } from "./local-pack-storage.js";
+import { PackStore } from "./pack-store.js";
+import { firstOf, type PlatformDatabase } from "./platform-db.js";
+import { UploadSessions } from "./upload-sessions.js";
+
+let dir: string;
+let database: PlatformDatabase;
+let files: ContentFiles;
+let sessions: UploadSessions;
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), "garbage-collector-"));
+  database = await openPlatformDatabase(dir);
+  files = { packs: new PackStore(dir), storage: new LocalPackStorage(dir) };
+  sessions = new UploadSessions(database);
+});
+afterEach(async () => {
+  await files.storage.close();
+  await database.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const hashOf = (name: string) => createHash("sha256").update(name).digest("hex").slice(0, 32);
+
+/** Opens session `id` naming `count` blobs of `size` bytes each, and uploads them all in one pack. */
+async function uploaded(id: string, count: number, size: number, expiresAt: number): Promise<string> {
+  const entries = Array.from({ length: count }, (_, i) => ({
+    path: `/${i}`,
+    hash: hashOf(`${id} ${i}`),
+    size,
+  }));
+  await sessions.open({ id, projectSlug: "blue-fox-k3", expiresAt }, entries, 0, new Pacer(60_000));
+  const writer = files.packs.newWriter();
+  const blobs = [];
+  for (const entry of entries) {
+    blobs.push({ hash: entry.hash, size, offset: writer.length });
+    await writer.append(Buffer.alloc(size, 1));
+  }
+  const pack = await files.storage.commit(writer);
+  await sessions.record(id, { pack: { ...pack, blobs }, mediaTypes: [] }, 0);
+  return pack.id;
+}
+
+const count = async (table: string) =>
+  Number((await firstOf(database.db, sql<{ n: number }>`SELECT COUNT(*) AS n FROM ${sql.table(table)}`))!.n);
+const packsStored = async () => (await files.storage.list()).map((pack) => pack.id).sort();
+
+describe("collectGarbage", () => {
+  it("collectGarbageStep: an expired session's manifest rows go `batch` at a time, then the session, then its blobs, then its pack; done once a step finds nothing", async () => {
+    const expiredPack = await uploaded("expired", 3, 10, 100);
+    const livePack = await uploaded("live", 2, 7, 1000);
+    const steps = [];
+    for (let step = 0; step < 10; step++) {
+      const result = await collectGarbageStep(database, files, 200, 2);
+      steps.push(result);
+      if (result.done) break;
+    }
+    const nothing = { sessionsExpired: 0, blobsDeleted: 0, bytesFreed: 0 };
+    expect(steps).toEqual([
+      // 2 of the 3 manifest rows and 2 of the 3 records of content held, then the last of each.
+      { ...nothing, done: false },
+      { ...nothing, done: false },
+      { ...nothing, sessionsExpired: 1, done: false },
+      { ...nothing, blobsDeleted: 2, bytesFreed: 20, done: false },
+      { ...nothing, blobsDeleted: 1, bytesFreed: 10, done: false },
+      { ...nothing, done: true },
+    ]);
+    expect(await packsStored()).toEqual([livePack]);
+    expect(expiredPack).not.toBe(livePack);
+    expect(await count("upload_sessions")).toBe(1);
+    expect(await count("session_assets")).toBe(2);
+    expect(await count("blobs")).toBe(2);
+    expect(await count("packs")).toBe(1);
+  });
+
+  it("collectGarbage: at once, the expired sessions, their blobs and packs; the live session's content stays", async () => {
+    await uploaded("expired", 3, 10, 100);
+    const livePack = await uploaded("live", 2, 7, 1000);
+    expect(await collectGarbage(database, files, 200)).toEqual({
+      sessionsExpired: 1,
+      blobsDeleted: 3,
+      bytesFreed: 30,
+    });
+    expect(await packsStored()).toEqual([livePack]);
+    expect(await count("blobs")).toBe(2);
+    expect(await collectGarbage(database, files, 200)).toEqual({
+      sessionsExpired: 0,
+      blobsDeleted: 0,
+      bytesFreed: 0,
+    });
+  });
+
+  it("collectGarbage: with a batch, one bounded round of each per call: the session goes once its rows are gone", async () => {
+    await uploaded("expired", 3, 10, 100);
+    const rounds = [];
+    for (let round = 0; round < 3; round++) rounds.push(await collectGarbage(database, files, 200, 2));
+    expect(rounds).toEqual([
+      // Two manifest rows go, and the two blobs they named with them; the session still has one.
+      { sessionsExpired: 0, blobsDeleted: 2, bytesFreed: 20 },
+      { sessionsExpired: 0, blobsDeleted: 1, bytesFreed: 10 },
+      { sessionsExpired: 1, blobsDeleted: 0, bytesFreed: 0 },
+    ]);
+    expect(await count("upload_sessions")).toBe(0);
+    expect(await packsStored()).toEqual([]);
+  });
+});
