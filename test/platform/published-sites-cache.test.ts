@@ -126,8 +126,10 @@ function suite(engine: string, postgres?: () => PostgresOptions): void {
 
     it("a flood of unknown hosts stays within maxHosts, and lookups stay right", async () => {
       const small = new PublishedSites(edge.db, { sitesDomain: SITES_DOMAIN, maxHosts: 5 });
-      for (let i = 0; i < 100; i++) expect(await small.resolve(`nobody-${i}.sites.test`)).toBeUndefined();
-      expect(small.cached.hosts).toBeLessThanOrEqual(5);
+      for (let i = 0; i < 3; i++) await small.resolve(`nobody-${i}.sites.test`);
+      expect(small.cached.hosts).toBe(3);
+      for (let i = 3; i < 100; i++) expect(await small.resolve(`nobody-${i}.sites.test`)).toBeUndefined();
+      expect(small.cached.hosts).toBe(5);
       expect((await small.resolve(HOST))?.revisionId).toBe("aaaaaaaaa1");
       // Host values too long to be a hostname are never remembered.
       expect(await small.resolve(`${"x".repeat(5000)}.sites.test`)).toBeUndefined();
@@ -136,12 +138,100 @@ function suite(engine: string, postgres?: () => PostgresOptions): void {
 
     it("a flood of unknown paths stays within maxFiles, and lookups stay right", async () => {
       const small = new PublishedSites(edge.db, { sitesDomain: SITES_DOMAIN, maxFiles: 5 });
-      for (let i = 0; i < 100; i++)
+      for (let i = 0; i < 5; i++) await small.findFile(SLUG, "aaaaaaaaa1", `/missing-${i}`);
+      expect(small.cached.files).toBe(5);
+      // Full: everything is dropped for the sixth.
+      await small.findFile(SLUG, "aaaaaaaaa1", "/missing-5");
+      expect(small.cached.files).toBe(1);
+      for (let i = 6; i < 100; i++)
         expect(await small.findFile(SLUG, "aaaaaaaaa1", `/missing-${i}`)).toBeUndefined();
       expect(small.cached.files).toBeLessThanOrEqual(5);
       expect((await small.findFile(SLUG, "aaaaaaaaa1", "/index.html"))?.size).toBe(3);
       expect(await small.findFile(SLUG, "aaaaaaaaa1", `/${"x".repeat(5000)}`)).toBeUndefined();
       expect(small.cached.files).toBeLessThanOrEqual(5);
+    });
+
+    it("a Host value or a path longer than any real one is looked up but never remembered; up to the bound it is", async () => {
+      const fresh = new PublishedSites(edge.db, { sitesDomain: SITES_DOMAIN });
+      const host = (length: number) => `${"x".repeat(length - ".sites.test".length)}.sites.test`;
+      expect(await fresh.resolve(host(261))).toBeUndefined();
+      expect(fresh.cached.hosts).toBe(0);
+      await fresh.resolve(host(260));
+      expect(fresh.cached.hosts).toBe(1);
+      expect(await fresh.findFile(SLUG, "aaaaaaaaa1", `/${"x".repeat(1024)}`)).toBeUndefined();
+      expect(fresh.cached.files).toBe(0);
+      await fresh.findFile(SLUG, "aaaaaaaaa1", `/${"x".repeat(1023)}`);
+      expect(fresh.cached.files).toBe(1);
+    });
+
+    it("lookups of several revisions and paths at once are all remembered", async () => {
+      await publish("bbbbbbbbb2", { "/index.html": "two", "/about.html": "about" });
+      const fresh = new PublishedSites(edge.db, { sitesDomain: SITES_DOMAIN });
+      const [one, two, about] = await Promise.all([
+        fresh.findFile(SLUG, "aaaaaaaaa1", "/index.html"),
+        fresh.findFile(SLUG, "bbbbbbbbb2", "/index.html"),
+        fresh.findFile(SLUG, "bbbbbbbbb2", "/about.html"),
+      ]);
+      expect([one?.size, two?.size, about?.size]).toEqual([3, 3, 5]);
+      expect(fresh.cached.files).toBe(3);
+      expect(await fresh.findFile(SLUG, "aaaaaaaaa1", "/index.html")).toBe(one);
+      expect(await fresh.findFile(SLUG, "bbbbbbbbb2", "/index.html")).toBe(two);
+      expect(await fresh.findFile(SLUG, "bbbbbbbbb2", "/about.html")).toBe(about);
+    });
+
+    it("a site stops answering at the very millisecond it expires, on its revision hosts too", async () => {
+      const pinned = `aaaaaaaaa1--${SLUG}.sites.test`;
+      await tables.update(SLUG, [HOST], edge.clock.now + 1);
+      expect(await lookup.resolve(HOST)).toBeDefined();
+      expect(await lookup.resolve(pinned)).toBeDefined();
+      edge.clock.now += 1;
+      expect(await lookup.resolve(HOST)).toBeUndefined();
+      expect(await lookup.resolve(pinned)).toBeUndefined();
+    });
+
+    it("resolve: a hostname other than the canonical one names the canonical URL; the canonical one does not", async () => {
+      const canonical = { hostname: "www.example.com", url: "https://www.example.com/" };
+      await tables.update(SLUG, [HOST, "www.example.com"], edge.clock.now + DAY, canonical);
+      expect(await lookup.resolve(HOST)).toEqual({
+        projectSlug: SLUG,
+        revisionId: "aaaaaaaaa1",
+        immutable: false,
+        publishedAt: expect.any(Number),
+        canonicalUrl: "https://www.example.com/",
+      });
+      expect(await lookup.resolve("www.example.com")).not.toHaveProperty("canonicalUrl");
+    });
+
+    it("rulesOf: a revision's compiled rules, its own, kept until the next write", async () => {
+      await edge.addRevision({
+        slug: SLUG,
+        revisionId: "bbbbbbbbb2",
+        files: { "/index.html": "two", "/_redirects": "/old /new 301\n" },
+      });
+      await edge.addRevision({
+        slug: SLUG,
+        revisionId: "ccccccccc3",
+        files: { "/index.html": "three", "/_redirects": "/old /other 302\n" },
+      });
+      const two = await lookup.rulesOf(SLUG, "bbbbbbbbb2");
+      const three = await lookup.rulesOf(SLUG, "ccccccccc3");
+      expect(two.redirectFor("/old", "")).toMatchObject({ location: "/new", status: 301 });
+      expect(three.redirectFor("/old", "")).toMatchObject({ location: "/other", status: 302 });
+      expect((await lookup.rulesOf(SLUG, "aaaaaaaaa1")).empty).toBe(true);
+      expect(await lookup.rulesOf(SLUG, "bbbbbbbbb2")).toBe(two);
+      expect(await lookup.rulesOf(SLUG, "ccccccccc3")).toBe(three);
+      await tables.update(SLUG, [HOST], edge.clock.now + DAY);
+      const again = await lookup.rulesOf(SLUG, "bbbbbbbbb2");
+      expect(again).not.toBe(two);
+      expect(again.redirectFor("/old", "")).toMatchObject({ location: "/new", status: 301 });
+    });
+
+    it("rulesOf: at most 256 revisions' rules are kept; the 257th drops them all", async () => {
+      const first = await lookup.rulesOf(SLUG, "r000000000");
+      for (let i = 1; i < 256; i++) await lookup.rulesOf(SLUG, `r${String(i).padStart(9, "0")}`);
+      expect(await lookup.rulesOf(SLUG, "r000000000")).toBe(first);
+      await lookup.rulesOf(SLUG, "r000000256");
+      expect(await lookup.rulesOf(SLUG, "r000000000")).not.toBe(first);
     });
   });
 }
