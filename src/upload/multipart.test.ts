@@ -82,6 +82,7 @@ describe("parseMultipart", () => {
 
   it("parseMultipart: a body cut short is refused", async () => {
     await expect(parse([BODY.subarray(0, 120)])).rejects.toBeInstanceOf(MultipartError);
+    await expect(parse([BODY.subarray(0, 120)])).rejects.toThrow("multipart body is truncated");
   });
 
   it("multipartBoundary: reads quoted and bare boundaries, only from multipart/form-data", () => {
@@ -182,6 +183,156 @@ describe("parseMultipart", () => {
     const [part] = await parse([body]);
     expect(part!.headers.name).toBe('a "b" \\c');
     expect(part!.headers.filename).toBe("f.txt");
+  });
+
+  it("parseMultipart: MultipartError for a `\\r` inside the padding after a delimiter", async () => {
+    // Only a last "\r" (the first half of a CRLF still to come) is let through as padding.
+    const body = Buffer.from('--XyZ \r \r\nContent-Disposition: form-data; name="a"\r\n\r\nA\r\n--XyZ--');
+    await expect(parse([body])).rejects.toThrow("malformed multipart boundary line");
+  });
+
+  it("parseMultipart: MultipartError for a Content-Disposition that only names form-data after its type", async () => {
+    const body = Buffer.from(
+      '--XyZ\r\nContent-Disposition: attachment; name="form-data"\r\n\r\nA\r\n--XyZ--',
+    );
+    await expect(parse([body])).rejects.toThrow("multipart part without Content-Disposition: form-data");
+  });
+
+  it("parseMultipart: Uint8Array chunks (not Buffers) give the same parts, in chunks of every size", async () => {
+    for (let size = 1; size <= 24; size++) {
+      const chunks: Uint8Array[] = [];
+      for (let i = 0; i < BODY.length; i += size) chunks.push(new Uint8Array(BODY.subarray(i, i + size)));
+      const parts: string[] = [];
+      await parseMultipart(
+        (async function* () {
+          yield* chunks;
+        })(),
+        "XyZ",
+        () => {
+          parts.push("");
+          return {
+            write: (chunk) => void (parts[parts.length - 1] += chunk.toString("latin1")),
+            end: () => undefined,
+          };
+        },
+      );
+      expect(parts, `chunks of ${size}`).toEqual(["first\r\nbody", "second"]);
+    }
+  });
+
+  it("parseMultipart: a sink is never handed an empty chunk, wherever the chunks are cut", async () => {
+    // An empty part, and parts whose delimiters fall at a chunk's start or end.
+    const body = Buffer.from(
+      '--XyZ\r\nContent-Disposition: form-data; name="a"\r\n\r\n\r\n--XyZ\r\n' +
+        'Content-Disposition: form-data; name="b"\r\n\r\nsome content\r\n--XyZ--',
+    );
+    const headersEnd = body.indexOf("\r\n\r\n") + 4;
+    const secondEnd = body.lastIndexOf("\r\n--XyZ--");
+    const splits: Buffer[][] = [[body.subarray(0, headersEnd), body.subarray(headersEnd)]];
+    splits.push([body.subarray(0, secondEnd), body.subarray(secondEnd)]);
+    for (let size = 1; size <= body.length; size++) {
+      const chunks: Buffer[] = [];
+      for (let i = 0; i < body.length; i += size) chunks.push(body.subarray(i, i + size));
+      splits.push(chunks);
+    }
+    for (const chunks of splits) {
+      const lengths: number[] = [];
+      await parseMultipart(
+        (async function* () {
+          yield* chunks;
+        })(),
+        "XyZ",
+        () => ({ write: (chunk) => void lengths.push(chunk.length), end: () => undefined }),
+      );
+      expect(lengths).not.toContain(0);
+      expect(lengths.reduce((a, b) => a + b, 0)).toBe("some content".length);
+    }
+  });
+
+  it("parseMultipart: a part's body reaches its sink as views of the chunks it came in, not copies", async () => {
+    // Buffer.alloc, not pooled: a copy would live in another ArrayBuffer.
+    const head = Buffer.from('--XyZ\r\nContent-Disposition: form-data; name="a"\r\n\r\n');
+    const xs = Buffer.alloc(1000, "x");
+    const zs = Buffer.alloc(7, "z"); // as long as "\r\n--XyZ"
+    const ys = Buffer.alloc(1000, "y");
+    const chunks = [head, xs, zs, ys, Buffer.from("\r\n--XyZ--")];
+    const written: Buffer[] = [];
+    await parseMultipart(
+      (async function* () {
+        yield* chunks;
+      })(),
+      "XyZ",
+      () => ({ write: (chunk) => void written.push(chunk), end: () => undefined }),
+    );
+    expect(Buffer.concat(written).toString("latin1")).toBe(
+      "x".repeat(1000) + "z".repeat(7) + "y".repeat(1000),
+    );
+    // After the headers' chunk nothing is left over, so the next chunk is taken as it is; after
+    // that, the few bytes kept back are written before the next chunk, which is taken as it is.
+    for (const chunk of written) expect([xs.buffer, zs.buffer, ys.buffer]).toContain(chunk.buffer);
+  });
+
+  it("parseMultipart: a byte after a delimiter that is not padding is refused at once, before its line ends", async () => {
+    // The body stops there: refused as malformed, not left to wait for a CRLF and called truncated.
+    for (const after of [" x", "\tx", "xy"]) {
+      await expect(parse([Buffer.from(`--XyZ${after}`)]), after).rejects.toThrow(
+        "malformed multipart boundary line",
+      );
+    }
+  });
+
+  it("parseMultipart: refuses endless part headers at once, without buffering them", async () => {
+    let pulled = 0;
+    const body = (async function* () {
+      yield Buffer.from('--XyZ\r\nContent-Disposition: form-data; name="a"\r\nX-Fill: ');
+      for (let i = 0; i < 64; i++) {
+        pulled++;
+        yield Buffer.alloc(64 * 1024, "f");
+      }
+    })();
+    await expect(
+      parseMultipart(body, "XyZ", () => ({ write: () => undefined, end: () => undefined })),
+    ).rejects.toThrow("multipart part headers too large");
+    // It stops at the first chunk past 16 KiB, not after 4 MiB of them.
+    expect(pulled).toBe(1);
+  });
+
+  it("parseMultipart: a part's bytes reach its sink as they arrive, before the part ends", async () => {
+    let received = 0;
+    const before: number[] = [];
+    const body = (async function* () {
+      yield Buffer.from('--XyZ\r\nContent-Disposition: form-data; name="a"\r\n\r\n');
+      for (let i = 0; i < 10; i++) {
+        before.push(received);
+        yield Buffer.alloc(1000, "x");
+      }
+      before.push(received);
+      yield Buffer.from("\r\n--XyZ--");
+    })();
+    await parseMultipart(body, "XyZ", () => ({
+      write: (chunk) => void (received += chunk.length),
+      end: () => undefined,
+    }));
+    expect(received).toBe(10_000);
+    // Each chunk was passed on before the next was read, but for the few bytes that could start
+    // a delimiter ("\r\n--XyZ" less one byte).
+    expect(before).toEqual([0, ...Array.from({ length: 10 }, (_, i) => (i + 1) * 1000 - 6)]);
+  });
+
+  it("parseMultipart: an epilogue after the closing delimiter is read through but not kept", async () => {
+    const mib = Buffer.alloc(1024 * 1024, "e");
+    let grown = 0;
+    const body = (async function* () {
+      yield Buffer.from('--XyZ\r\nContent-Disposition: form-data; name="a"\r\n\r\nA\r\n--XyZ--\r\n');
+      const start = process.memoryUsage().arrayBuffers;
+      // The same MiB, 32 times: the parser holding on to it would need a copy of each.
+      for (let i = 0; i < 32; i++) yield mib;
+      grown = process.memoryUsage().arrayBuffers - start;
+    })();
+    expect(await parseMultipart(body, "XyZ", () => ({ write: () => undefined, end: () => undefined }))).toBe(
+      1,
+    );
+    expect(grown).toBeLessThan(16 * 1024 * 1024);
   });
 
   it("multipartBoundary: only after `multipart/form-data` and a `;`, in any case, up to 70 characters", () => {
