@@ -55,6 +55,30 @@ describe("Base64PartSink", () => {
     expect(sink.hash("txt")).toBe(await hashAsset(Buffer.from("a"), "/a.txt"));
   });
 
+  it("Base64PartSink: non-canonical bits before `==` hash as the canonical base64, however few", async () => {
+    // `YU==` decodes to "a" like `YQ==`; its last letter (U, 20) has only bits that a single
+    // `=` would keep, so only the check for two padding characters can tell it is not canonical.
+    for (const text of ["YU==", "YR==", "YW==", "YWJjZU=="]) {
+      const bytes = Buffer.from(text, "base64");
+      const { sink, received } = await feed([text]);
+      expect(received, text).toEqual(bytes);
+      expect(sink.hash("txt"), text).toBe(await hashAsset(bytes, "/a.txt"));
+    }
+  });
+
+  it("Base64PartSink: the target is given decoded bytes only, never an empty piece", async () => {
+    const pieces: number[] = [];
+    const sink = new Base64PartSink(
+      await AssetHasher.create(),
+      { append: async (bytes) => void pieces.push(bytes.length) },
+      100,
+    );
+    // One character at a time: three of every four writes complete no quad.
+    for (const char of "YWJjZGVm") await sink.write(Buffer.from(char));
+    await sink.end();
+    expect(pieces).toEqual([3, 3]);
+  });
+
   it("Base64PartSink: PartContentError for a character outside base64, in any chunk", async () => {
     await expect(feed(["YWJj", "ZA-="])).rejects.toThrow(new PartContentError("content is not base64"));
     await expect(feed(["YW Jj"])).rejects.toThrow("content is not base64");
