@@ -1,12 +1,18 @@
 import { createHash } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Pacer } from "../../shared/event-loop.js";
 import { openPlatformDatabase } from "./database.js";
-import { collectGarbage, collectGarbageStep, type ContentFiles } from "./garbage-collector.js";
+import {
+  collectGarbage,
+  collectGarbageStep,
+  type ContentFiles,
+  reclaimBlobs,
+  removeOrphanFiles,
+} from "./garbage-collector.js";
 import { LocalPackStorage } from "./local-pack-storage.js";
 import { PackStore } from "./pack-store.js";
 import { firstOf, type PlatformDatabase } from "./platform-db.js";
@@ -111,5 +117,62 @@ describe("collectGarbage", () => {
     ]);
     expect(await count("upload_sessions")).toBe(0);
     expect(await packsStored()).toEqual([]);
+  });
+
+  it("reclaimBlobs: of the hashes given, those nothing names go, with their pack once empty; the others stay", async () => {
+    const pack = await uploaded("gone", 2, 10, 1000);
+    await uploaded("kept", 1, 7, 1000);
+    await sql`DELETE FROM session_assets WHERE session_id = 'gone'`.execute(database.db);
+    const gone = [hashOf("gone 0"), hashOf("gone 1")];
+    expect(await reclaimBlobs(database, files, [...gone, hashOf("kept 0")])).toEqual({
+      sessionsExpired: 0,
+      blobsDeleted: 2,
+      bytesFreed: 20,
+    });
+    expect(await packsStored()).not.toContain(pack);
+    expect(await count("blobs")).toBe(1);
+  });
+
+  it("collectGarbage: a blob stored before packs goes with its file, and every blob's compressed variants with it", async () => {
+    const loose = hashOf("loose");
+    const packed = hashOf("expired 0");
+    await uploaded("expired", 1, 10, 100);
+    await sql`INSERT INTO blobs (hash, size, created_at) VALUES (${loose}, 5, 0)`.execute(database.db);
+    const paths = [
+      files.packs.loosePath(loose),
+      files.packs.variantPath(loose, "br"),
+      files.packs.variantPath(packed, "gzip"),
+    ];
+    for (const path of paths) {
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, "bytes");
+    }
+    expect(await collectGarbage(database, files, 200)).toEqual({
+      sessionsExpired: 1,
+      blobsDeleted: 2,
+      bytesFreed: 15,
+    });
+    expect(paths.filter((path) => existsSync(path))).toEqual([]);
+  });
+});
+
+describe("removeOrphanFiles", () => {
+  it("removeOrphanFiles: packs and blob files no row names go, counted; a pack written at or after the bound stays", async () => {
+    const named = await uploaded("named", 1, 10, 1000);
+    const writer = files.packs.newWriter();
+    await writer.append(Buffer.from("orphan"));
+    const orphan = await files.storage.commit(writer);
+    const writtenAt = (await files.storage.list()).find((pack) => pack.id === orphan.id)!.writtenAt;
+    const loose = files.packs.loosePath(hashOf("orphan loose"));
+    mkdirSync(dirname(loose), { recursive: true });
+    writeFileSync(loose, "bytes");
+
+    // Written at the bound: a writer may be about to record it.
+    expect(await removeOrphanFiles(database, files, writtenAt)).toBe(1);
+    expect(existsSync(loose)).toBe(false);
+    expect(await packsStored()).toEqual([named, orphan.id].sort());
+    expect(await removeOrphanFiles(database, files, writtenAt + 1)).toBe(1);
+    expect(await packsStored()).toEqual([named]);
+    expect(await removeOrphanFiles(database, files)).toBe(0);
   });
 });

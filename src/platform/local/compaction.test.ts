@@ -1,0 +1,127 @@
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { sql } from "kysely";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Pacer } from "../../shared/event-loop.js";
+import { BlobReader } from "./blob-reader.js";
+import { compactStep } from "./compaction.js";
+import { openPlatformDatabase } from "./database.js";
+import { collectGarbage, type ContentFiles } from "./garbage-collector.js";
+import { LocalPackStorage } from "./local-pack-storage.js";
+import { PackStore } from "./pack-store.js";
+import { firstOf, type PlatformDatabase, rowsOf } from "./platform-db.js";
+import { UploadSessions } from "./upload-sessions.js";
+
+let dir: string;
+let database: PlatformDatabase;
+let files: ContentFiles;
+let reader: BlobReader;
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), "compaction-"));
+  database = await openPlatformDatabase(dir);
+  files = { packs: new PackStore(dir), storage: new LocalPackStorage(dir) };
+  reader = new BlobReader(database, files.packs, files.storage);
+});
+afterEach(async () => {
+  await files.storage.close();
+  await database.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const hashOf = (name: string) => createHash("sha256").update(name).digest("hex").slice(0, 32);
+const bytesOf = (hash: string, size: number) => Buffer.alloc(size, hash);
+const packsStored = async () => (await files.storage.list()).map((pack) => pack.id).sort();
+const packRows = () =>
+  rowsOf(
+    database.db,
+    sql<{ id: string; size: number; live_bytes: number }>`SELECT id, size, live_bytes FROM packs`,
+  );
+
+/** A session naming `count` blobs of `size` bytes, uploaded in one pack; returns the pack and hashes. */
+async function uploaded(count: number, size: number): Promise<{ pack: string; hashes: string[] }> {
+  const sessions = new UploadSessions(database);
+  const entries = Array.from({ length: count }, (_, i) => ({ path: `/${i}`, hash: hashOf(`${i}`), size }));
+  await sessions.open(
+    { id: "s", projectSlug: "blue-fox-k3", expiresAt: 1000 },
+    entries,
+    0,
+    new Pacer(60_000),
+  );
+  const writer = files.packs.newWriter();
+  const blobs = [];
+  for (const entry of entries) {
+    blobs.push({ hash: entry.hash, size, offset: writer.length });
+    await writer.append(bytesOf(entry.hash, size));
+  }
+  const pack = await files.storage.commit(writer);
+  await sessions.record("s", { pack: { ...pack, blobs }, mediaTypes: [] }, 0);
+  return { pack: pack.id, hashes: entries.map((entry) => entry.hash) };
+}
+
+/** A blob stored before packs: its row without a pack, its bytes in a file of its own (if `write`). */
+async function looseBlob(name: string, size: number, write = true): Promise<string> {
+  const hash = hashOf(name);
+  await sql`INSERT INTO blobs (hash, size, created_at) VALUES (${hash}, ${size}, 0)`.execute(database.db);
+  if (write) {
+    mkdirSync(dirname(files.packs.loosePath(hash)), { recursive: true });
+    writeFileSync(files.packs.loosePath(hash), bytesOf(hash, size));
+  }
+  return hash;
+}
+
+describe("compactStep", () => {
+  it("compactStep: a pack less than half alive is copied into a new one, live blobs only, and removed; the counts say so", async () => {
+    const { pack, hashes } = await uploaded(4, 10);
+    // Only the first blob stays named: 10 live bytes of 40.
+    await sql`DELETE FROM session_assets WHERE path <> '/0'`.execute(database.db);
+    await sql`DELETE FROM session_blobs WHERE hash <> ${hashes[0]}`.execute(database.db);
+    await collectGarbage(database, files, 0);
+    expect(await compactStep(database, files, reader, 5)).toEqual({
+      packsRemoved: 1,
+      bytesFreed: 30,
+      blobsMoved: 1,
+    });
+    const [moved] = await packRows();
+    expect(moved).toMatchObject({ size: 10, live_bytes: 10 });
+    expect(moved!.id).not.toBe(pack);
+    expect(await packsStored()).toEqual([moved!.id]);
+    expect((await reader.read(hashes[0]!)).equals(bytesOf(hashes[0]!, 10))).toBe(true);
+    expect(await compactStep(database, files, reader, 5)).toBeUndefined();
+  });
+
+  it("compactStep: blobs stored before packs move into one pack, their files removed; the counts say so", async () => {
+    const first = await looseBlob("one", 10);
+    const second = await looseBlob("two", 20);
+    expect(await compactStep(database, files, reader, 5)).toEqual({
+      packsRemoved: 0,
+      bytesFreed: 0,
+      blobsMoved: 2,
+    });
+    expect(existsSync(files.packs.loosePath(first))).toBe(false);
+    expect(existsSync(files.packs.loosePath(second))).toBe(false);
+    expect(await packRows()).toMatchObject([{ size: 30, live_bytes: 30 }]);
+    expect((await reader.read(first)).equals(bytesOf(first, 10))).toBe(true);
+    expect((await reader.read(second)).equals(bytesOf(second, 20))).toBe(true);
+    expect(await compactStep(database, files, reader, 5)).toBeUndefined();
+  });
+
+  it("compactStep: a blob whose file is gone is marked damaged and not moved; no empty pack is left behind", async () => {
+    const missing = await looseBlob("missing", 10, false);
+    expect(await compactStep(database, files, reader, 5)).toEqual({
+      packsRemoved: 0,
+      bytesFreed: 0,
+      blobsMoved: 0,
+    });
+    expect(await packRows()).toEqual([]);
+    expect(await packsStored()).toEqual([]);
+    const row = await firstOf(
+      database.db,
+      sql<{ damaged: number }>`SELECT damaged FROM blobs WHERE hash = ${missing}`,
+    );
+    expect(Number(row?.damaged)).toBe(1);
+    expect(await compactStep(database, files, reader, 5)).toBeUndefined();
+  });
+});
