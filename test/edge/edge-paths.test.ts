@@ -1,0 +1,63 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { startTestEdge, type TestEdge } from "../support/edge-site.js";
+
+const HOST = "blue-fox-k3.sites.test";
+const CSS = "p { margin: 0 auto; color: #123456 } ".repeat(120);
+
+describe("edge answer paths", () => {
+  let edge: TestEdge | undefined;
+  afterEach(async () => {
+    await edge?.close();
+    edge = undefined;
+  });
+
+  async function start(options: Parameters<typeof startTestEdge>[0]): Promise<TestEdge> {
+    edge = await startTestEdge(options);
+    await edge.publish({
+      slug: "blue-fox-k3",
+      revisionId: "bbbbbbbbb2",
+      files: { "/site.css": CSS, "/empty.txt": "", "/404.html": "<h1>gone</h1>" },
+    });
+    return edge;
+  }
+
+  it("GET with no compression allowed: a compressible file is sent as it is, from memory or streamed", async () => {
+    // Small enough for memory, then streamed from disk: both must fall back to identity.
+    for (const cacheFileBytes of [1024 * 1024, 1024]) {
+      const site = await start({ maxCompressions: 0, cacheFileBytes });
+      const reply = await site.get(HOST, "/site.css", { "accept-encoding": "br" });
+      expect(
+        [reply.status, reply.headers["content-encoding"], reply.body.toString()],
+        String(cacheFileBytes),
+      ).toEqual([200, undefined, CSS]);
+      expect(site.errors).toEqual([]);
+      await site.close();
+      edge = undefined;
+    }
+  });
+
+  it("GET a hot compressible file: later requests, answered from memory's ready heads, keep the coding asked for", async () => {
+    const site = await start({});
+    for (let i = 0; i < 3; i++) {
+      const reply = await site.get(HOST, "/site.css", { "accept-encoding": "br" });
+      expect([reply.status, reply.headers["content-encoding"]], String(i)).toEqual([200, "br"]);
+    }
+  });
+
+  it("GET Range on a missing path: the site's 404 page whole, never a 206", async () => {
+    const site = await start({});
+    const reply = await site.get(HOST, "/nope", { range: "bytes=0-1" });
+    expect([reply.status, reply.body.toString(), reply.headers["content-range"]]).toEqual([
+      404,
+      "<h1>gone</h1>",
+      undefined,
+    ]);
+  });
+
+  it("GET an empty file streamed from disk: 200, Content-Length 0, nothing reported", async () => {
+    const site = await start({ cacheBytes: 0 });
+    const reply = await site.get(HOST, "/empty.txt");
+    expect([reply.status, reply.headers["content-length"], reply.body.length]).toEqual([200, "0", 0]);
+    expect(site.errors).toEqual([]);
+  });
+});
