@@ -229,14 +229,18 @@ describe("deploy end to end", () => {
       const stdin = Object.assign(new PassThrough(), { isTTY: true });
       let stderr = "";
       let stdout = "";
+      // Answered once the question is asked, as a person would.
+      const ask = (chunk: string) => {
+        stderr += chunk;
+        if (chunk.includes("Delete project")) stdin.write(text);
+      };
       const pending = runCli(["delete", "--dir", other], {
         stdin,
         stdout: { write: (chunk: string) => (stdout += chunk) },
-        stderr: { write: (chunk: string) => (stderr += chunk), isTTY: true },
+        stderr: { write: ask, isTTY: true },
         env: bed.env,
         cwd: "/",
       });
-      setTimeout(() => stdin.write(text), 50);
       return { code: await pending, stdout, stderr };
     };
     const kept = await answer("n\n");

@@ -1,14 +1,17 @@
 import { symlink, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TestClock } from "../support/clock.js";
 import { runInProcess, startTestBed, storedProjects, writeSite, type TestBed } from "./helpers.js";
 
 let bed: TestBed;
+// The server's time: a project's expiry is reached by moving it, not by waiting.
+const clock = new TestClock();
+const PROJECT_TTL_SECONDS = 3600;
 
 beforeAll(async () => {
-  bed = await startTestBed({ projectTtlSeconds: 1 });
+  bed = await startTestBed({ projectTtlSeconds: PROJECT_TTL_SECONDS, clock });
 });
 afterAll(async () => {
   await bed?.stop();
@@ -147,7 +150,7 @@ describe("deploy failures a person meets", () => {
     await writeSite(site, { "index.html": "x" });
     const first = await runInProcess([site, "--json"], bed.env);
     const before = JSON.parse(first.stdout) as { projectSlug: string };
-    await delay(1500);
+    clock.advance(PROJECT_TTL_SECONDS + 1);
     const run = await runInProcess([site, "--json"], bed.env);
     expect(run.code).toBe(0);
     const after = JSON.parse(run.stdout) as { projectSlug: string; previousProjectSlug: string };
