@@ -1,0 +1,93 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  migrateMetadataStore,
+  openMetadataStore,
+  platformPostgres,
+  postgresOptions,
+} from "../../src/server/metadata-store.js";
+import { describePostgres, testPostgres } from "../support/postgres.js";
+import { tempDir } from "../support/server.js";
+
+const URL = "postgres://postgres@db.internal/deploy";
+
+describe("the metadata store's settings", () => {
+  it("postgresOptions: none without DATABASE_URL; with it, its URL and DATABASE_SCHEMA when set", () => {
+    expect(postgresOptions({ dataDir: "/d", databaseUrl: undefined, databaseSchema: "s" })).toBeUndefined();
+    expect(postgresOptions({ dataDir: "/d", databaseUrl: URL, databaseSchema: undefined })).toEqual({
+      url: URL,
+    });
+    expect(postgresOptions({ dataDir: "/d", databaseUrl: URL, databaseSchema: "tenant" })).toEqual({
+      url: URL,
+      schema: "tenant",
+    });
+  });
+
+  it("platformPostgres: the platform's own schema beside the store's: platform, or <schema>_platform", () => {
+    expect(platformPostgres({ dataDir: "/d", databaseUrl: undefined, databaseSchema: "s" })).toBeUndefined();
+    expect(platformPostgres({ dataDir: "/d", databaseUrl: URL, databaseSchema: undefined })).toEqual({
+      url: URL,
+      schema: "platform",
+    });
+    expect(platformPostgres({ dataDir: "/d", databaseUrl: URL, databaseSchema: "tenant" })).toEqual({
+      url: URL,
+      schema: "tenant_platform",
+    });
+  });
+});
+
+describe("migrateMetadataStore on SQLite", () => {
+  const dir = tempDir("deploy-migrate-");
+  afterAll(() => dir.cleanup());
+
+  it("migrateMetadataStore: without DATABASE_URL migrates DATA_DIR/metadata.sqlite, then finds nothing to do", async () => {
+    const settings = { dataDir: dir.path, databaseUrl: undefined, databaseSchema: undefined };
+    expect((await migrateMetadataStore(settings)).applied).not.toEqual([]);
+    expect(existsSync(join(dir.path, "metadata.sqlite"))).toBe(true);
+    expect((await migrateMetadataStore(settings)).applied).toEqual([]);
+    const metadata = await openMetadataStore(settings);
+    try {
+      expect(metadata.locks).toBeUndefined();
+      expect(metadata.sharedLimiter).toBeUndefined();
+      await metadata.store.ping();
+    } finally {
+      await metadata.close();
+    }
+    await expect(metadata.store.ping()).rejects.toThrow();
+  });
+});
+
+await describePostgres("migrateMetadataStore on PostgreSQL", () => {
+  it("migrateMetadataStore: with DATABASE_URL migrates that database's schema, then finds nothing to do", async () => {
+    const { url, schema } = testPostgres();
+    const dir = tempDir("deploy-migrate-pg-");
+    const settings = { dataDir: dir.path, databaseUrl: url, databaseSchema: schema };
+    expect((await migrateMetadataStore(settings)).applied).not.toEqual([]);
+    // The tables are in PostgreSQL, and no SQLite file was made.
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const { rows } = await client.query(
+        "SELECT 1 FROM information_schema.tables WHERE table_schema = $1 AND table_name = 'projects'",
+        [schema],
+      );
+      expect(rows).toHaveLength(1);
+    } finally {
+      await client.end();
+    }
+    expect(existsSync(join(dir.path, "metadata.sqlite"))).toBe(false);
+    dir.cleanup();
+    expect((await migrateMetadataStore(settings)).applied).toEqual([]);
+    const metadata = await openMetadataStore(settings);
+    try {
+      expect(metadata.locks).toBeDefined();
+      expect(metadata.sharedLimiter).toBeDefined();
+      await metadata.store.ping();
+    } finally {
+      await metadata.close();
+    }
+    await expect(metadata.store.ping()).rejects.toThrow();
+  });
+});
