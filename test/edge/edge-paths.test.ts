@@ -60,4 +60,17 @@ describe("edge answer paths", () => {
     expect([reply.status, reply.headers["content-length"], reply.body.length]).toEqual([200, "0", 0]);
     expect(site.errors).toEqual([]);
   });
+
+  it("cacheStats: a first read is a miss that keeps the blob, each later answer from memory a hit, ranged or not", async () => {
+    const site = await start({});
+    expect(site.cacheStats()).toEqual({ hits: 0, misses: 0, bytes: 0 });
+    expect((await site.get(HOST, "/empty.txt")).status).toBe(200);
+    const first = site.cacheStats();
+    expect([first.hits, first.misses]).toEqual([0, 1]);
+    expect(first.bytes).toBeGreaterThan(0);
+    expect((await site.get(HOST, "/empty.txt")).status).toBe(200);
+    expect((await site.get(HOST, "/site.css", { range: "bytes=0-3" })).status).toBe(206);
+    expect((await site.get(HOST, "/site.css", { range: "bytes=4-7" })).status).toBe(206);
+    expect(site.cacheStats()).toMatchObject({ hits: 2, misses: 2 });
+  });
 });

@@ -54,6 +54,8 @@ export interface TestEdge {
   /** The edge's clock: set `clock.now` to move time. */
   clock: { now: number };
   errors: unknown[];
+  /** The edge's memory cache: lookups answered from it, lookups that read the blob, bytes held. */
+  cacheStats(): { hits: number; misses: number; bytes: number };
   port: number;
   /** Stores bytes as a blob in a pack of its own, the way uploads do, and returns its asset hash. */
   addBlob(bytes: string | Uint8Array, path: string): Promise<string>;
@@ -236,6 +238,7 @@ export async function startTestEdge(
     blobFile,
     clock,
     errors,
+    cacheStats: () => handler.cacheStats(),
     port,
     addBlob,
     publish,
