@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { startTestEdge, type TestEdge } from "../support/edge-site.js";
 
@@ -72,5 +73,17 @@ describe("edge answer paths", () => {
     expect((await site.get(HOST, "/site.css", { range: "bytes=0-3" })).status).toBe(206);
     expect((await site.get(HOST, "/site.css", { range: "bytes=4-7" })).status).toBe(206);
     expect(site.cacheStats()).toMatchObject({ hits: 2, misses: 2 });
+  });
+
+  it("GET If-None-Match of a streamed file's br tag: 304 before its variant exists, and none is made", async () => {
+    const site = await start({ cacheFileBytes: 1024 });
+    const etag = (await site.get(HOST, "/site.css", {}, "HEAD")).headers.etag!;
+    const hash = etag.slice(1, -1);
+    const reply = await site.get(HOST, "/site.css", {
+      "accept-encoding": "br",
+      "if-none-match": `"${hash}-br"`,
+    });
+    expect([reply.status, reply.headers.etag]).toEqual([304, `"${hash}-br"`]);
+    expect(existsSync(site.packs.variantPath(hash, "br"))).toBe(false);
   });
 });
