@@ -56,8 +56,14 @@ describe("domain takeover", () => {
       await deployFiles(server.urls.api, claimant, { "/index.html": "claimant site" });
       const name = `${label}.example.com`;
       dns.setCname(name, server.services.config.sites.cnameTarget);
-      const held = await assignDomain(server.services, { ...credentials(holder), domain: name });
+      const plain = orderNoting(server.services.locks);
+      const held = await assignDomain(
+        { ...server.services, locks: plain.locks },
+        { ...credentials(holder), domain: name },
+      );
       expect(held.domain.status).toBe("active");
+      // A name no one holds: the project's own lock alone.
+      expect(plain.nestings).toEqual([[holder.slug]]);
       expect((await edgeGet(server.urls.edge, `${holder.slug}.localhost`, "/")).headers.link).toContain(name);
       const txt = challengeRecord(claimant.slug, name);
       dns.setTxt(txt.name, [txt.value]);
