@@ -4,7 +4,7 @@ import { type RunningServer, startServer } from "../../src/server/index.js";
 import { TestClock } from "../support/clock.js";
 import { createTestProject, identity, type TestProject } from "../support/deploy-flow.js";
 import { openSocket, rawMessage } from "../support/raw-http.js";
-import { tempDir } from "../support/server.js";
+import { ON_LOOPBACK, tempDir } from "../support/server.js";
 import { prepareFiles } from "../support/upload-flow.js";
 
 interface LogLine {
@@ -36,11 +36,7 @@ describe("client aborts", () => {
     server = await startServer({
       clock: new TestClock(),
       logger,
-      host: "127.0.0.1",
-      port: 0,
-      uploadPort: 0,
-      edgePort: 0,
-      metricsPort: 0,
+      ...ON_LOOPBACK,
       dataDir: dir.path,
     });
     p = await createTestProject(server.urls.api, "aborts");

@@ -13,6 +13,19 @@ import { tempDir } from "../support/server.js";
 
 const URL = "postgres://postgres@db.internal/deploy";
 
+/** Opens the metadata store of `settings` and closes it; PostgreSQL brings its locks and limiter. */
+async function expectOpensAndCloses(settings: Parameters<typeof openMetadataStore>[0], shared: boolean) {
+  const metadata = await openMetadataStore(settings);
+  try {
+    expect(metadata.locks !== undefined).toBe(shared);
+    expect(metadata.sharedLimiter !== undefined).toBe(shared);
+    await metadata.store.ping();
+  } finally {
+    await metadata.close();
+  }
+  await expect(metadata.store.ping()).rejects.toThrow();
+}
+
 describe("the metadata store's settings", () => {
   it("postgresOptions: none without DATABASE_URL; with it, its URL and DATABASE_SCHEMA when set", () => {
     expect(postgresOptions({ dataDir: "/d", databaseUrl: undefined, databaseSchema: "s" })).toBeUndefined();
@@ -47,15 +60,7 @@ describe("migrateMetadataStore on SQLite", () => {
     expect((await migrateMetadataStore(settings)).applied).not.toEqual([]);
     expect(existsSync(join(dir.path, "metadata.sqlite"))).toBe(true);
     expect((await migrateMetadataStore(settings)).applied).toEqual([]);
-    const metadata = await openMetadataStore(settings);
-    try {
-      expect(metadata.locks).toBeUndefined();
-      expect(metadata.sharedLimiter).toBeUndefined();
-      await metadata.store.ping();
-    } finally {
-      await metadata.close();
-    }
-    await expect(metadata.store.ping()).rejects.toThrow();
+    await expectOpensAndCloses(settings, false);
   });
 });
 
@@ -80,14 +85,6 @@ await describePostgres("migrateMetadataStore on PostgreSQL", () => {
     expect(existsSync(join(dir.path, "metadata.sqlite"))).toBe(false);
     dir.cleanup();
     expect((await migrateMetadataStore(settings)).applied).toEqual([]);
-    const metadata = await openMetadataStore(settings);
-    try {
-      expect(metadata.locks).toBeDefined();
-      expect(metadata.sharedLimiter).toBeDefined();
-      await metadata.store.ping();
-    } finally {
-      await metadata.close();
-    }
-    await expect(metadata.store.ping()).rejects.toThrow();
+    await expectOpensAndCloses(settings, true);
   });
 });

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig, startServer } from "../../src/server/index.js";
 import { startProcess } from "../../src/server/start.js";
 import { freePort } from "../support/free-port.js";
-import { startTestServer, tempDir } from "../support/server.js";
+import { ON_LOOPBACK, startTestServer, tempDir } from "../support/server.js";
 
 const DAY = 86_400;
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -64,11 +64,7 @@ describe("starting a process", () => {
     const dir = tempDir();
     cleanups.push(dir.cleanup);
     const running = await startProcess({
-      host: "127.0.0.1",
-      port: 0,
-      uploadPort: 0,
-      edgePort: 0,
-      metricsPort: 0,
+      ...ON_LOOPBACK,
       dataDir: dir.path,
       roles: ["upload", "edge"],
     });

@@ -11,6 +11,15 @@ export function tempDir(prefix = "deploy-test-"): { path: string; cleanup: () =>
   return { path, cleanup: () => rmSync(path, { recursive: true, force: true }) };
 }
 
+/** Every listener on 127.0.0.1, each on a port the system picks. */
+export const ON_LOOPBACK = {
+  host: "127.0.0.1",
+  port: 0,
+  uploadPort: 0,
+  edgePort: 0,
+  metricsPort: 0,
+} as const;
+
 /** Starts the real server on 127.0.0.1 with free ports, a temporary DATA_DIR and silent logs. */
 export async function startTestServer(
   overrides: Partial<ServerConfig> = {},
@@ -20,11 +29,7 @@ export async function startTestServer(
   const clock = new TestClock();
   const server = await startServer({
     clock,
-    host: "127.0.0.1",
-    port: 0,
-    uploadPort: 0,
-    edgePort: 0,
-    metricsPort: 0,
+    ...ON_LOOPBACK,
     sitesDomain: "localhost",
     // No test reaches the outside: DNS goes to a closed port on loopback (refused at once) unless
     // a test starts its own server (test/support/dns-server.ts).
