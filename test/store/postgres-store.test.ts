@@ -4,7 +4,7 @@ import { expect, it } from "vitest";
 import { openPostgres } from "../../src/shared/postgres.js";
 import { migratePostgresStore, openPostgresMetadata, openPostgresStore } from "../../src/store/index.js";
 import { TestClock } from "../support/clock.js";
-import { describePostgres, testPostgres } from "../support/postgres.js";
+import { describePostgres, TEST_DATABASE_URL, testPostgres } from "../support/postgres.js";
 import { storeContract } from "./store-contract.js";
 
 await describePostgres("postgres store", () => {
@@ -67,22 +67,31 @@ await describePostgres("postgres store", () => {
   });
 
   it("migratePostgresStore: its session is named static-deploy migrate while it runs, so an operator can tell it in pg_stat_activity", async () => {
-    const options = testPostgres();
-    const gate = new pg.Client({ connectionString: options.url });
-    await gate.connect();
+    // A database of its own: the Migrator looks at every table of its database and takes a
+    // database-wide lock, so holding its lock table here stalls no other test's migration.
+    const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await admin.connect();
+    const database = `${testPostgres().schema}_migrate`;
+    await admin.query(`CREATE DATABASE ${database}`);
+    const url = new URL(TEST_DATABASE_URL);
+    url.pathname = `/${database}`;
+    const gate = new pg.Client({ connectionString: url.href });
     try {
-      // The Migrator's lock table made beforehand and held: the migration waits on it, in this
-      // schema only, with its session in view.
-      await gate.query(`CREATE SCHEMA ${options.schema}`);
+      await gate.connect();
+      // The Migrator's lock table made beforehand and held: the migration waits on it, in view.
+      await gate.query("CREATE SCHEMA store");
       await gate.query(
-        `CREATE TABLE ${options.schema}.kysely_migration_lock (id varchar(255) PRIMARY KEY, is_locked integer NOT NULL DEFAULT 0)`,
+        "CREATE TABLE store.kysely_migration_lock (id varchar(255) PRIMARY KEY, is_locked integer NOT NULL DEFAULT 0)",
       );
+      const { rows: me } = await gate.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
       await gate.query("BEGIN");
-      await gate.query(`LOCK TABLE ${options.schema}.kysely_migration_lock IN ACCESS EXCLUSIVE MODE`);
-      const migration = migratePostgresStore(options);
+      await gate.query("LOCK TABLE store.kysely_migration_lock IN ACCESS EXCLUSIVE MODE");
+      const migration = migratePostgresStore({ url: url.href, schema: "store", connectTimeoutMs: 3_000 });
+      // Asked outside the gate's transaction: inside one, pg_stat_activity is read once and kept.
       const waiting = async () => {
-        const { rows } = await gate.query<{ name: string }>(
-          "SELECT application_name AS name FROM pg_stat_activity WHERE pg_backend_pid() = ANY (pg_blocking_pids(pid))",
+        const { rows } = await admin.query<{ name: string }>(
+          "SELECT application_name AS name FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))",
+          [me[0]!.pid],
         );
         return rows.map((row) => row.name);
       };
@@ -91,6 +100,8 @@ await describePostgres("postgres store", () => {
       expect((await migration).applied).not.toEqual([]);
     } finally {
       await gate.end();
+      await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      await admin.end();
     }
   });
 
