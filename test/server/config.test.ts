@@ -231,30 +231,4 @@ describe("configuration: the environment read into settings", () => {
     // Without the API, neither address is needed.
     expect(loadConfig({ ROLES: "upload" }).roles).toEqual(["upload"]);
   });
-
-  it("loadConfig: OBJECT_STORE_URL takes the S3 settings, and keys come in pairs", () => {
-    const config = loadConfig({
-      OBJECT_STORE_URL: "s3://packs/site-a",
-      AWS_ACCESS_KEY_ID: "AKIDEXAMPLE",
-      AWS_SECRET_ACCESS_KEY: "secret",
-      AWS_REGION: "eu-west-1",
-      S3_ENDPOINT: "http://127.0.0.1:9000",
-      S3_FORCE_PATH_STYLE: "true",
-      OBJECT_STORE_TIMEOUT_SECONDS: "4",
-      EDGE_DISK_CACHE_BYTES: "5",
-    });
-    expect(config.objectStore).toMatchObject({
-      region: "eu-west-1",
-      endpoint: "http://127.0.0.1:9000",
-      forcePathStyle: true,
-      credentials: { accessKeyId: "AKIDEXAMPLE", secretAccessKey: "secret" },
-      timeoutMs: 4000,
-      diskCacheBytes: 5,
-    });
-    expect(loadConfig({ OBJECT_STORE_URL: "s3://packs" }).objectStore?.credentials).toBeUndefined();
-    expect(refusal({ OBJECT_STORE_URL: "s3://packs", AWS_SECRET_ACCESS_KEY: "x" }).message).toBe(
-      "AWS_ACCESS_KEY_ID: required with AWS_SECRET_ACCESS_KEY",
-    );
-    expect(refusal({ OBJECT_STORE_URL: "https://packs" }).message).toMatch(/^OBJECT_STORE_URL: /);
-  });
 });
