@@ -40,6 +40,14 @@ describe("GET /tls/ask", () => {
     expect(await ask("ask-vanity-name.localhost")).toBe(200);
   });
 
+  it("GET /tls/ask: 404 for a live revision's labels under another domain as long as SITES_DOMAIN", async () => {
+    const { p, revisionId } = await deployed("shaped");
+    expect(await ask(`${revisionId}--${p.slug}.localhost`)).toBe(200);
+    // ".examp.com" is as long as ".localhost": cut that length off the end and the revision
+    // label is left, but the name is not under SITES_DOMAIN and no project holds it.
+    expect(await ask(`${revisionId}--${p.slug}.examp.com`)).toBe(404);
+  });
+
   it("GET /tls/ask: 404 for a pending custom domain, an unknown name, a revision not kept, a project never deployed, an expired one", async () => {
     const { p } = await deployed("refused");
     await assignDomain(server.urls.api, p, "pending-ask.example.com");
