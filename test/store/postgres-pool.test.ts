@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import pg from "pg";
 import { expect, it } from "vitest";
 import {
   createPostgresPool,
@@ -75,6 +76,65 @@ await describePostgres("createPostgresPool on PostgreSQL", () => {
       );
       expect(rows[0]).toEqual({ big: 9007199254740991, num: "1.5", at: new Date("2026-01-02T03:04:05Z") });
     } finally {
+      await db.destroy();
+    }
+  });
+
+  it("openPostgres: without a schema, sessions keep the server's search_path and introspection reads public", async () => {
+    const { schema: _named, ...options } = testPostgres();
+    const db = await openPostgres(options);
+    const plain = new pg.Client({ connectionString: options.url });
+    await plain.connect();
+    try {
+      const { rows } = await sql<{ v: string }>`SELECT current_setting('search_path') AS v`.execute(db);
+      const server = await plain.query<{ v: string }>("SELECT current_setting('search_path') AS v");
+      expect(rows[0]!.v).toBe(server.rows[0]!.v);
+      expect(await db.introspection.getSchemas()).toEqual([{ name: "public" }]);
+    } finally {
+      await plain.end();
+      await db.destroy();
+    }
+  });
+
+  it("openPostgres: introspection lists its own schema and that schema's tables and views, by name", async () => {
+    const options = testPostgres();
+    const db = await openPostgres(options);
+    try {
+      await sql`CREATE TABLE zebra (id int)`.execute(db);
+      await sql`CREATE TABLE apple (id int PRIMARY KEY)`.execute(db);
+      await sql`CREATE VIEW mango AS SELECT id FROM apple`.execute(db);
+      expect(await db.introspection.getSchemas()).toEqual([{ name: options.schema }]);
+      const table = (name: string, isView: boolean) => ({
+        name,
+        isView,
+        columns: [],
+        schema: options.schema,
+      });
+      const tables = [table("apple", false), table("mango", true), table("zebra", false)];
+      expect(await db.introspection.getTables()).toEqual(tables);
+      expect(await db.introspection.getMetadata()).toEqual({ tables });
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it("createPostgresPool: an idle connection the server ends is told to onIdleError, and the pool goes on", async () => {
+    const errors: Error[] = [];
+    const options = testPostgres({ applicationName: `idle-victim-${process.pid}` });
+    const db = await openPostgres({ ...options, onIdleError: (error) => errors.push(error) });
+    const killer = new pg.Client({ connectionString: options.url });
+    await killer.connect();
+    try {
+      await sql`SELECT 1`.execute(db);
+      await killer.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()",
+        [options.applicationName],
+      );
+      await expect.poll(() => errors.length, { timeout: 10_000 }).toBe(1);
+      const { rows } = await sql<{ one: number }>`SELECT 1 AS one`.execute(db);
+      expect(rows).toEqual([{ one: 1 }]);
+    } finally {
+      await killer.end();
       await db.destroy();
     }
   });
