@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sweepExpired } from "../../src/core/operations/index.js";
+import { pruneRevisions } from "../../src/core/operations/retention.js";
 import {
   createTestProject,
   deployFiles,
@@ -258,6 +259,47 @@ describe("revisions: retention", () => {
       body: { ...identity(p), manifest },
     });
     expect(prepared.body.buckets.flat()).toHaveLength(1);
+  });
+
+  it("sweep: a revision promoted between the sweep's listing and the project's lock is kept, the others listed go", async () => {
+    const p = await createTestProject(server.urls.api, "retention-race");
+    const ids: string[] = [];
+    for (const text of ["a", "b", "c", "d"]) {
+      ids.push((await deployFiles(server.urls.api, p, { "/index.html": text })).deployed.revisionId);
+    }
+    server.clock.advance(31 * DAY);
+    const { store } = server.services;
+    let listed: string[] = [];
+    // The barrier: once the sweep has its list (a and b), a rollback to a runs to its end before
+    // the sweep takes the project's lock.
+    const racing = Object.create(store, {
+      listPrunableRevisions: {
+        value: async (...args: Parameters<typeof store.listPrunableRevisions>) => {
+          const batch = await store.listPrunableRevisions(...args);
+          listed = batch.filter((r) => r.projectSlug === p.slug).map((r) => r.revisionId);
+          if (listed.length > 0) {
+            const res = await api(server.urls.api, "POST", `/projects/${p.slug}/promote`, {
+              token: p.token,
+              body: { ...identity(p), revisionId: ids[0] },
+            });
+            expect(res.status).toBe(200);
+          }
+          return batch;
+        },
+      },
+    }) as typeof store;
+    expect(await pruneRevisions({ ...server.services, store: racing })).toBe(1);
+    expect(listed).toEqual([ids[0], ids[1]]);
+    const state = await api(server.urls.api, "POST", `/projects/${p.slug}/state`, {
+      token: p.token,
+      body: identity(p),
+    });
+    expect(state.body.revisions.map((r: any) => r.revisionId)).toEqual([ids[3], ids[2], ids[0]]);
+    expect(state.body.project.revisionId).toBe(ids[0]);
+    expect((await edgeGet(server.urls.edge, `${p.slug}.localhost`, "/")).body.toString()).toBe("a");
+    const kept = await edgeGet(server.urls.edge, `${ids[0]}--${p.slug}.localhost`, "/");
+    expect([kept.status, kept.body.toString()]).toEqual([200, "a"]);
+    expect((await edgeGet(server.urls.edge, `${ids[1]}--${p.slug}.localhost`, "/")).status).toBe(404);
   });
 
   it("sweep: revisions younger than REVISION_MIN_AGE_DAYS, and the production one, are kept beyond REVISIONS_KEPT", async () => {
