@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { sql } from "kysely";
+import { Kysely, type KyselyPlugin, sql, SqliteDialect } from "kysely";
 import { openPlatformDatabase } from "../../src/platform/local/database.js";
 import { PublishedSites } from "../../src/platform/local/published-sites.js";
 import { SiteTables } from "../../src/platform/local/site-tables.js";
@@ -225,6 +225,59 @@ function suite(engine: string, postgres?: () => PostgresOptions): void {
       expect(again).not.toBe(two);
       expect(again.redirectFor("/old", "")).toMatchObject({ location: "/new", status: 301 });
     });
+
+    // SQLite only: there a write bumps the generation at once, where PostgreSQL's notifications
+    // also drop the caches at moments of their own, which would hide a stale entry.
+    it.runIf(postgres === undefined)(
+      "rulesOf: rules read before a write are used once, never kept, even after another lookup has dropped the caches for it",
+      async () => {
+        let release!: () => void;
+        let reached!: () => void;
+        const held = new Promise<void>((resolve) => (release = resolve));
+        const atGate = new Promise<void>((resolve) => (reached = resolve));
+        let armed = true;
+        const gate: KyselyPlugin = {
+          transformQuery: ({ node }) => node,
+          transformResult: async ({ result }) => {
+            if (armed) {
+              armed = false;
+              reached();
+              await held;
+            }
+            return result;
+          },
+        };
+        const racing = new PublishedSites(edge.db, { sitesDomain: SITES_DOMAIN, now: () => edge.clock.now });
+        // Its reads go through a connection of their own that holds the first result at the gate,
+        // so the write and the other lookup's start run while that read is in flight.
+        const reads = new Kysely<unknown>({
+          // The edge's own SQLite connection, which destroying this Kysely must leave open.
+          dialect: new SqliteDialect({
+            database: { prepare: (text: string) => edge.db.sqlite!.prepare(text), close: () => undefined },
+          }),
+          plugins: [gate],
+        });
+        (racing as unknown as { db: Kysely<unknown> }).db = reads;
+        try {
+          const first = racing.rulesOf(SLUG, "bbbbbbbbb2");
+          await atGate;
+          await edge.addRevision({
+            slug: SLUG,
+            revisionId: "bbbbbbbbb2",
+            files: { "/index.html": "two", "/_redirects": "/old /new 301\n" },
+          });
+          const other = racing.resolve(HOST);
+          release();
+          expect((await first).empty).toBe(true);
+          expect((await other)?.revisionId).toBe("aaaaaaaaa1");
+          const rules = await racing.rulesOf(SLUG, "bbbbbbbbb2");
+          expect(rules.redirectFor("/old", "")).toMatchObject({ location: "/new", status: 301 });
+        } finally {
+          release();
+          await reads.destroy();
+        }
+      },
+    );
 
     it("rulesOf: at most 256 revisions' rules are kept; the 257th drops them all", async () => {
       const first = await lookup.rulesOf(SLUG, "r000000000");
