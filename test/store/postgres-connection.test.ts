@@ -1,5 +1,6 @@
 import { createServer, type Server, type Socket } from "node:net";
 import { sql } from "kysely";
+import pg from "pg";
 import { afterEach, expect, it } from "vitest";
 import { isDatabaseUnavailable } from "../../src/shared/postgres-errors.js";
 import { openPostgres } from "../../src/shared/postgres.js";
@@ -87,6 +88,65 @@ await describePostgres("PostgreSQL connections", () => {
       );
     } finally {
       await Promise.all([nowhere.destroy(), db.destroy()]);
+    }
+  });
+
+  it("openPostgres: a schema another session is creating meanwhile is opened once that session commits", async () => {
+    const options = testPostgres({ applicationName: `schema-race-${process.pid}` });
+    const creator = new pg.Client({ connectionString: options.url });
+    // Asked outside the creator's transaction, which would read pg_stat_activity once and keep it.
+    const watcher = new pg.Client({ connectionString: options.url });
+    await Promise.all([creator.connect(), watcher.connect()]);
+    try {
+      await creator.query("BEGIN");
+      await creator.query(`CREATE SCHEMA ${options.schema}`);
+      const opening = openPostgres(options);
+      // The barrier: its CREATE SCHEMA IF NOT EXISTS waits on the uncommitted one, then loses.
+      await expect
+        .poll(async () => {
+          const { rows } = await watcher.query<{ n: number }>(
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'",
+            [options.applicationName],
+          );
+          return rows[0]!.n;
+        })
+        .toBe(1);
+      await creator.query("COMMIT");
+      const db = await opening;
+      try {
+        const { rows } = await sql<{ s: string }>`SELECT current_schema() AS s`.execute(db);
+        expect(rows).toEqual([{ s: options.schema }]);
+      } finally {
+        await db.destroy();
+      }
+    } finally {
+      await Promise.all([creator.end(), watcher.end()]);
+    }
+  });
+
+  it("openPostgres: a schema the role may not create fails the open with PostgreSQL's error, and closes its pool", async () => {
+    const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await admin.connect();
+    const role = "static_deploy_test_no_create";
+    try {
+      await admin.query(
+        `DO $$ BEGIN CREATE ROLE ${role} LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$`,
+      );
+      const url = new URL(TEST_DATABASE_URL);
+      url.username = role;
+      const options = {
+        ...testPostgres({ applicationName: `no-create-${process.pid}` }),
+        url: url.toString(),
+      };
+      const error = await failureOf(openPostgres(options));
+      expect((error as { code?: string }).code).toBe("42501");
+      const { rows } = await admin.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1",
+        [options.applicationName],
+      );
+      expect(rows[0]!.n).toBe(0);
+    } finally {
+      await admin.end();
     }
   });
 
