@@ -121,6 +121,27 @@ describe("Cloudflare end to end: deploy client → API → Cloudflare stand-in �
     expect((await get("www.example.com", "/about")).status).toBe(404);
   });
 
+  it("domain: assigned and pending when Cloudflare cannot say the name's status at once; the next check asks it again", async () => {
+    dns.setCname("shop.example.org", "edge.sites.test");
+    api.faults.add({
+      method: "GET",
+      path: new RegExp(`/zones/${CF.zoneId}/custom_hostnames`),
+      status: 403,
+      code: 10000,
+      message: "Authentication error",
+    });
+    const run = await runInProcess(["domain", "shop.example.org", "--json"], bed.env, site);
+    expect([run.code, run.stderr]).toEqual([0, ""]);
+    expect(JSON.parse(run.stdout).domain).toMatchObject({ hostname: "shop.example.org", status: "pending" });
+    expect(api.faults.hits).toContainEqual(expect.stringMatching(/^GET .*\/custom_hostnames/));
+    const check = await runInProcess(["domain", "--check", "--json"], bed.env, site);
+    expect(JSON.parse(check.stdout).domain).toMatchObject({
+      status: "pending",
+      message: "Cloudflare shows the custom hostname pending, its certificate pending_validation",
+    });
+    expect((await runInProcess(["domain", "--reset"], bed.env, site)).code).toBe(0);
+  });
+
   it("site: the site's _redirects and _headers apply on Cloudflare, sent by the client with the deploy", async () => {
     const rules = join(bed.dir, "rules-site");
     await writeSite(rules, {
