@@ -104,6 +104,22 @@ describe("compression costs at the edge", () => {
     expect(zlibUse.started).toEqual(["gzip"]);
   });
 
+  it("GET: a file in memory is compressed once for its coding, validated requests and 304s included; a 304 before it is made compresses nothing", async () => {
+    const gzip = { "accept-encoding": "gzip" };
+    const etag = (await edge.get(HOST, "/style.css", gzip, "HEAD")).headers.etag as string;
+    expect(etag).toMatch(/-gz"$/);
+    expect((await edge.get(HOST, "/style.css", { ...gzip, "if-none-match": etag })).status).toBe(304);
+    expect(zlibUse.started).toEqual([]);
+    const whole = await edge.get(HOST, "/style.css", gzip);
+    expect(gunzipSync(whole.body).equals(css)).toBe(true);
+    // A validator that does not match takes the general path, where the variant made is reused.
+    const validated = await edge.get(HOST, "/style.css", { ...gzip, "if-none-match": '"other"' });
+    expect([validated.status, validated.headers["content-encoding"]]).toEqual([200, "gzip"]);
+    expect(validated.body.equals(whole.body)).toBe(true);
+    expect((await edge.get(HOST, "/style.css", { ...gzip, "if-none-match": etag })).status).toBe(304);
+    expect(zlibUse.started).toEqual(["gzip"]);
+  });
+
   it("GET: a 4 MiB page is compressed once, however many requests ask for it", async () => {
     for (let i = 0; i < 5; i++) {
       const reply = await edge.get(HOST, "/page-0", { "accept-encoding": "br" });
