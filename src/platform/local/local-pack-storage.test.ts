@@ -17,11 +17,15 @@ import { LocalPackStorage } from "./local-pack-storage.js";
 import { PackDamagedError, PackMissingError } from "./pack-storage.js";
 import { PackWriter } from "./pack-writer.js";
 
-/** How many of this process's descriptors are open on `path` (a deleted file's too); Linux's /proc. */
-function descriptorsOn(path: string): number {
+/**
+ * How many of this process's descriptors are open on `path` (a deleted file's too, or only `path`
+ * itself when `exactly`); Linux's /proc.
+ */
+function descriptorsOn(path: string, exactly = false): number {
   return readdirSync("/proc/self/fd").filter((fd) => {
     try {
-      return readlinkSync(`/proc/self/fd/${fd}`).startsWith(path);
+      const target = readlinkSync(`/proc/self/fd/${fd}`);
+      return exactly ? target === path : target.startsWith(path);
     } catch {
       return false; // closed meanwhile
     }
@@ -61,6 +65,8 @@ describe("LocalPackStorage", () => {
       expect(readFileSync(storage.pathOf(id), "utf8")).toBe("hello pack");
       expect(existsSync(writer.temporaryPath)).toBe(false);
       expect(sync).toHaveBeenCalledTimes(1);
+      // The folder was opened to be synced, and closed again.
+      expect(descriptorsOn(join(dir, "packs"), true)).toBe(0);
       expect((await storage.commit(await writerOf("other"))).id).not.toBe(id);
     } finally {
       sync.mockRestore();

@@ -98,6 +98,18 @@ describe("PackStore", () => {
     expect(readdirSync(join(dir, "tmp"))).toEqual([]);
   });
 
+  it("storeVariant: a write that fails before making its file fails with its own error", async () => {
+    const store = new PackStore(dir);
+    const failure = new Error("out of memory before writing");
+    await expect(store.storeVariant(HASH, "br", () => Promise.reject(failure))).rejects.toBe(failure);
+  });
+
+  it("new PackStore: a content folder that does not exist yet is made, with its tmp/", () => {
+    const fresh = join(dir, "not", "there", "yet");
+    new PackStore(fresh);
+    expect(readdirSync(join(fresh, "tmp"))).toEqual([]);
+  });
+
   it("newWriter: each pack starts in a temporary file of its own under tmp/", () => {
     const store = new PackStore(dir);
     const paths = [store.newWriter().temporaryPath, store.newWriter().temporaryPath];
