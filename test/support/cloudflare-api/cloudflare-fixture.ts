@@ -1,5 +1,6 @@
 import { hashAsset } from "../../../src/core/asset-hash.js";
 import { UploadPlatformError } from "../../../src/core/errors.js";
+import type { PublishInput } from "../../../src/core/ports/index.js";
 import { CloudflarePlatform } from "../../../src/platform/cloudflare/cloudflare-platform.js";
 import { uploadBucket } from "../multipart.js";
 import { type CloudflareApi, startCloudflareApi } from "./server.js";
@@ -19,7 +20,15 @@ export async function cloudflareFixture(): Promise<{
   platform: CloudflarePlatform;
   clock: { now: number };
   waits: number[];
-  deploy(slug: string, revisionId: string, files: Record<string, string>): Promise<void>;
+  /** Opens a session for `files` and uploads them: its id and completion token. */
+  upload(slug: string, files: Record<string, string>): Promise<{ sessionId: string; completion: string }>;
+  /** Uploads and publishes `files` on `<slug>.sites.test` for a day; `input` overrides the publish. */
+  deploy(
+    slug: string,
+    revisionId: string,
+    files: Record<string, string>,
+    input?: Partial<PublishInput>,
+  ): Promise<void>;
 }> {
   const clock = { now: Date.parse("2030-01-01T00:00:00Z") };
   const api = await startCloudflareApi({ apiToken: CF.apiToken, now: () => clock.now });
@@ -34,7 +43,7 @@ export async function cloudflareFixture(): Promise<{
       waits.push(ms);
     },
   });
-  async function deploy(slug: string, revisionId: string, files: Record<string, string>) {
+  async function upload(slug: string, files: Record<string, string>) {
     const entries = [];
     const bytes = new Map<string, Buffer>();
     for (const [path, text] of Object.entries(files)) {
@@ -58,14 +67,24 @@ export async function cloudflareFixture(): Promise<{
       if (reply.status === 201) completion = reply.body.result.jwt;
     }
     if (completion === undefined) throw new UploadPlatformError("the stand-in issued no completion token");
+    return { sessionId: session.sessionId, completion };
+  }
+  async function deploy(
+    slug: string,
+    revisionId: string,
+    files: Record<string, string>,
+    input: Partial<PublishInput> = {},
+  ) {
+    const { sessionId, completion } = await upload(slug, files);
     await platform.publishRevision({
       projectSlug: slug,
       revisionId,
-      sessionId: session.sessionId,
+      sessionId,
       completionJwt: completion,
       hostnames: [`${slug}.sites.test`],
       expiresAt: new Date(clock.now + 86_400_000),
+      ...input,
     });
   }
-  return { api, platform, clock, waits, deploy };
+  return { api, platform, clock, waits, upload, deploy };
 }

@@ -20,7 +20,8 @@ export function customHostnameRoutes(state: CloudflareState, now: () => number):
       id: crypto.randomUUID(),
       hostname: body.hostname,
       status: "pending",
-      ssl: { method: body.ssl?.method ?? "http", type: body.ssl?.type ?? "dv", status: "pending_validation" },
+      // As sent: the stand-in guesses no default for a certificate the platform did not ask for.
+      ssl: { method: body.ssl?.method ?? "", type: body.ssl?.type ?? "", status: "pending_validation" },
       created_at: new Date(now()).toISOString(),
     };
     zone.set(created.id, created);

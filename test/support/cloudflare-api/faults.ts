@@ -3,7 +3,7 @@ export interface Fault {
   method: string;
   /** Matched against the path after `/client/v4`. */
   path: RegExp;
-  status: 403 | 429 | 500 | 502 | 503;
+  status: 400 | 403 | 409 | 429 | 500 | 502 | 503;
   /** Cloudflare's error code in the envelope. */
   code: number;
   message: string;

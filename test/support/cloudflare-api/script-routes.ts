@@ -24,6 +24,8 @@ export function scriptRoutes(state: CloudflareState, tokens: UploadTokens, now: 
     const metadataText = typeof metadataPart === "string" ? metadataPart : await metadataPart.text();
     let metadata: {
       main_module?: string;
+      compatibility_date?: string;
+      bindings?: { type: string; name: string }[];
       tags?: string[];
       assets?: { jwt?: string; config?: Record<string, unknown> };
     };
@@ -37,6 +39,10 @@ export function scriptRoutes(state: CloudflareState, tokens: UploadTokens, now: 
     );
     if (metadata.main_module === undefined || main === undefined || typeof main === "string") {
       return fail(c, 400, 10021, "no module part named by main_module");
+    }
+    // An ES module's part says so in its content type; another type is read as a service worker.
+    if (main.type !== "application/javascript+module") {
+      return fail(c, 400, 10021, "main_module must be an ES module (application/javascript+module)");
     }
     let assets: Record<string, { hash: string; size: number }> = {};
     if (metadata.assets !== undefined) {
@@ -58,6 +64,8 @@ export function scriptRoutes(state: CloudflareState, tokens: UploadTokens, now: 
       name: script,
       mainModule: metadata.main_module,
       moduleSource: await main.text(),
+      compatibilityDate: metadata.compatibility_date,
+      bindings: metadata.bindings ?? [],
       tags: metadata.tags ?? [],
       assetsConfig: metadata.assets?.config ?? {},
       assets,

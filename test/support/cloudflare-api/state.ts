@@ -19,6 +19,10 @@ export interface StoredScript {
   name: string;
   mainModule: string;
   moduleSource: string;
+  /** The metadata's `compatibility_date`: the runtime runs the script at it. */
+  compatibilityDate: string | undefined;
+  /** The metadata's bindings: the assets are bound under the name of its `assets` binding. */
+  bindings: { type: string; name: string }[];
   tags: string[];
   /** The assets configuration of its metadata. */
   assetsConfig: Record<string, unknown>;

@@ -125,11 +125,14 @@ export class WorkersRuntime {
     const directory = this.writeAssets(script, config);
     delete config._redirects;
     delete config._headers;
+    // Bound as the script's metadata names them, so a script uploaded without them lacks them.
+    const binding = script.bindings.find((b) => b.type === "assets")?.name;
     return new Miniflare({
       name: script.name,
       modules: [{ type: "ESModule", path: script.mainModule, contents: script.moduleSource }],
-      compatibilityDate: COMPATIBILITY_DATE,
-      assets: { directory, binding: "ASSETS", assetConfig: config },
+      // Cloudflare refuses a script without one; miniflare does too.
+      compatibilityDate: script.compatibilityDate ?? "",
+      ...(binding === undefined ? {} : { assets: { directory, binding, assetConfig: config } }),
     });
   }
 
