@@ -44,6 +44,22 @@ describe("Cloudflare platform: custom hostname status", () => {
     expect(status.message).toMatch(/pending_validation: custom hostname does not CNAME to this zone\.$/);
   });
 
+  it("customHostnameStatus: active while Cloudflare replaces its certificate (active_redeploying)", async () => {
+    f.api.state.validateCustomHostname(CF.zoneId, CUSTOM);
+    (zone()[0]! as { status: string }).status = "active_redeploying";
+    expect((await f.platform.customHostnameStatus(CUSTOM)).active).toBe(true);
+  });
+
+  it("customHostnameStatus: a status or certificate status Cloudflare leaves out reads as pending", async () => {
+    const held = zone()[0]! as { status?: string; ssl?: object };
+    delete held.status;
+    delete held.ssl;
+    expect(await f.platform.customHostnameStatus(CUSTOM)).toEqual({
+      active: false,
+      message: `Cloudflare shows the custom hostname pending, its certificate pending`,
+    });
+  });
+
   it("customHostnameStatus: a custom hostname Cloudflare does not hold is created again and reported pending", async () => {
     f.api.state.zone(CF.zoneId).clear();
     const status = await f.platform.customHostnameStatus(CUSTOM);

@@ -53,6 +53,8 @@ describe("Cloudflare platform: what it keeps on Cloudflare", () => {
     expect(script).toMatchObject({
       name,
       mainModule: "site.mjs",
+      compatibilityDate: "2025-01-01",
+      bindings: [{ type: "assets", name: "ASSETS" }],
       tags: [`project-${SLUG}`],
       assetsConfig: { html_handling: "auto-trailing-slash", not_found_handling: "404-page" },
     });
