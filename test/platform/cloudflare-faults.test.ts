@@ -1,6 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { UploadPlatformError } from "../../src/core/errors.js";
+import { CloudflarePlatform } from "../../src/platform/cloudflare/cloudflare-platform.js";
 import { CF, cloudflareFixture } from "../support/cloudflare-api/cloudflare-fixture.js";
+import { type CloudflareApi, startCloudflareApi } from "../support/cloudflare-api/server.js";
+
+const NOW = Date.parse("2030-01-01T00:00:00Z");
 
 const SLUG = "amber-otter-a1b2c";
 const HOST = `${SLUG}.sites.test`;
@@ -94,5 +98,63 @@ describe("Cloudflare platform: faults", () => {
     expect(error).toBeInstanceOf(UploadPlatformError);
     expect((error as Error).message).toContain("CLOUDFLARE_API_TOKEN");
     expect((error as Error).message).not.toContain(CF.apiToken);
+  });
+});
+
+/** The platform's own retry defaults: a 20-second budget, and waits on real timers. */
+describe("Cloudflare platform: retry defaults", () => {
+  let api: CloudflareApi;
+  beforeEach(async () => {
+    api = await startCloudflareApi({ apiToken: CF.apiToken, now: () => NOW });
+  });
+  afterEach(async () => {
+    vi.useRealTimers();
+    await api.close();
+  });
+
+  const verifyFails = (retryAfter: number, times = 1) =>
+    api.faults.add({
+      method: "GET",
+      path: /\/user\/tokens\/verify$/,
+      status: 429,
+      code: 10429,
+      message: "rate limited",
+      retryAfter,
+      times,
+    });
+
+  it("check: without a budget set, waits add up to 20 seconds at most", async () => {
+    const waits: number[] = [];
+    const platform = new CloudflarePlatform({
+      ...CF,
+      apiBaseUrl: api.url,
+      sitesDomain: "sites.test",
+      now: () => NOW,
+      sleep: async (ms) => {
+        waits.push(ms);
+      },
+    });
+    verifyFails(10, Infinity);
+    await expect(platform.check()).rejects.toBeInstanceOf(UploadPlatformError);
+    expect(waits).toEqual([10_000, 10_000]);
+  });
+
+  it("check: without a sleep given, the retry waits Retry-After on the timers before asking again", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const timeouts = vi.spyOn(globalThis, "setTimeout");
+    const platform = new CloudflarePlatform({
+      ...CF,
+      apiBaseUrl: api.url,
+      sitesDomain: "sites.test",
+      now: () => NOW,
+    });
+    verifyFails(7);
+    const checked = platform.check();
+    // The wait is a 7-second timer; only once it has run is Cloudflare asked again.
+    await vi.waitFor(() => expect(timeouts.mock.calls.map(([, ms]) => ms)).toContain(7_000));
+    expect(api.calls).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(7_000);
+    await expect(checked).resolves.toBeUndefined();
+    expect(api.calls).toHaveLength(2);
   });
 });

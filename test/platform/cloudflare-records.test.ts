@@ -165,6 +165,55 @@ describe("Cloudflare platform: what it keeps on Cloudflare", () => {
     expect([scripts(), read(`project:${SLUG}`), read(HOST)]).toEqual([[], null, null]);
   });
 
+  it("publishRevision: an unknown session is refused with InvalidCompletionError; nothing is uploaded or written", async () => {
+    const refused = f.platform.publishRevision({
+      projectSlug: SLUG,
+      revisionId: "rev0000001",
+      sessionId: "0123456789abcdef",
+      completionJwt: "forged",
+      hostnames: [HOST],
+      expiresAt: new Date(f.clock.now + DAY),
+    });
+    await expect(refused).rejects.toBeInstanceOf(InvalidCompletionError);
+    expect([keys(), scripts()]).toEqual([[], []]);
+  });
+
+  it("publishRevision: a session recorded without rules hashes (by an older API) publishes", async () => {
+    const { sessionId, completion } = await f.upload(SLUG, { "/a.txt": "a" });
+    const { rules: _, ...older } = read(`session:${sessionId}`) as { rules: unknown };
+    kv().set(`session:${sessionId}`, JSON.stringify(older));
+    await f.platform.publishRevision({
+      projectSlug: SLUG,
+      revisionId: "rev0000001",
+      sessionId,
+      completionJwt: completion,
+      hostnames: [HOST],
+      expiresAt: new Date(f.clock.now + DAY),
+    });
+    expect((read(HOST) as { script: string }).script).toBe(`${SLUG}--${sessionId}`);
+  });
+
+  it("publishRevision: a later publish moves the project's expiry and its hostnames' entries", async () => {
+    await f.deploy(SLUG, "rev0000001", { "/a.txt": "one" });
+    const later = new Date(f.clock.now + 2 * DAY);
+    await f.deploy(SLUG, "rev0000002", { "/a.txt": "two" }, { expiresAt: later });
+    expect([
+      (read(`project:${SLUG}`) as { expiresAt: number }).expiresAt,
+      (read(HOST) as { expiresAt: number }).expiresAt,
+    ]).toEqual([later.getTime(), later.getTime()]);
+  });
+
+  it("promoteRevision: the project's production and its hostnames' entries name the promoted revision's script", async () => {
+    await f.deploy(SLUG, "rev0000001", { "/a.txt": "one" });
+    const first = scripts()[0]!.name;
+    await f.deploy(SLUG, "rev0000002", { "/a.txt": "two" });
+    await f.platform.promoteRevision(SLUG, "rev0000001");
+    expect([
+      (read(`project:${SLUG}`) as { production: string }).production,
+      (read(HOST) as { script: string }).script,
+    ]).toEqual(["rev0000001", first]);
+  });
+
   it("promoteRevision: a project never published is RevisionNotFoundError", async () => {
     await expect(f.platform.promoteRevision(SLUG, "rev0000001")).rejects.toBeInstanceOf(
       RevisionNotFoundError,
@@ -184,15 +233,17 @@ describe("Cloudflare platform: what it keeps on Cloudflare", () => {
     expect(keys()).toEqual(before);
   });
 
-  it("pruneRevisions: the pruned revision's host entry, script and script record go; the project no longer names it", async () => {
+  it("pruneRevisions: the pruned revision's host entry, script and script record go; the project no longer names it; production is kept", async () => {
     await f.deploy(SLUG, "rev0000001", { "/a.txt": "one" });
     const old = scripts()[0]!.name;
     await f.deploy(SLUG, "rev0000002", { "/a.txt": "two" });
-    await f.platform.pruneRevisions(SLUG, ["rev0000001"]);
+    await f.platform.pruneRevisions(SLUG, ["rev0000001", "rev0000002"]);
     expect(scripts().map((s) => s.name)).not.toContain(old);
     expect(keys()).not.toContain(`script:${old}`);
     expect(keys()).not.toContain(`rev0000001--${HOST}`);
     expect(Object.keys((read(`project:${SLUG}`) as { revisions: object }).revisions)).toEqual(["rev0000002"]);
+    expect(scripts()).toHaveLength(1);
+    expect(keys()).toContain(`rev0000002--${HOST}`);
   });
 
   it("updateSite: an unknown project changes nothing", async () => {
@@ -205,7 +256,12 @@ describe("Cloudflare platform: what it keeps on Cloudflare", () => {
     await f.platform.updateSite(SLUG, { hostnames: [HOST, CUSTOM], expiresAt: new Date(f.clock.now + DAY) });
     const from = f.api.calls.length;
     const expiresAt = new Date(f.clock.now + 2 * DAY);
-    await f.platform.updateSite(SLUG, { hostnames: [HOST, CUSTOM, "b.example.com"], expiresAt });
+    await f.platform.updateSite(SLUG, {
+      hostnames: [HOST, CUSTOM, "b.example.com"],
+      canonical: { hostname: CUSTOM, url: `https://${CUSTOM}/` },
+      expiresAt,
+    });
+    expect((read(HOST) as { canonicalUrl?: string }).canonicalUrl).toBe(`https://${CUSTOM}/`);
     expect(callsSince(from).filter((c) => c.startsWith("POST "))).toEqual([
       `POST /zones/${CF.zoneId}/custom_hostnames`,
     ]);
