@@ -38,10 +38,12 @@ describe("Cloudflare platform: custom hostname status", () => {
   });
 
   it("customHostnameStatus: Cloudflare's verification errors are in the message", async () => {
-    zone()[0]!.verification_errors = ["custom hostname does not CNAME to this zone."];
+    zone()[0]!.verification_errors = ["custom hostname does not CNAME to this zone.", "no TXT record."];
     const status = await f.platform.customHostnameStatus(CUSTOM);
     expect(status.active).toBe(false);
-    expect(status.message).toMatch(/pending_validation: custom hostname does not CNAME to this zone\.$/);
+    expect(status.message).toMatch(
+      /pending_validation: custom hostname does not CNAME to this zone\.; no TXT record\.$/,
+    );
   });
 
   it("customHostnameStatus: active while Cloudflare replaces its certificate (active_redeploying)", async () => {
@@ -70,5 +72,53 @@ describe("Cloudflare platform: custom hostname status", () => {
     expect(zone().map((h) => [h.hostname, h.status, h.ssl.method, h.ssl.type])).toEqual([
       [CUSTOM, "pending", "http", "dv"],
     ]);
+  });
+
+  it("updateSite: a custom hostname Cloudflare holds already (another instance, a retry) is kept as it is", async () => {
+    const other = "b.example.com";
+    await f.platform.updateSite(SLUG, { hostnames: [HOST], expiresAt: new Date(f.clock.now + 86_400_000) });
+    f.api.state.zone(CF.zoneId).set("held", {
+      id: "held",
+      hostname: other,
+      status: "active",
+      ssl: { method: "http", type: "dv", status: "active" },
+      created_at: new Date(f.clock.now).toISOString(),
+    });
+    await f.platform.updateSite(SLUG, {
+      hostnames: [HOST, other],
+      expiresAt: new Date(f.clock.now + 86_400_000),
+    });
+    expect(zone().map((h) => [h.id, h.hostname, h.status])).toEqual([["held", other, "active"]]);
+  });
+
+  it("updateSite: Cloudflare refusing a custom hostname (other than as a duplicate) is an error", async () => {
+    f.api.faults.add({
+      method: "POST",
+      path: /\/custom_hostnames$/,
+      status: 400,
+      code: 1409,
+      message: "hostname not allowed",
+    });
+    await expect(
+      f.platform.updateSite(SLUG, {
+        hostnames: [HOST, CUSTOM, "b.example.com"],
+        expiresAt: new Date(f.clock.now + 86_400_000),
+      }),
+    ).rejects.toThrow(/HTTP 400, code 1409: hostname not allowed/);
+  });
+
+  it("updateSite: hostnames under SITES_DOMAIN, and SITES_DOMAIN itself, are never custom hostnames, added or removed", async () => {
+    const ours = [`x.${HOST}`, "sites.test"];
+    const from = f.api.calls.length;
+    await f.platform.updateSite(SLUG, {
+      hostnames: [HOST, CUSTOM, ...ours],
+      expiresAt: new Date(f.clock.now + 86_400_000),
+    });
+    await f.platform.updateSite(SLUG, {
+      hostnames: [HOST, CUSTOM],
+      expiresAt: new Date(f.clock.now + 86_400_000),
+    });
+    expect(f.api.calls.slice(from).filter((c) => c.includes("/custom_hostnames"))).toEqual([]);
+    expect(zone().map((h) => h.hostname)).toEqual([CUSTOM]);
   });
 });

@@ -8,6 +8,7 @@ const NOW = Date.parse("2030-01-01T00:00:00Z");
 
 const SLUG = "amber-otter-a1b2c";
 const HOST = `${SLUG}.sites.test`;
+const CUSTOM = "www.example.com";
 
 describe("Cloudflare platform: faults", () => {
   let f: Awaited<ReturnType<typeof cloudflareFixture>>;
@@ -98,6 +99,99 @@ describe("Cloudflare platform: faults", () => {
     expect(error).toBeInstanceOf(UploadPlatformError);
     expect((error as Error).message).toContain("CLOUDFLARE_API_TOKEN");
     expect((error as Error).message).not.toContain(CF.apiToken);
+  });
+});
+
+/** A call that keeps failing names, in the error, the step it was: which call, on what. */
+describe("Cloudflare platform: the failed step in the error", () => {
+  let f: Awaited<ReturnType<typeof cloudflareFixture>>;
+  beforeEach(async () => {
+    f = await cloudflareFixture();
+    await f.deploy(SLUG, "rev0000001", { "/a.txt": "one" });
+    await f.platform.updateSite(SLUG, {
+      hostnames: [HOST, CUSTOM],
+      expiresAt: new Date(f.clock.now + 86_400_000),
+    });
+  });
+  afterEach(async () => {
+    await f.api.close();
+  });
+
+  const cases: [string, string, RegExp, () => Promise<unknown>][] = [
+    ["reading KV", "GET", /\/values\/project%3A/, () => f.platform.promoteRevision(SLUG, "rev0000001")],
+    ["writing KV", "PUT", /\/values\/project%3A/, () => f.platform.promoteRevision(SLUG, "rev0000001")],
+    ["deleting KV", "DELETE", /\/values\//, () => f.platform.unpublishProject(SLUG)],
+    ["listing KV", "GET", /\/keys$/, () => f.platform.sweep(new Date(f.clock.now))],
+    ["finding custom hostname", "GET", /\/custom_hostnames$/, () => f.platform.customHostnameStatus(CUSTOM)],
+    [
+      "adding custom hostname",
+      "POST",
+      /\/custom_hostnames$/,
+      () =>
+        f.platform.updateSite(SLUG, {
+          hostnames: [HOST, "b.example.com"],
+          expiresAt: new Date(f.clock.now + 1),
+        }),
+    ],
+    [
+      "deleting custom hostname",
+      "DELETE",
+      /\/custom_hostnames\//,
+      () => f.platform.updateSite(SLUG, { hostnames: [HOST], expiresAt: new Date(f.clock.now + 1) }),
+    ],
+    [
+      "opening an assets upload session",
+      "POST",
+      /assets-upload-session$/,
+      () =>
+        f.platform.openUploadSession({
+          projectSlug: SLUG,
+          entries: [],
+          expiresAt: new Date(f.clock.now + 1),
+        }),
+    ],
+    ["uploading script", "PUT", /\/scripts\/[^/]+$/, () => f.deploy(SLUG, "rev0000002", { "/a.txt": "two" })],
+    ["deleting script", "DELETE", /\/scripts\/[^/]+$/, () => f.platform.unpublishProject(SLUG)],
+    ["verifying the API token", "GET", /\/user\/tokens\/verify$/, () => f.platform.check()],
+  ];
+  const expected: Record<string, string> = {
+    "reading KV": `reading KV project:${SLUG}`,
+    "writing KV": `writing KV project:${SLUG}`,
+    "deleting KV": `deleting KV ${HOST}`,
+    "listing KV": "listing KV session:*",
+    "finding custom hostname": `finding custom hostname ${CUSTOM}`,
+    "adding custom hostname": "adding custom hostname b.example.com",
+    "deleting custom hostname": `deleting custom hostname ${CUSTOM}`,
+    "opening an assets upload session": "opening an assets upload session",
+    "uploading script": `uploading script ${SLUG}--`,
+    "deleting script": `deleting script ${SLUG}--`,
+    "verifying the API token": "verifying the API token",
+  };
+
+  it.each(cases)(
+    "%s: a lasting 503 is UPLOAD_PLATFORM_ERROR naming the step",
+    async (step, method, path, run) => {
+      f.api.faults.add({ method, path, status: 503, code: 10001, message: "unavailable", times: Infinity });
+      const error = await run().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UploadPlatformError);
+      // A script's name ends in its session id, which the test does not know: the rest is exact.
+      expect((error as Error).message.replace(/--[0-9a-f]{16} /, "-- ")).toBe(
+        `Cloudflare failed on ${expected[step]!} (HTTP 503, code 10001: unavailable); try again later`,
+      );
+    },
+  );
+
+  it("reading KV: a refusal other than not found is thrown, not read as no record", async () => {
+    f.api.faults.add({
+      method: "GET",
+      path: /\/values\/project%3A/,
+      status: 400,
+      code: 10021,
+      message: "bad key",
+    });
+    await expect(f.platform.promoteRevision(SLUG, "rev0000001")).rejects.toThrow(
+      "HTTP 400, code 10021: bad key",
+    );
   });
 });
 

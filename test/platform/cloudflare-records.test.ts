@@ -43,6 +43,23 @@ describe("Cloudflare platform: what it keeps on Cloudflare", () => {
     ]);
   });
 
+  it("openUploadSession: asks Cloudflare for the manifest's paths, hashes and sizes", async () => {
+    const hash = "0123456789abcdef0123456789abcdef";
+    const other = hash.replace("0", "f");
+    const entries = [
+      { path: "/a.txt", hash, size: 3 },
+      { path: "/b/index.html", hash: other, size: 5 },
+    ];
+    await f.platform.openUploadSession({
+      projectSlug: SLUG,
+      entries,
+      expiresAt: new Date(f.clock.now + HOUR),
+    });
+    expect([...f.api.state.sessions.values()].map((s) => s.manifest)).toEqual([
+      { "/a.txt": { hash, size: 3 }, "/b/index.html": { hash: other, size: 5 } },
+    ]);
+  });
+
   it("publishRevision: uploads the site module with the project's tag and the assets configuration, and records the script", async () => {
     await f.deploy(SLUG, "rev0000001", { "/a.txt": "a" });
     const [script] = scripts();

@@ -84,4 +84,13 @@ describe("Cloudflare platform: sweep of leftovers", () => {
     expect(await sweep()).toEqual({ deleted: 0, scripts: [] });
     expect([...held().keys()]).toEqual([]);
   });
+
+  it("keys: every key with the prefix, and only those", async () => {
+    write("session:a", {});
+    write("session:b", {});
+    write("script:p--a", {});
+    write("sessions", {});
+    expect(await kv.keys("session:")).toEqual(["session:a", "session:b"]);
+    expect(await kv.keys("nothing:")).toEqual([]);
+  });
 });

@@ -48,6 +48,11 @@ export async function startCloudflareApi(options: {
         fault.retryAfter === undefined ? {} : { "retry-after": String(fault.retryAfter) };
       return fail(c, fault.status, fault.code, fault.message, headers);
     }
+    // An account id is 32 hex digits; Cloudflare routes nothing else (`/accounts/undefined/…`).
+    const account = /\/accounts\/([^/]*)\//.exec(path)?.[1];
+    if (account !== undefined && !/^[0-9a-f]{32}$/.test(account)) {
+      return fail(c, 404, 7003, `Could not route to ${path}, perhaps your object identifier is invalid?`);
+    }
     // The bucket upload is authorised by its upload JWT, everything else by the API token.
     if (
       !path.endsWith("/workers/assets/upload") &&
