@@ -121,4 +121,14 @@ describe("Cloudflare platform: custom hostname status", () => {
     expect(f.api.calls.slice(from).filter((c) => c.includes("/custom_hostnames"))).toEqual([]);
     expect(zone().map((h) => h.hostname)).toEqual([CUSTOM]);
   });
+
+  it("updateSite: removing one custom hostname leaves the project's others, and their status, as they were", async () => {
+    const other = "b.example.com";
+    const expiresAt = new Date(f.clock.now + 86_400_000);
+    await f.platform.updateSite(SLUG, { hostnames: [HOST, CUSTOM, other], expiresAt });
+    f.api.state.validateCustomHostname(CF.zoneId, other);
+    expect((await f.platform.customHostnameStatus(other)).active).toBe(true);
+    await f.platform.updateSite(SLUG, { hostnames: [HOST, other], expiresAt });
+    expect(zone().map((h) => h.hostname)).toEqual([other]);
+  });
 });
