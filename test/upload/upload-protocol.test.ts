@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import type { Socket } from "node:net";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -9,6 +10,7 @@ import {
   type TestProject,
 } from "../support/deploy-flow.js";
 import { api, edgeGet } from "../support/http.js";
+import { openSocket, parseResponse, rawMessage } from "../support/raw-http.js";
 import { canonicalPath } from "../support/site-paths.js";
 import { multipartBody, uploadBucket, type UploadPart } from "../support/multipart.js";
 import { startTestServer } from "../support/server.js";
@@ -57,6 +59,19 @@ function rawPartsBody(parts: { hash: string; payload: string }[]) {
   }
   text += `--${boundary}--\r\n`;
   return { body: Buffer.from(text, "latin1"), contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+/** Resolves with the status and headers of the first response on `socket`, once its head has come. */
+function responseHead(socket: Socket): Promise<{ status: number; headers: Record<string, string> }> {
+  return new Promise((resolve, reject) => {
+    let received = Buffer.alloc(0);
+    socket.on("error", reject);
+    socket.on("data", (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      const end = received.indexOf("\r\n\r\n");
+      if (end !== -1) resolve(parseResponse(received.subarray(0, end + 4)));
+    });
+  });
 }
 
 describe("upload protocol", () => {
@@ -303,6 +318,51 @@ describe("upload protocol", () => {
         401,
         CODE.unauthorized,
       );
+    });
+
+    it("upload: a refusal before the body has all arrived says Connection: close; one after the whole body keeps the connection", async () => {
+      const upload = new URL(prepared.urls.upload);
+      const { body, contentType } = multipartBody(partsOf([hash], byHash));
+      const headers: [string, string][] = [
+        ["Host", upload.host],
+        ["Authorization", `Bearer ${prepared.uploadJwt}`],
+        ["Content-Type", contentType],
+      ];
+      // A wrong account is refused from the head: most of the announced body is never sent.
+      const early = await openSocket(prepared.urls.upload);
+      try {
+        const head = responseHead(early);
+        const path = upload.pathname.replace(prepared.accountId, "f".repeat(32)) + upload.search;
+        early.write(
+          rawMessage("POST", path, [...headers, ["Content-Length", "1000000"]], body.subarray(0, 20)),
+        );
+        const refused = await head;
+        expect(refused.status).toBe(404);
+        expect(refused.headers["connection"]).toBe("close");
+      } finally {
+        early.destroy();
+      }
+      // Content that does not match its hash is refused once the whole body has been read.
+      const late = await openSocket(prepared.urls.upload);
+      try {
+        const head = responseHead(late);
+        const wrong = multipartBody([{ hash, bytes: Buffer.from("<p>not it</p>") }]);
+        const lateHeaders: [string, string][] = [...headers.slice(0, 2), ["Content-Type", wrong.contentType]];
+        late.write(
+          rawMessage(
+            "POST",
+            upload.pathname + upload.search,
+            [...lateHeaders, ["Content-Length", String(wrong.body.length)]],
+            wrong.body,
+          ),
+        );
+        const refused = await head;
+        expect(refused.status).toBe(400);
+        expect(refused.headers["connection"]).toBe("keep-alive");
+      } finally {
+        late.destroy();
+      }
+      await expectStillMissing();
     });
 
     it("upload: a wrong accountId is refused", async () => {
