@@ -30,7 +30,7 @@ describe("dependency failures", () => {
     }
   });
 
-  it("store down: 500 INTERNAL with no stack trace or internal detail", async () => {
+  it("store down: 500 INTERNAL with no stack trace or internal detail, and /healthz 503 naming the store", async () => {
     const server = await startTestServer();
     try {
       await server.services.store.close();
@@ -39,6 +39,9 @@ describe("dependency failures", () => {
       });
       expect(res.status).toBe(500);
       expect(res.body).toEqual({ error: { code: "INTERNAL", message: "internal error" } });
+      const health = await api(server.urls.api, "GET", "/healthz");
+      expect(health.status).toBe(503);
+      expect(health.body).toEqual({ status: "degraded", checks: { store: "down", platform: "ok" } });
     } finally {
       await server.stop().catch(() => undefined);
     }
