@@ -62,6 +62,18 @@ describe("GET /tls/ask", () => {
     expect(await ask(`${p.slug}.localhost`)).toBe(404);
   });
 
+  it("GET /tls/ask: an empty domain is 400 as a missing one; each answer is one plain line saying why", async () => {
+    const text = async (query: string) => {
+      const res = await fetch(`${server.urls.api}/tls/ask${query}`);
+      return [res.status, await res.text()];
+    };
+    const { p } = await deployed("plain");
+    expect(await text("?domain=")).toEqual([400, "domain query parameter missing\n"]);
+    expect(await text("")).toEqual([400, "domain query parameter missing\n"]);
+    expect(await text("?domain=nobody-plain.example.com")).toEqual([404, "no live site on this hostname\n"]);
+    expect(await text(`?domain=${p.slug}.localhost`)).toEqual([200, "ok\n"]);
+  });
+
   it("GET /tls/ask: 400 without a domain, 429 with Retry-After past the limit per client address", async () => {
     expect(await ask(undefined)).toBe(400);
     let status = 0;
