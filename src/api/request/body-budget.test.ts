@@ -1,6 +1,7 @@
+import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { RateLimitedError, ServerBusyError } from "../../core/errors.js";
-import { BodyBudget } from "./body-budget.js";
+import { DeployError, RateLimitedError, ServerBusyError } from "../../core/errors.js";
+import { BodyBudget, boundedBody } from "./body-budget.js";
 
 describe("BodyBudget", () => {
   it("BodyBudget.take: an address's share and the total are filled exactly, one byte more is refused", () => {
@@ -62,6 +63,80 @@ describe("BodyBudget", () => {
     // a has nothing in flight: let in alone, however much.
     budget.take("a", 50);
     expect(budget.inFlight).toBe(50);
+  });
+});
+
+describe("boundedBody", () => {
+  const MAX = 10;
+
+  /**
+   * An app behind boundedBody(MAX) whose route reads the body and answers its length and the
+   * bytes in flight while it read; a refusal answers its status and code.
+   */
+  function app(budget: BodyBudget): Hono {
+    const hono = new Hono();
+    hono.use(boundedBody({ maxBodyBytes: MAX, budget, clientAddress: () => "127.0.0.1" }));
+    hono.post("/read", async (c) => {
+      const text = await c.req.text();
+      return c.json({ length: text.length, inFlight: budget.inFlight });
+    });
+    hono.onError((error, c) =>
+      error instanceof DeployError
+        ? c.json({ code: error.code, message: error.message }, 413)
+        : c.json({ code: "OTHER", message: String(error) }, 500),
+    );
+    return hono;
+  }
+
+  /** A POST of `chunks` as a stream: no Content-Length, as a chunked request arrives. */
+  const chunked = (chunks: string[]): RequestInit =>
+    ({
+      method: "POST",
+      body: new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (const chunk of chunks) controller.enqueue(new TextEncoder().encode(chunk));
+          controller.close();
+        },
+      }),
+      duplex: "half",
+    }) as RequestInit;
+
+  it("boundedBody: a chunked body of exactly maxBodyBytes is read whole, its bytes held while read and given back after", async () => {
+    const budget = new BodyBudget({ maxBytes: 0, maxBytesPerAddress: 0 });
+    const response = await app(budget).request("/read", chunked(["1234", "567890"]));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ length: 10, inFlight: 10 });
+    expect(budget.inFlight).toBe(0);
+  });
+
+  it("boundedBody: a chunked body past maxBodyBytes is refused 413 PAYLOAD_TOO_LARGE naming the limit, its bytes given back", async () => {
+    const budget = new BodyBudget({ maxBytes: 0, maxBytesPerAddress: 0 });
+    const response = await app(budget).request("/read", chunked(["1234", "567890", "1"]));
+    expect(response.status).toBe(413);
+    expect(await response.json()).toEqual({
+      code: "PAYLOAD_TOO_LARGE",
+      message: "request body exceeds 10 bytes",
+    });
+    expect(budget.inFlight).toBe(0);
+  });
+
+  it("boundedBody: a declared body of exactly maxBodyBytes is taken whole before it is read; one byte more is refused 413", async () => {
+    const budget = new BodyBudget({ maxBytes: 0, maxBytesPerAddress: 0 });
+    const exact = await app(budget).request("/read", {
+      method: "POST",
+      body: "1234567890",
+      headers: { "content-length": "10" },
+    });
+    expect(exact.status).toBe(200);
+    expect(await exact.json()).toEqual({ length: 10, inFlight: 10 });
+    expect(budget.inFlight).toBe(0);
+    const over = await app(budget).request("/read", {
+      method: "POST",
+      body: "12345678901",
+      headers: { "content-length": "11" },
+    });
+    expect(over.status).toBe(413);
+    expect(((await over.json()) as { code: string }).code).toBe("PAYLOAD_TOO_LARGE");
   });
 });
 
