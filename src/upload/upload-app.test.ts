@@ -373,6 +373,15 @@ describe("BucketReceiver through the app", () => {
     expect(await mediaTypeOf("session-1", hash)).toBe("text/x-later");
   });
 
+  it("upload: a part sent again without Content-Type keeps the type its first part declared", async () => {
+    const body = bucket([
+      { name: hash, bytes: CONTENT, type: "text/x-first" },
+      { name: hash, bytes: CONTENT },
+    ]);
+    expect((await send(app(), post(body))).status).toBe(201);
+    expect(await mediaTypeOf("session-1", hash)).toBe("text/x-first");
+  });
+
   it("upload: content the session has already is not stored again, and its part's Content-Type applies", async () => {
     expect((await send(app(), post(bucket([{ name: hash, bytes: CONTENT }])))).status).toBe(201);
     const again = bucket([{ name: hash, bytes: CONTENT, type: "text/x-again" }]);
