@@ -122,6 +122,18 @@ describe("openApiDocument", () => {
     expect(schema).toMatchObject({ type: "object", required: ["error"] });
   });
 
+  it("openApiDocument: /health documents its body; POST /projects its required body; prepare both of its answers", () => {
+    const { document } = built();
+    expect(document.paths["/health"]!["get"]!.responses["200"]!.content?.["application/json"]).toBeDefined();
+    const create = document.paths["/projects"]!["post"]!;
+    expect(create.requestBody?.required).toBe(true);
+    expect(create.requestBody?.content["application/json"]?.schema["required"]).toEqual(
+      expect.arrayContaining(["projectHash", "anonFingerprint"]),
+    );
+    const prepare = document.paths["/projects/{projectSlug}/prepare"]!["post"]!;
+    expect(prepare.responses["200"]!.content!["application/json"]!.schema["anyOf"]).toHaveLength(2);
+  });
+
   it("openApiDocument: /healthz documents its 503 with the same body as its 200; /tls/ask its domain query", () => {
     const { document } = built();
     const healthz = document.paths["/healthz"]!["get"]!;
