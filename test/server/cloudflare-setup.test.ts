@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { transformSync } from "esbuild";
 import { readFileSync, writeFileSync } from "node:fs";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import { UploadPlatformError } from "../../src/core/errors.js";
 import { setUpCloudflare } from "../../src/server/cloudflare-setup.js";
 import { CF } from "../support/cloudflare-api/cloudflare-fixture.js";
 import { type CloudflareApi, startCloudflareApi } from "../support/cloudflare-api/server.js";
@@ -49,6 +50,115 @@ describe("deploy-server cloudflare setup", () => {
     await expect(
       setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", new URL(`file://${dispatcher}`)),
     ).resolves.toContain("route: */* exists");
+  });
+
+  it("setup: prints each step, and calls Cloudflare for the configured account and zone", async () => {
+    const lines = await setUpCloudflare(
+      { ...CF, apiBaseUrl: api.url },
+      "sites.test",
+      new URL(`file://${dispatcher}`),
+    );
+    expect(lines).toEqual([
+      "token: active",
+      "permissions: dispatch namespace, KV namespace and custom hostnames reachable",
+      "dispatch Worker: deploy-dispatcher uploaded",
+      "route: *.sites.test/* → deploy-dispatcher",
+      "route: */* → deploy-dispatcher",
+    ]);
+    const account = `/accounts/${CF.accountId}`;
+    expect(api.calls).toEqual([
+      "GET /client/v4/user/tokens/verify",
+      `GET /client/v4${account}/workers/dispatch/namespaces/${CF.dispatchNamespace}`,
+      `GET /client/v4${account}/storage/kv/namespaces/${CF.kvNamespaceId}`,
+      `GET /client/v4/zones/${CF.zoneId}/custom_hostnames`,
+      `PUT /client/v4${account}/workers/scripts/deploy-dispatcher`,
+      `POST /client/v4/zones/${CF.zoneId}/workers/routes`,
+      `POST /client/v4/zones/${CF.zoneId}/workers/routes`,
+    ]);
+    await expect(
+      setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", new URL(`file://${dispatcher}`)),
+    ).resolves.toEqual([
+      "token: active",
+      "permissions: dispatch namespace, KV namespace and custom hostnames reachable",
+      "dispatch Worker: deploy-dispatcher uploaded",
+      "route: *.sites.test/* exists",
+      "route: */* exists",
+    ]);
+  });
+
+  it("setup: a route Cloudflare refuses for another reason than its existing fails the setup", async () => {
+    api.faults.add({
+      method: "POST",
+      path: /\/workers\/routes$/,
+      status: 400,
+      code: 10021,
+      message: "invalid route pattern",
+    });
+    await expect(
+      setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", new URL(`file://${dispatcher}`)),
+    ).rejects.toMatchObject({ status: 400, message: "HTTP 400, code 10021: invalid route pattern" });
+    expect(api.state.routes).toEqual([]);
+  });
+
+  it("setup: a namespace Cloudflare does not find is named as missing, and nothing is deployed", async () => {
+    api.faults.add({
+      method: "GET",
+      path: /\/workers\/dispatch\/namespaces\/sites$/,
+      status: 404,
+      code: 10092,
+      message: "namespace not found",
+    });
+    api.faults.add({
+      method: "GET",
+      path: /\/custom_hostnames$/,
+      status: 403,
+      code: 10000,
+      message: "Authentication error",
+    });
+    const failure = setUpCloudflare(
+      { ...CF, apiBaseUrl: api.url },
+      "sites.test",
+      new URL(`file://${dispatcher}`),
+    );
+    await expect(failure).rejects.toBeInstanceOf(UploadPlatformError);
+    await expect(failure).rejects.toThrow(
+      "the API token cannot do everything needed; missing:\n" +
+        "  Account · Workers Scripts · Edit (dispatch namespace): HTTP 404, code 10092: namespace not found\n" +
+        "  Zone · SSL and Certificates · Edit (custom hostnames): Cloudflare refused the API token on " +
+        "checking Zone · SSL and Certificates · Edit (custom hostnames) (HTTP 403, code 10000: " +
+        "Authentication error); check CLOUDFLARE_API_TOKEN and its permissions (docs/cloudflare.md)",
+    );
+    expect(api.state.accountWorkers.size).toBe(0);
+  });
+
+  it("setup: a Retry-After beyond the setup's retry budget fails at once, without a second try", async () => {
+    api.faults.add({
+      method: "GET",
+      path: /\/user\/tokens\/verify$/,
+      status: 429,
+      code: 10429,
+      message: "rate limited",
+      retryAfter: new Date(Date.now() + 3_600_000).toUTCString(),
+    });
+    await expect(
+      setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", new URL(`file://${dispatcher}`)),
+    ).rejects.toThrow(/^Cloudflare failed on verifying the API token \(HTTP 429, code 10429: rate limited\)/);
+    expect(api.calls).toEqual(["GET /client/v4/user/tokens/verify"]);
+  });
+
+  it("setup: a Retry-After of 0 is waited out and the call tried again", async () => {
+    api.faults.add({
+      method: "GET",
+      path: /\/user\/tokens\/verify$/,
+      status: 429,
+      code: 10429,
+      message: "rate limited",
+      retryAfter: 0,
+    });
+    await expect(
+      setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", new URL(`file://${dispatcher}`)),
+    ).resolves.toContain("token: active");
+    expect(api.faults.hits).toEqual(["GET /client/v4/user/tokens/verify"]);
   });
 
   it("setup: names each permission the token lacks, and deploys nothing", async () => {
