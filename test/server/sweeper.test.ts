@@ -4,6 +4,7 @@ import type { Locks } from "../../src/core/ports/index.js";
 import { startSweeper } from "../../src/server/sweeper.js";
 import { Metrics } from "../../src/shared/metrics.js";
 import { createTestProject } from "../support/deploy-flow.js";
+import { capturingLogger, LEVEL } from "../support/log-lines.js";
 import { sumOf } from "../support/prometheus-text.js";
 import { startTestServer } from "../support/server.js";
 
@@ -47,7 +48,8 @@ describe("the sweeper", () => {
     const { projectTtlSeconds, projectPurgeGraceSeconds } = server.services.config;
     server.clock.advance(projectTtlSeconds + projectPurgeGraceSeconds + 1);
     const { locks, begun } = counting(server.services.locks);
-    const sweeper = startSweeper({ ...server.services, locks }, INTERVAL_SECONDS, silent, metrics);
+    const { logger, lines } = capturingLogger();
+    const sweeper = startSweeper({ ...server.services, locks }, INTERVAL_SECONDS, logger, metrics);
     try {
       vi.advanceTimersByTime(INTERVAL_SECONDS * 1000 - 1);
       expect(begun()).toBe(0);
@@ -55,6 +57,10 @@ describe("the sweeper", () => {
       expect(begun()).toBe(1);
       await expect.poll(() => sweeps(metrics, "ok")).toBe(1);
       expect(await server.services.store.getProject(project.slug)).toBeUndefined();
+      // What the sweep did is logged at debug, the whole result as fields.
+      expect(lines).toEqual([
+        expect.objectContaining({ level: LEVEL.debug, msg: "sweep", projectsPurged: 1 }),
+      ]);
       vi.advanceTimersByTime(INTERVAL_SECONDS * 1000);
       await expect.poll(() => sweeps(metrics, "ok")).toBe(2);
     } finally {
@@ -95,6 +101,34 @@ describe("the sweeper", () => {
     }
   });
 
+  it("startSweeper: a sweep another process holds the lock of is skipped, logged at debug and not counted", async () => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+    const metrics = new Metrics("api");
+    let asked = 0;
+    // Another process holds the sweep's lock: tryRun runs nothing and answers undefined.
+    const locks: Locks = {
+      run: (key, work) => server.services.locks.run(key, work),
+      tryRun: async () => {
+        asked++;
+        return undefined;
+      },
+    };
+    const { logger, lines } = capturingLogger();
+    const sweeper = startSweeper({ ...server.services, locks }, INTERVAL_SECONDS, logger, metrics);
+    try {
+      vi.advanceTimersByTime(INTERVAL_SECONDS * 1000);
+      expect(asked).toBe(1);
+      await expect.poll(() => lines.length).toBe(1);
+      expect(lines).toEqual([
+        expect.objectContaining({ level: LEVEL.debug, msg: "sweep skipped: another process is sweeping" }),
+      ]);
+      expect(await sweeps(metrics, "ok")).toBe(0);
+      expect(await sweeps(metrics, "failed")).toBe(0);
+    } finally {
+      sweeper.stop();
+    }
+  });
+
   it("startSweeper: a failed sweep is counted as failed, and the next interval sweeps again", async () => {
     vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
     const metrics = new Metrics("api");
@@ -102,10 +136,18 @@ describe("the sweeper", () => {
     try {
       // The store closed under the sweeper: every sweep fails at its first query.
       await broken.services.store.close();
-      const sweeper = startSweeper(broken.services, INTERVAL_SECONDS, silent, metrics);
+      const { logger, lines } = capturingLogger();
+      const sweeper = startSweeper(broken.services, INTERVAL_SECONDS, logger, metrics);
       try {
         vi.advanceTimersByTime(INTERVAL_SECONDS * 1000);
         await expect.poll(() => sweeps(metrics, "failed")).toBe(1);
+        expect(lines).toEqual([
+          expect.objectContaining({
+            level: LEVEL.error,
+            msg: "sweep failed",
+            err: expect.objectContaining({ message: expect.any(String) }),
+          }),
+        ]);
         vi.advanceTimersByTime(INTERVAL_SECONDS * 1000);
         await expect.poll(() => sweeps(metrics, "failed")).toBe(2);
         expect(await sweeps(metrics, "ok")).toBe(0);

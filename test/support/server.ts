@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pino } from "pino";
+import { type Logger, pino } from "pino";
 import { type RunningServer, type ServerConfig, startServer } from "../../src/server/index.js";
 import { TestClock } from "./clock.js";
 
@@ -20,9 +20,12 @@ export const ON_LOOPBACK = {
   metricsPort: 0,
 } as const;
 
-/** Starts the real server on 127.0.0.1 with free ports, a temporary DATA_DIR and silent logs. */
+/**
+ * Starts the real server on 127.0.0.1 with free ports, a temporary DATA_DIR and silent logs (unless
+ * the test gives its own logger).
+ */
 export async function startTestServer(
-  overrides: Partial<ServerConfig> = {},
+  overrides: Partial<ServerConfig> & { logger?: Logger } = {},
 ): Promise<RunningServer & { dataDir: string; clock: TestClock; stop: () => Promise<void> }> {
   const dir = overrides.dataDir ? undefined : tempDir();
   const dataDir = overrides.dataDir ?? dir!.path;
