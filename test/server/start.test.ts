@@ -1,15 +1,36 @@
 import { createServer } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { ConfigError, loadConfig, startServer } from "../../src/server/index.js";
 import { startProcess } from "../../src/server/start.js";
 import { freePort } from "../support/free-port.js";
+import { capturingLogger } from "../support/log-lines.js";
+import { sample, sumOf } from "../support/prometheus-text.js";
+import { rawMessage, rawRequest } from "../support/raw-http.js";
 import { ON_LOOPBACK, startTestServer, tempDir } from "../support/server.js";
 
 const DAY = 86_400;
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
+  vi.useRealTimers();
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
+
+/** A process of `roles` on the built-in platform, on loopback and a temporary DATA_DIR, closed after the test. */
+async function startRoles(
+  roles: ("api" | "upload" | "edge")[],
+  settings: { sweepIntervalSeconds?: number } = {},
+) {
+  const dir = tempDir();
+  cleanups.push(dir.cleanup);
+  const running = await startProcess({ ...ON_LOOPBACK, dataDir: dir.path, roles, ...settings });
+  cleanups.push(() => running.close());
+  return running;
+}
+
+/** The operator listener's /metrics text. */
+async function metricsOf(opsUrl: string): Promise<string> {
+  return (await fetch(`${opsUrl}/metrics`)).text();
+}
 
 /** True when `port` on 127.0.0.1 can be listened on now: nothing holds it. */
 function portFree(port: number): Promise<boolean> {
@@ -74,6 +95,75 @@ describe("starting a process", () => {
     // No API here: no sweeper either, and the edge still answers (a 404 for an unknown site).
     const response = await fetch(`${running.urls.edge}/`, { headers: { host: "nothing.localhost" } });
     expect(response.status).toBe(404);
+  });
+
+  it("startServer: the edge answers an HTTP/1.1 request without Host itself, the API and upload listeners leave it to Node", async () => {
+    const server = await startTestServer();
+    cleanups.push(() => server.stop());
+    const noHost = rawMessage("GET", "/", [["Connection", "close"]]);
+    const edge = await rawRequest(server.urls.edge, noHost);
+    expect(edge.status).toBe(400);
+    expect(edge.headers["content-type"]).toBe("text/plain; charset=utf-8");
+    expect(edge.body.toString()).toBe("Bad Request\n");
+    // Node's own refusal (requireHostHeader): no body, no Content-Type, and the connection closed
+    // though the client did not ask.
+    const keepAlive = rawMessage("GET", "/", []);
+    for (const url of [server.urls.api, server.urls.upload]) {
+      const refused = await rawRequest(url, keepAlive, 2_000);
+      expect(refused.status).toBe(400);
+      expect(refused.headers["connection"]).toBe("close");
+      expect(refused.headers["content-type"]).toBeUndefined();
+      expect(refused.body.toString()).toBe("");
+    }
+  });
+
+  it("startServer: a request the edge's HTTP parser refuses gets a plain-text answer", async () => {
+    const server = await startTestServer();
+    cleanups.push(() => server.stop());
+    const malformed = "GET / HTTP/1.1\r\nHost: site.localhost\r\nno colon here\r\n\r\n";
+    const reply = await rawRequest(server.urls.edge, malformed);
+    expect(reply.status).toBe(400);
+    expect(reply.headers["content-type"]).toBe("text/plain; charset=utf-8");
+    expect(reply.body.toString()).toBe("Bad Request\n");
+  });
+
+  it("startProcess: the API alone on the built-in platform opens no upload or edge listener and reports no edge cache", async () => {
+    const apiOnly = await startRoles(["api"]);
+    expect(Object.keys(apiOnly.urls).sort()).toEqual(["api", "ops"]);
+    const text = await metricsOf(apiOnly.urls.ops);
+    expect(sample(text, "edge_cache_bytes")).toBeUndefined();
+    expect(sample(text, "content_packs")).toBe(0);
+    const withEdge = await startRoles(["edge"]);
+    expect(Object.keys(withEdge.urls).sort()).toEqual(["edge", "ops"]);
+    expect(sample(await metricsOf(withEdge.urls.ops), "edge_cache_bytes")).toBe(0);
+  });
+
+  it("startProcess: only a process with the API role sweeps, and closing it stops its sweeper", async () => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+    const interval = { sweepIntervalSeconds: 60 };
+    const edge = await startRoles(["upload", "edge"], interval);
+    const dir = tempDir();
+    cleanups.push(dir.cleanup);
+    const { logger, lines } = capturingLogger();
+    const api = await startProcess({
+      ...ON_LOOPBACK,
+      dataDir: dir.path,
+      roles: ["api"],
+      logger,
+      ...interval,
+    });
+    vi.advanceTimersByTime(60_000);
+    await expect
+      .poll(async () => sumOf(await metricsOf(api.urls.ops), "gc_runs_total", { result: "ok" }))
+      .toBe(1);
+    expect(sumOf(await metricsOf(edge.urls.ops), "gc_runs_total")).toBe(0);
+    await api.close();
+    // A sweep after close would meet the closed store at its first query and log its failure.
+    vi.advanceTimersByTime(60_000);
+    for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(lines.filter((line) => line.msg?.startsWith("sweep"))).toEqual([
+      expect.objectContaining({ msg: "sweep" }),
+    ]);
   });
 
   it("startServer: refuses Cloudflare's settings with a ConfigError (the built-in platform only)", async () => {
