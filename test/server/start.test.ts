@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import { createServer } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ConfigError, loadConfig, startServer } from "../../src/server/index.js";
@@ -164,6 +165,41 @@ describe("starting a process", () => {
     expect(lines.filter((line) => line.msg?.startsWith("sweep"))).toEqual([
       expect.objectContaining({ msg: "sweep" }),
     ]);
+  });
+
+  it("startProcess: without a logger given, it logs to stdout at LOG_LEVEL", async () => {
+    // pino writes straight to file descriptor 1 (sonic-boom's fs.write): the lines are kept here
+    // instead, and the write reported done.
+    const written: string[] = [];
+    const write = fs.write;
+    vi.spyOn(fs, "write").mockImplementation(((fd: number, data: string | Buffer, ...rest: unknown[]) => {
+      if (fd !== 1) return (write as (...args: unknown[]) => void)(fd, data, ...rest);
+      written.push(data.toString());
+      const done = rest.at(-1) as (error: null, bytes: number) => void;
+      setImmediate(() => done(null, Buffer.byteLength(data)));
+    }) as unknown as typeof fs.write);
+    cleanups.push(() => {
+      vi.restoreAllMocks();
+    });
+    const requestLines = () =>
+      written
+        .join("")
+        .split("\n")
+        .filter((line) => line.includes('"msg":"request"'));
+    for (const logLevel of ["info", "warn"] as const) {
+      const dir = tempDir();
+      cleanups.push(dir.cleanup);
+      const running = await startProcess({
+        ...ON_LOOPBACK,
+        dataDir: dir.path,
+        roles: ["api", "upload", "edge"],
+        logLevel,
+      });
+      await fetch(`${running.urls.api}/v1/${logLevel}-request`);
+      await running.close();
+    }
+    await expect.poll(requestLines).toHaveLength(1);
+    expect(requestLines()[0]).toContain('"path":"/v1/info-request"');
   });
 
   it("startServer: refuses Cloudflare's settings with a ConfigError (the built-in platform only)", async () => {
