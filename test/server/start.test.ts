@@ -3,7 +3,9 @@ import { createServer } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ConfigError, loadConfig, startServer } from "../../src/server/index.js";
 import { startProcess } from "../../src/server/start.js";
+import { createTestProject, identity, manifestOf } from "../support/deploy-flow.js";
 import { freePort } from "../support/free-port.js";
+import { api } from "../support/http.js";
 import { capturingLogger } from "../support/log-lines.js";
 import { sample, sumOf } from "../support/prometheus-text.js";
 import { rawMessage, rawRequest } from "../support/raw-http.js";
@@ -200,6 +202,34 @@ describe("starting a process", () => {
     }
     await expect.poll(requestLines).toHaveLength(1);
     expect(requestLines()[0]).toContain('"path":"/v1/info-request"');
+  });
+
+  it("startProcess: the API names API_PUBLIC_URL and UPLOAD_PUBLIC_URL without their trailing slash, else its own listener", async () => {
+    const dir = tempDir();
+    cleanups.push(dir.cleanup);
+    const told = await startProcess({
+      ...ON_LOOPBACK,
+      dataDir: dir.path,
+      roles: ["api"],
+      apiPublicUrl: "https://api.example.test/",
+      uploadPublicUrl: "https://upload.example.test/",
+      publicEdgePort: 443,
+    });
+    cleanups.push(() => told.close());
+    const openapi = await api(told.urls.api!, "GET", "/openapi.json");
+    expect(openapi.body.servers).toEqual([{ url: "https://api.example.test" }]);
+    const project = await createTestProject(told.urls.api!, "public-urls");
+    const { manifest } = await manifestOf(project.slug, { "/index.html": "<h1>told</h1>" });
+    const prepared = await api(told.urls.api!, "POST", `/projects/${project.slug}/prepare`, {
+      token: project.token,
+      body: { ...identity(project), manifest },
+    });
+    expect(prepared.body.urls.upload).toMatch(
+      /^https:\/\/upload\.example\.test\/accounts\/[0-9a-f]+\/workers\/assets\/upload\?base64=true$/,
+    );
+    const own = await startTestServer();
+    cleanups.push(() => own.stop());
+    expect((await api(own.urls.api, "GET", "/openapi.json")).body.servers).toEqual([{ url: own.urls.api }]);
   });
 
   it("startServer: refuses Cloudflare's settings with a ConfigError (the built-in platform only)", async () => {
