@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "./config.js";
-import { parseRoles } from "./roles.js";
+import { parseRoles, rolesOnCloudflare } from "./roles.js";
 
 describe("ROLES", () => {
   it("parseRoles: any non-empty subset, in any order, spaces allowed, in start order", () => {
@@ -12,6 +12,13 @@ describe("ROLES", () => {
   it("parseRoles: an unknown role or none at all is named", () => {
     expect(parseRoles("api,cdn")).toBe('unknown role "cdn": the roles are api, upload and edge');
     expect(parseRoles(" , ")).toBe("must name at least one of api, upload, edge");
+  });
+
+  it("rolesOnCloudflare: the API alone is fine; any other role is named, each of them", () => {
+    expect(rolesOnCloudflare(["api"])).toBeUndefined();
+    expect(rolesOnCloudflare(["api", "upload", "edge"])).toBe(
+      "with PLATFORM=cloudflare a process runs only the api role (Cloudflare receives the uploads and serves the sites), not upload, edge",
+    );
   });
 
   it("loadConfig: every role by default", () => {

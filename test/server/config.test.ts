@@ -209,6 +209,17 @@ describe("configuration: the environment read into settings", () => {
     expect(refusal({ UPLOAD_JWT_SECRET: "short" }).message).toMatch(/^UPLOAD_JWT_SECRET: /);
   });
 
+  it("loadConfig: a flag is true for true and 1, false for false and 0", () => {
+    for (const [text, value] of [
+      ["true", true],
+      ["1", true],
+      ["false", false],
+      ["0", false],
+    ] as const) {
+      expect(loadConfig({ TRUST_PROXY: text }).trustProxy, text).toBe(value);
+    }
+  });
+
   it("loadConfig: ROLES lists the listeners, in their start order, and refuses unknown ones", () => {
     expect(loadConfig({ ROLES: "edge, upload" }).roles).toEqual(["upload", "edge"]);
     expect(refusal({ ROLES: "api,cdn" }).message).toBe(

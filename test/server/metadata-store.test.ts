@@ -29,7 +29,8 @@ async function expectOpensAndCloses(settings: Parameters<typeof openMetadataStor
 describe("the metadata store's settings", () => {
   it("postgresOptions: none without DATABASE_URL; with it, its URL and DATABASE_SCHEMA when set", () => {
     expect(postgresOptions({ dataDir: "/d", databaseUrl: undefined, databaseSchema: "s" })).toBeUndefined();
-    expect(postgresOptions({ dataDir: "/d", databaseUrl: URL, databaseSchema: undefined })).toEqual({
+    // No schema key at all without DATABASE_SCHEMA (toStrictEqual: not one set to undefined).
+    expect(postgresOptions({ dataDir: "/d", databaseUrl: URL, databaseSchema: undefined })).toStrictEqual({
       url: URL,
     });
     expect(postgresOptions({ dataDir: "/d", databaseUrl: URL, databaseSchema: "tenant" })).toEqual({
