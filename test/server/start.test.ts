@@ -3,6 +3,8 @@ import { createServer } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ConfigError, loadConfig, startServer } from "../../src/server/index.js";
 import { startProcess } from "../../src/server/start.js";
+import { CF } from "../support/cloudflare-api/cloudflare-fixture.js";
+import { startCloudflareApi } from "../support/cloudflare-api/server.js";
 import { createTestProject, identity, manifestOf } from "../support/deploy-flow.js";
 import { freePort } from "../support/free-port.js";
 import { api } from "../support/http.js";
@@ -232,6 +234,44 @@ describe("starting a process", () => {
     expect((await api(own.urls.api, "GET", "/openapi.json")).body.servers).toEqual([{ url: own.urls.api }]);
   });
 
+  it("startProcess: close frees the ports and closes the store and the platform", async () => {
+    const dir = tempDir();
+    cleanups.push(dir.cleanup);
+    const running = await startProcess({
+      ...ON_LOOPBACK,
+      dataDir: dir.path,
+      roles: ["api", "upload", "edge"],
+    });
+    const ports = Object.values(running.urls).map((url) => Number(new URL(url).port));
+    await running.close();
+    for (const port of ports) expect(await portFree(port)).toBe(true);
+    await expect(running.services.store.ping()).rejects.toThrow();
+    await expect(running.platform!.contentStats()).rejects.toThrow();
+  });
+
+  it("startProcess: its metrics name the process's roles, comma-separated", async () => {
+    const running = await startRoles(["upload", "edge"]);
+    expect(await metricsOf(running.urls.ops)).toContain('process_roles="upload,edge"');
+  });
+
+  it("startProcess: with Cloudflare's settings the API opens no built-in platform and publishes to Cloudflare", async () => {
+    const cloudflareApi = await startCloudflareApi({ apiToken: CF.apiToken, now: () => Date.now() });
+    cleanups.push(() => cloudflareApi.close());
+    const dir = tempDir();
+    cleanups.push(dir.cleanup);
+    const running = await startProcess({
+      ...ON_LOOPBACK,
+      dataDir: dir.path,
+      roles: ["api"],
+      cloudflare: { ...CF, apiBaseUrl: cloudflareApi.url },
+    });
+    cleanups.push(() => running.close());
+    expect(running.platform).toBeUndefined();
+    expect(Object.keys(running.urls).sort()).toEqual(["api", "ops"]);
+    await running.services.platform.check();
+    expect(cloudflareApi.calls).toEqual(["GET /client/v4/user/tokens/verify"]);
+  });
+
   it("startServer: refuses Cloudflare's settings with a ConfigError (the built-in platform only)", async () => {
     const cloudflare = {
       accountId: "0".repeat(32),
@@ -242,6 +282,9 @@ describe("starting a process", () => {
       apiBaseUrl: "http://127.0.0.1:1/client/v4",
     };
     await expect(startServer({ cloudflare })).rejects.toBeInstanceOf(ConfigError);
+    await expect(startServer({ cloudflare })).rejects.toThrow(
+      "startServer runs the built-in platform; use startProcess",
+    );
     await expect(startProcess({ cloudflare, roles: ["api", "edge"] })).rejects.toThrow(
       /^ROLES: with PLATFORM=cloudflare a process runs only the api role/,
     );
