@@ -10,6 +10,7 @@ import { startTestServer } from "../support/server.js";
 
 const INTERVAL_SECONDS = 60;
 const silent = pino({ level: "silent" });
+const cleanups: (() => void)[] = [];
 
 /** The real locks, counting the sweeps begun (the sweeper asks for the sweep's lock first). */
 function counting(inner: Locks): { locks: Locks; begun: () => number } {
@@ -39,6 +40,7 @@ describe("the sweeper", () => {
   afterAll(() => server.stop());
   afterEach(() => {
     vi.useRealTimers();
+    for (const cleanup of cleanups.splice(0)) cleanup();
   });
 
   it("startSweeper: sweeps once per interval, purging what expired, until stopped", async () => {
@@ -127,6 +129,38 @@ describe("the sweeper", () => {
     } finally {
       sweeper.stop();
     }
+  });
+
+  it("startSweeper: without metrics it sweeps and logs all the same, a failure too", async () => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+    // Counting the metrics without metrics would throw inside the sweep's handlers: an unhandled rejection.
+    const rejections: unknown[] = [];
+    const onRejection = (reason: unknown) => void rejections.push(reason);
+    process.on("unhandledRejection", onRejection);
+    cleanups.push(() => void process.off("unhandledRejection", onRejection));
+    const { logger, lines } = capturingLogger();
+    const sweeper = startSweeper(server.services, INTERVAL_SECONDS, logger);
+    try {
+      vi.advanceTimersByTime(INTERVAL_SECONDS * 1000);
+      await expect.poll(() => lines.map((line) => line.msg)).toEqual(["sweep"]);
+    } finally {
+      sweeper.stop();
+    }
+    const broken = await startTestServer({ sweepIntervalSeconds: 86_400 * 365 });
+    try {
+      await broken.services.store.close();
+      const failing = startSweeper(broken.services, INTERVAL_SECONDS, logger);
+      try {
+        vi.advanceTimersByTime(INTERVAL_SECONDS * 1000);
+        await expect.poll(() => lines.map((line) => line.msg)).toEqual(["sweep", "sweep failed"]);
+      } finally {
+        failing.stop();
+      }
+    } finally {
+      await broken.stop().catch(() => undefined);
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(rejections).toEqual([]);
   });
 
   it("startSweeper: a failed sweep is counted as failed, and the next interval sweeps again", async () => {
