@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterEach, expect, it } from "vitest";
 import { PostgresLocks } from "../../src/store/index.js";
 import { hex64 } from "../support/deploy-flow.js";
 import { api } from "../support/http.js";
@@ -8,27 +8,34 @@ import { startTestServer } from "../support/server.js";
 type Server = Awaited<ReturnType<typeof startTestServer>>;
 
 await describePostgres("what two processes on one PostgreSQL share", () => {
-  let servers: Server[] = [];
-  beforeAll(async () => {
-    const { url, schema } = testPostgres();
-    const settings = { databaseUrl: url, databaseSchema: schema, createLimitPerAddress: 1 };
-    servers = [await startTestServer(settings), await startTestServer(settings)];
-  });
-  afterAll(async () => {
-    await Promise.all(servers.map((s) => s.stop()));
+  const servers: Server[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.stop()));
   });
 
-  it("startProcess: the project locks are PostgreSQL's advisory locks, which every process sees", () => {
-    for (const server of servers) expect(server.services.locks).toBeInstanceOf(PostgresLocks);
+  /**
+   * Two processes on one new schema, each with its own data directory. Started inside each test, not
+   * in a hook: per-test coverage (Stryker) counts only what a test itself runs.
+   */
+  async function startTwo(): Promise<[Server, Server]> {
+    const { url, schema } = testPostgres();
+    const settings = { databaseUrl: url, databaseSchema: schema, createLimitPerAddress: 1 };
+    servers.push(await startTestServer(settings), await startTestServer(settings));
+    return [servers[0]!, servers[1]!];
+  }
+
+  it("startProcess: the project locks are PostgreSQL's advisory locks, which every process sees", async () => {
+    for (const server of await startTwo()) expect(server.services.locks).toBeInstanceOf(PostgresLocks);
   });
 
   it("POST /projects: the create limit per address counts the projects made through either API", async () => {
+    const [first, second] = await startTwo();
     const body = (label: string) => ({
       projectHash: hex64(`${label}-hash`),
       anonFingerprint: hex64(`${label}-fp`),
     });
-    expect((await api(servers[0]!.urls.api, "POST", "/projects", { body: body("first") })).status).toBe(201);
-    const second = await api(servers[1]!.urls.api, "POST", "/projects", { body: body("second") });
-    expect(second.status).toBe(429);
+    expect((await api(first.urls.api, "POST", "/projects", { body: body("first") })).status).toBe(201);
+    const refused = await api(second.urls.api, "POST", "/projects", { body: body("second") });
+    expect(refused.status).toBe(429);
   });
 });
