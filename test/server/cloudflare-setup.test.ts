@@ -38,6 +38,8 @@ describe("deploy-server cloudflare setup", () => {
     expect(lines).toContain("token: active");
     const worker = api.state.accountWorkers.get("deploy-dispatcher");
     expect(worker?.source).toContain("DISPATCHER.get(entry.script)");
+    expect(worker?.compatibilityDate).toBe("2025-01-01");
+    expect(worker?.moduleType).toBe("application/javascript+module");
     expect(worker?.bindings).toEqual([
       { type: "kv_namespace", name: "SITES", namespace_id: CF.kvNamespaceId },
       { type: "dispatch_namespace", name: "DISPATCHER", namespace: CF.dispatchNamespace },
@@ -98,6 +100,18 @@ describe("deploy-server cloudflare setup", () => {
       setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", new URL(`file://${dispatcher}`)),
     ).rejects.toMatchObject({ status: 400, message: "HTTP 400, code 10021: invalid route pattern" });
     expect(api.state.routes).toEqual([]);
+  });
+
+  it.each([
+    { method: "PUT", path: /\/workers\/scripts\/deploy-dispatcher$/, step: "uploading the dispatch Worker" },
+    { method: "POST", path: /\/workers\/routes$/, step: "adding route *.sites.test/*" },
+  ])("setup: a token refused on $step says so, naming the step", async ({ method, path, step }) => {
+    api.faults.add({ method, path, status: 403, code: 10000, message: "Authentication error" });
+    await expect(
+      setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", new URL(`file://${dispatcher}`)),
+    ).rejects.toThrow(
+      `Cloudflare refused the API token on ${step} (HTTP 403, code 10000: Authentication error)`,
+    );
   });
 
   it("setup: a namespace Cloudflare does not find is named as missing, and nothing is deployed", async () => {

@@ -29,6 +29,8 @@ export function setupRoutes(state: CloudflareState): Hono {
     state.accountWorkers.set(c.req.param("script"), {
       source: await main.text(),
       bindings: metadata.bindings ?? [],
+      compatibilityDate: metadata.compatibility_date,
+      moduleType: main.type,
     });
     return ok(c, { id: c.req.param("script") });
   });

@@ -53,8 +53,14 @@ export class CloudflareState {
   readonly kv = new Map<string, Map<string, string>>();
   /** zone id → custom hostname id → custom hostname. */
   readonly customHostnames = new Map<string, Map<string, CustomHostname>>();
-  /** Account Workers (not in a namespace): the dispatch Worker, with its bindings. */
-  readonly accountWorkers = new Map<string, { source: string; bindings: unknown[] }>();
+  /**
+   * Account Workers (not in a namespace): the dispatch Worker, with its bindings, its compatibility
+   * date and the media type of its main module's part.
+   */
+  readonly accountWorkers = new Map<
+    string,
+    { source: string; bindings: unknown[]; compatibilityDate?: string; moduleType: string }
+  >();
   /** Zone routes to account Workers. */
   readonly routes: { pattern: string; script: string }[] = [];
   /** Bumped whenever a script is uploaded or deleted: a Workers runtime rebuilds then. */
