@@ -88,7 +88,12 @@ describe("/metrics", () => {
     const response = await fetch(`${server.urls.ops}/healthz`);
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ status: "ok", checks: { store: "ok", platform: "ok" } });
-    expect((await fetch(`${server.urls.ops}/nothing-here`)).status).toBe(404);
+  });
+
+  it("GET on the operator listener of an unknown path: 404 with a JSON error", async () => {
+    const response = await fetch(`${server.urls.ops}/nothing-here`);
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ error: "not found" });
   });
 
   it("X-Request-Id: a well-formed id from the load balancer is kept, a malformed one replaced", async () => {
