@@ -114,6 +114,26 @@ describe("deploy-server cloudflare setup", () => {
     );
   });
 
+  it("setup: an answer that is not Cloudflare's is the setup's failure, not a missing permission", async () => {
+    api.faults.add({
+      method: "GET",
+      path: /\/storage\/kv\/namespaces\/[0-9a-f]+$/,
+      status: 200,
+      code: 0,
+      message: "",
+      body: "<html>a proxy's page</html>",
+    });
+    const failure = setUpCloudflare(
+      { ...CF, apiBaseUrl: api.url },
+      "sites.test",
+      new URL(`file://${dispatcher}`),
+    );
+    // The SDK's own error for a body that is not JSON, as it threw it: no permission is named.
+    await expect(failure).rejects.not.toBeInstanceOf(UploadPlatformError);
+    await expect(failure).rejects.toThrow(/json/i);
+    expect(api.state.accountWorkers.size).toBe(0);
+  });
+
   it("setup: a namespace Cloudflare does not find is named as missing, and nothing is deployed", async () => {
     api.faults.add({
       method: "GET",

@@ -3,10 +3,12 @@ export interface Fault {
   method: string;
   /** Matched against the path after `/client/v4`. */
   path: RegExp;
-  status: 400 | 403 | 404 | 409 | 429 | 500 | 502 | 503;
+  status: 200 | 400 | 403 | 404 | 409 | 429 | 500 | 502 | 503;
   /** Cloudflare's error code in the envelope. */
   code: number;
   message: string;
+  /** Sent instead of Cloudflare's envelope, as JSON's media type (a garbled answer). */
+  body?: string;
   /** Sent as `Retry-After`: seconds, or an HTTP date. */
   retryAfter?: number | string;
   /** How many matching calls fail; Infinity for all. */

@@ -46,6 +46,8 @@ export async function startCloudflareApi(options: {
     if (fault !== undefined) {
       const headers: Record<string, string> =
         fault.retryAfter === undefined ? {} : { "retry-after": String(fault.retryAfter) };
+      if (fault.body !== undefined)
+        return c.body(fault.body, fault.status, { ...headers, "content-type": "application/json" });
       return fail(c, fault.status, fault.code, fault.message, headers);
     }
     // An account id is 32 hex digits; Cloudflare routes nothing else (`/accounts/undefined/…`).
