@@ -134,6 +134,18 @@ describe("deploy-server cloudflare setup", () => {
     expect(api.state.accountWorkers.size).toBe(0);
   });
 
+  it("setup: without a path, reads dispatcher.js beside the platform's own modules (the build's)", async () => {
+    // Run from the sources, where only dispatcher.ts exists: the read names the file it wanted.
+    const expected = fileURLToPath(
+      new URL("../../src/platform/cloudflare/dispatcher/dispatcher.js", import.meta.url),
+    );
+    await expect(setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test")).rejects.toMatchObject({
+      code: "ENOENT",
+      path: expected,
+    });
+    expect(api.state.accountWorkers.size).toBe(0);
+  });
+
   it("setup: a namespace Cloudflare does not find is named as missing, and nothing is deployed", async () => {
     api.faults.add({
       method: "GET",
