@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { UploadPlatformError } from "../../src/core/errors.js";
 import { CloudflarePlatform } from "../../src/platform/cloudflare/cloudflare-platform.js";
 import { CF, cloudflareFixture } from "../support/cloudflare-api/cloudflare-fixture.js";
+import { tokenCheckRateLimited } from "../support/cloudflare-api/faults.js";
 import { type CloudflareApi, startCloudflareApi } from "../support/cloudflare-api/server.js";
 
 const NOW = Date.parse("2030-01-01T00:00:00Z");
@@ -207,15 +208,7 @@ describe("Cloudflare platform: retry defaults", () => {
   });
 
   const verifyFails = (retryAfter: number, times = 1) =>
-    api.faults.add({
-      method: "GET",
-      path: /\/user\/tokens\/verify$/,
-      status: 429,
-      code: 10429,
-      message: "rate limited",
-      retryAfter,
-      times,
-    });
+    api.faults.add(tokenCheckRateLimited(retryAfter, times));
 
   it("check: without a budget set, waits add up to 20 seconds at most", async () => {
     const waits: number[] = [];

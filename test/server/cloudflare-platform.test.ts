@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openCloudflarePlatform } from "../../src/server/cloudflare-platform.js";
 import { CF } from "../support/cloudflare-api/cloudflare-fixture.js";
+import { tokenCheckRateLimited } from "../support/cloudflare-api/faults.js";
 import { type CloudflareApi, startCloudflareApi } from "../support/cloudflare-api/server.js";
 
 describe("the Cloudflare platform of a process", () => {
@@ -12,14 +13,7 @@ describe("the Cloudflare platform of a process", () => {
 
   /** The platform with REQUEST_TIMEOUT_SECONDS as given, its first token check answered 429 with `retryAfter`. */
   function rateLimited(requestMs: number, retryAfterSeconds: number) {
-    api.faults.add({
-      method: "GET",
-      path: /\/user\/tokens\/verify$/,
-      status: 429,
-      code: 10429,
-      message: "rate limited",
-      retryAfter: retryAfterSeconds,
-    });
+    api.faults.add(tokenCheckRateLimited(retryAfterSeconds));
     return openCloudflarePlatform(
       { ...CF, apiBaseUrl: api.url },
       { sitesDomain: "sites.test", timeouts: { requestMs } },

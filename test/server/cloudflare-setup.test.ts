@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { UploadPlatformError } from "../../src/core/errors.js";
 import { setUpCloudflare } from "../../src/server/cloudflare-setup.js";
 import { CF } from "../support/cloudflare-api/cloudflare-fixture.js";
+import { tokenCheckRateLimited } from "../support/cloudflare-api/faults.js";
 import { type CloudflareApi, startCloudflareApi } from "../support/cloudflare-api/server.js";
 import { tempDir } from "../support/server.js";
 
@@ -178,14 +179,7 @@ describe("deploy-server cloudflare setup", () => {
   });
 
   it("setup: a Retry-After beyond the setup's retry budget fails at once, without a second try", async () => {
-    api.faults.add({
-      method: "GET",
-      path: /\/user\/tokens\/verify$/,
-      status: 429,
-      code: 10429,
-      message: "rate limited",
-      retryAfter: new Date(Date.now() + 3_600_000).toUTCString(),
-    });
+    api.faults.add(tokenCheckRateLimited(new Date(Date.now() + 3_600_000).toUTCString()));
     await expect(
       setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", new URL(`file://${dispatcher}`)),
     ).rejects.toThrow(/^Cloudflare failed on verifying the API token \(HTTP 429, code 10429: rate limited\)/);
@@ -193,14 +187,7 @@ describe("deploy-server cloudflare setup", () => {
   });
 
   it("setup: a Retry-After of 0 is waited out and the call tried again", async () => {
-    api.faults.add({
-      method: "GET",
-      path: /\/user\/tokens\/verify$/,
-      status: 429,
-      code: 10429,
-      message: "rate limited",
-      retryAfter: 0,
-    });
+    api.faults.add(tokenCheckRateLimited(0));
     await expect(
       setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", new URL(`file://${dispatcher}`)),
     ).resolves.toContain("token: active");

@@ -140,11 +140,15 @@ await describePostgres("PostgreSQL connections", () => {
       };
       const error = await failureOf(openPostgres(options));
       expect((error as { code?: string }).code).toBe("42501");
-      const { rows } = await admin.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1",
-        [options.applicationName],
-      );
-      expect(rows[0]!.n).toBe(0);
+      // The server ends the backend a moment after the pool hangs up: asked until it has.
+      const connected = async () =>
+        (
+          await admin.query<{ n: number }>(
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1",
+            [options.applicationName],
+          )
+        ).rows[0]!.n;
+      await expect.poll(connected).toBe(0);
     } finally {
       await admin.end();
     }

@@ -15,6 +15,22 @@ export interface Fault {
   times: number;
 }
 
+/** Cloudflare's 429 on the token check (the first call of every client), with `Retry-After`. */
+export function tokenCheckRateLimited(
+  retryAfter: number | string,
+  times = 1,
+): Omit<Fault, "times"> & { times: number } {
+  return {
+    method: "GET",
+    path: /\/user\/tokens\/verify$/,
+    status: 429,
+    code: 10429,
+    message: "rate limited",
+    retryAfter,
+    times,
+  };
+}
+
 /** The faults the tests injected, and the calls that met one. */
 export class Faults {
   private readonly pending: Fault[] = [];
