@@ -20,16 +20,23 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** A process of `roles` on the built-in platform, on loopback and a temporary DATA_DIR, closed after the test. */
-async function startRoles(
-  roles: ("api" | "upload" | "edge")[],
-  settings: { sweepIntervalSeconds?: number } = {},
-) {
+type ProcessSettings = Parameters<typeof startProcess>[0];
+
+/**
+ * A process on loopback and a temporary DATA_DIR, removed after the test; closed after it too,
+ * unless the test closes it itself (`closedByTest`).
+ */
+async function startOnLoopback(settings: ProcessSettings, closedByTest = false) {
   const dir = tempDir();
   cleanups.push(dir.cleanup);
-  const running = await startProcess({ ...ON_LOOPBACK, dataDir: dir.path, roles, ...settings });
-  cleanups.push(() => running.close());
+  const running = await startProcess({ ...ON_LOOPBACK, dataDir: dir.path, ...settings });
+  if (!closedByTest) cleanups.push(() => running.close());
   return running;
+}
+
+/** A process of `roles` on the built-in platform, on loopback and a temporary DATA_DIR, closed after the test. */
+function startRoles(roles: ("api" | "upload" | "edge")[], settings: { sweepIntervalSeconds?: number } = {}) {
+  return startOnLoopback({ roles, ...settings });
 }
 
 /** The operator listener's /metrics text. */
@@ -87,14 +94,7 @@ describe("starting a process", () => {
   });
 
   it("startProcess: only the listeners of ROLES open, beside the operator listener", async () => {
-    const dir = tempDir();
-    cleanups.push(dir.cleanup);
-    const running = await startProcess({
-      ...ON_LOOPBACK,
-      dataDir: dir.path,
-      roles: ["upload", "edge"],
-    });
-    cleanups.push(() => running.close());
+    const running = await startRoles(["upload", "edge"]);
     expect(Object.keys(running.urls).sort()).toEqual(["edge", "ops", "upload"]);
     expect(running.platform).toBeDefined();
     // No API here: no sweeper either, and the edge still answers (a 404 for an unknown site).
@@ -147,16 +147,8 @@ describe("starting a process", () => {
     vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
     const interval = { sweepIntervalSeconds: 60 };
     const edge = await startRoles(["upload", "edge"], interval);
-    const dir = tempDir();
-    cleanups.push(dir.cleanup);
     const { logger, lines } = capturingLogger();
-    const api = await startProcess({
-      ...ON_LOOPBACK,
-      dataDir: dir.path,
-      roles: ["api"],
-      logger,
-      ...interval,
-    });
+    const api = await startOnLoopback({ roles: ["api"], logger, ...interval }, true);
     vi.advanceTimersByTime(60_000);
     await expect
       .poll(async () => sumOf(await metricsOf(api.urls.ops), "gc_runs_total", { result: "ok" }))
@@ -191,14 +183,7 @@ describe("starting a process", () => {
         .split("\n")
         .filter((line) => line.includes('"msg":"request"'));
     for (const logLevel of ["info", "warn"] as const) {
-      const dir = tempDir();
-      cleanups.push(dir.cleanup);
-      const running = await startProcess({
-        ...ON_LOOPBACK,
-        dataDir: dir.path,
-        roles: ["api", "upload", "edge"],
-        logLevel,
-      });
+      const running = await startOnLoopback({ roles: ["api", "upload", "edge"], logLevel }, true);
       await fetch(`${running.urls.api}/v1/${logLevel}-request`);
       await running.close();
     }
@@ -207,17 +192,12 @@ describe("starting a process", () => {
   });
 
   it("startProcess: the API names API_PUBLIC_URL and UPLOAD_PUBLIC_URL without their trailing slash, else its own listener", async () => {
-    const dir = tempDir();
-    cleanups.push(dir.cleanup);
-    const told = await startProcess({
-      ...ON_LOOPBACK,
-      dataDir: dir.path,
+    const told = await startOnLoopback({
       roles: ["api"],
       apiPublicUrl: "https://api.example.test/",
       uploadPublicUrl: "https://upload.example.test/",
       publicEdgePort: 443,
     });
-    cleanups.push(() => told.close());
     const openapi = await api(told.urls.api!, "GET", "/openapi.json");
     expect(openapi.body.servers).toEqual([{ url: "https://api.example.test" }]);
     const project = await createTestProject(told.urls.api!, "public-urls");
@@ -235,13 +215,7 @@ describe("starting a process", () => {
   });
 
   it("startProcess: close frees the ports and closes the store and the platform", async () => {
-    const dir = tempDir();
-    cleanups.push(dir.cleanup);
-    const running = await startProcess({
-      ...ON_LOOPBACK,
-      dataDir: dir.path,
-      roles: ["api", "upload", "edge"],
-    });
+    const running = await startOnLoopback({ roles: ["api", "upload", "edge"] }, true);
     const ports = Object.values(running.urls).map((url) => Number(new URL(url).port));
     await running.close();
     for (const port of ports) expect(await portFree(port)).toBe(true);
@@ -257,15 +231,10 @@ describe("starting a process", () => {
   it("startProcess: with Cloudflare's settings the API opens no built-in platform and publishes to Cloudflare", async () => {
     const cloudflareApi = await startCloudflareApi({ apiToken: CF.apiToken, now: () => Date.now() });
     cleanups.push(() => cloudflareApi.close());
-    const dir = tempDir();
-    cleanups.push(dir.cleanup);
-    const running = await startProcess({
-      ...ON_LOOPBACK,
-      dataDir: dir.path,
+    const running = await startOnLoopback({
       roles: ["api"],
       cloudflare: { ...CF, apiBaseUrl: cloudflareApi.url },
     });
-    cleanups.push(() => running.close());
     expect(running.platform).toBeUndefined();
     expect(Object.keys(running.urls).sort()).toEqual(["api", "ops"]);
     await running.services.platform.check();
