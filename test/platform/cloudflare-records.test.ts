@@ -24,6 +24,20 @@ describe("Cloudflare platform: what it keeps on Cloudflare", () => {
   const read = (key: string): unknown => JSON.parse(kv().get(key) ?? "null");
   const scripts = () => [...f.api.state.scripts.values()];
   const customHostnames = () => [...f.api.state.zone(CF.zoneId).values()].map((h) => h.hostname).sort();
+  /** What publishRevision is given for revision rev0000001 of SLUG on HOST, for a day from now, as changed. */
+  const publishOf = (
+    sessionId: string,
+    completionJwt: string,
+    changes: Partial<Parameters<typeof f.platform.publishRevision>[0]> = {},
+  ) => ({
+    projectSlug: SLUG,
+    revisionId: "rev0000001",
+    sessionId,
+    completionJwt,
+    hostnames: [HOST],
+    expiresAt: new Date(f.clock.now + DAY),
+    ...changes,
+  });
   /** The calls made since `from` (an index into the stand-in's call log), as `METHOD path`. */
   const callsSince = (from: number) =>
     f.api.calls.slice(from).map((c) => c.replace(/^(\w+) .*\/client\/v4/, "$1 "));
@@ -117,14 +131,9 @@ describe("Cloudflare platform: what it keeps on Cloudflare", () => {
   it("publishRevision: another project's session is refused with InvalidCompletionError; nothing is uploaded or written", async () => {
     const { sessionId, completion } = await f.upload(SLUG, { "/a.txt": "a" });
     const before = keys();
-    const refused = f.platform.publishRevision({
-      projectSlug: OTHER,
-      revisionId: "rev0000001",
-      sessionId,
-      completionJwt: completion,
-      hostnames: [`${OTHER}.sites.test`],
-      expiresAt: new Date(f.clock.now + DAY),
-    });
+    const refused = f.platform.publishRevision(
+      publishOf(sessionId, completion, { projectSlug: OTHER, hostnames: [`${OTHER}.sites.test`] }),
+    );
     await expect(refused).rejects.toBeInstanceOf(InvalidCompletionError);
     expect([keys(), scripts()]).toEqual([before, []]);
   });
@@ -133,28 +142,14 @@ describe("Cloudflare platform: what it keeps on Cloudflare", () => {
     const { sessionId, completion } = await f.upload(SLUG, { "/a.txt": "a" });
     const before = keys();
     f.clock.now += HOUR;
-    const refused = f.platform.publishRevision({
-      projectSlug: SLUG,
-      revisionId: "rev0000001",
-      sessionId,
-      completionJwt: completion,
-      hostnames: [HOST],
-      expiresAt: new Date(f.clock.now + DAY),
-    });
+    const refused = f.platform.publishRevision(publishOf(sessionId, completion));
     await expect(refused).rejects.toThrow(new InvalidCompletionError("completion token expired"));
     expect([keys(), scripts()]).toEqual([before, []]);
   });
 
   it("publishRevision: the same publish after its session expired only rewrites the hostnames; the script is not uploaded again", async () => {
     const { sessionId, completion } = await f.upload(SLUG, { "/a.txt": "a" });
-    const input = {
-      projectSlug: SLUG,
-      revisionId: "rev0000001",
-      sessionId,
-      completionJwt: completion,
-      hostnames: [HOST],
-      expiresAt: new Date(f.clock.now + DAY),
-    };
+    const input = publishOf(sessionId, completion);
     await f.platform.publishRevision(input);
     f.clock.now += 2 * HOUR;
     const from = f.api.calls.length;
@@ -165,16 +160,7 @@ describe("Cloudflare platform: what it keeps on Cloudflare", () => {
 
   it("publishRevision: a completion token Cloudflare refuses is InvalidCompletionError with Cloudflare's reason", async () => {
     const { sessionId } = await f.upload(SLUG, { "/a.txt": "a" });
-    const refused = await f.platform
-      .publishRevision({
-        projectSlug: SLUG,
-        revisionId: "rev0000001",
-        sessionId,
-        completionJwt: "forged",
-        hostnames: [HOST],
-        expiresAt: new Date(f.clock.now + DAY),
-      })
-      .catch((e: unknown) => e);
+    const refused = await f.platform.publishRevision(publishOf(sessionId, "forged")).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(InvalidCompletionError);
     expect((refused as Error).message).toBe(
       "Cloudflare refused the completion token (HTTP 400, code 10021: assets.jwt is not a completion token for this script)",
@@ -183,14 +169,7 @@ describe("Cloudflare platform: what it keeps on Cloudflare", () => {
   });
 
   it("publishRevision: an unknown session is refused with InvalidCompletionError; nothing is uploaded or written", async () => {
-    const refused = f.platform.publishRevision({
-      projectSlug: SLUG,
-      revisionId: "rev0000001",
-      sessionId: "0123456789abcdef",
-      completionJwt: "forged",
-      hostnames: [HOST],
-      expiresAt: new Date(f.clock.now + DAY),
-    });
+    const refused = f.platform.publishRevision(publishOf("0123456789abcdef", "forged"));
     await expect(refused).rejects.toBeInstanceOf(InvalidCompletionError);
     expect([keys(), scripts()]).toEqual([[], []]);
   });
@@ -199,14 +178,7 @@ describe("Cloudflare platform: what it keeps on Cloudflare", () => {
     const { sessionId, completion } = await f.upload(SLUG, { "/a.txt": "a" });
     const { rules: _, ...older } = read(`session:${sessionId}`) as { rules: unknown };
     kv().set(`session:${sessionId}`, JSON.stringify(older));
-    await f.platform.publishRevision({
-      projectSlug: SLUG,
-      revisionId: "rev0000001",
-      sessionId,
-      completionJwt: completion,
-      hostnames: [HOST],
-      expiresAt: new Date(f.clock.now + DAY),
-    });
+    await f.platform.publishRevision(publishOf(sessionId, completion));
     expect((read(HOST) as { script: string }).script).toBe(`${SLUG}--${sessionId}`);
   });
 
