@@ -108,6 +108,31 @@ describe("compactStep", () => {
     expect(await compactStep(database, files, reader, 5)).toBeUndefined();
   });
 
+  const MiB = 1024 * 1024;
+
+  it("compactStep: blobs stored before packs that make 64 MiB exactly move in one step", async () => {
+    await looseBlob("half-1", 32 * MiB);
+    await looseBlob("half-2", 32 * MiB);
+    expect(await compactStep(database, files, reader, 5)).toEqual({
+      packsRemoved: 0,
+      bytesFreed: 0,
+      blobsMoved: 2,
+    });
+    expect(await packRows()).toMatchObject([{ size: 64 * MiB }]);
+  });
+
+  it("compactStep: a blob stored before packs larger than 64 MiB moves alone; the next waits for the next step", async () => {
+    const big = await looseBlob("big", 64 * MiB + 1);
+    const small = await looseBlob("small", 1);
+    const first = await compactStep(database, files, reader, 5);
+    expect(first).toEqual({ packsRemoved: 0, bytesFreed: 0, blobsMoved: 1 });
+    // Whichever the database listed first went alone; the other is still in its own file.
+    const left = [big, small].filter((hash) => existsSync(files.packs.loosePath(hash)));
+    expect(left).toHaveLength(1);
+    expect(await compactStep(database, files, reader, 5)).toEqual(first);
+    expect((await reader.read(big)).length).toBe(64 * MiB + 1);
+  });
+
   it("compactStep: a blob whose file is gone is marked damaged and not moved; no empty pack is left behind", async () => {
     const missing = await looseBlob("missing", 10, false);
     expect(await compactStep(database, files, reader, 5)).toEqual({
