@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { sql } from "kysely";
@@ -106,6 +106,36 @@ describe("compactStep", () => {
     expect((await reader.read(first)).equals(bytesOf(first, 10))).toBe(true);
     expect((await reader.read(second)).equals(bytesOf(second, 20))).toBe(true);
     expect(await compactStep(database, files, reader, 5)).toBeUndefined();
+  });
+
+  it("compactStep: a blob deleted while its bytes are copied keeps no row in the new pack and is not counted", async () => {
+    const kept = await looseBlob("kept", 10);
+    const gone = await looseBlob("gone", 20);
+    // A reader that lets the other blob's row be deleted before it reads the second blob.
+    let reads = 0;
+    const racing = new (class extends BlobReader {
+      override async read(hash: string): Promise<Buffer> {
+        if (++reads === 2)
+          await sql`DELETE FROM blobs WHERE hash = ${hash === kept ? gone : kept}`.execute(database.db);
+        return super.read(hash);
+      }
+    })(database, files.packs, files.storage);
+    const result = await compactStep(database, files, racing, 5);
+    expect(result).toEqual({ packsRemoved: 0, bytesFreed: 0, blobsMoved: 1 });
+    const [pack] = await packRows();
+    const left = await rowsOf(database.db, sql<{ hash: string }>`SELECT hash FROM blobs`);
+    expect(left).toHaveLength(1);
+    expect(pack).toMatchObject({ live_bytes: left[0]!.hash === kept ? 10 : 20 });
+  });
+
+  it("compactStep: a pack that cannot be committed is discarded and fails the step; the blobs stay where they were", async () => {
+    const hash = await looseBlob("one", 10);
+    // The packs folder gone from under the storage: the new pack's rename into it fails.
+    rmSync(join(dir, "packs"), { recursive: true });
+    await expect(compactStep(database, files, reader, 5)).rejects.toThrow(/ENOENT/);
+    expect(readdirSync(join(dir, "tmp"))).toEqual([]);
+    expect(existsSync(files.packs.loosePath(hash))).toBe(true);
+    expect(await packRows()).toEqual([]);
   });
 
   const MiB = 1024 * 1024;
