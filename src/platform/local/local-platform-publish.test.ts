@@ -86,7 +86,9 @@ describe("LocalPlatform.publishRevision", () => {
       refusal("upload session is gone; prepare the deploy again"),
     );
     await expect(publish(session)).rejects.toEqual(refusal("3 assets are still missing; upload them first"));
-    await uploadInto(t, session.sessionId, Object.values(FILES));
+    await uploadInto(t, session.sessionId, Object.values(FILES).slice(1));
+    await expect(publish(session)).rejects.toEqual(refusal("1 assets are still missing; upload them first"));
+    await uploadInto(t, session.sessionId, Object.values(FILES).slice(0, 1));
     t.clock.ms = session.expiresAt.getTime();
     await expect(publish(session)).rejects.toEqual(
       refusal("upload session expired; prepare the deploy again"),

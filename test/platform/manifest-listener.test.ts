@@ -1,0 +1,159 @@
+import { type AddressInfo, createServer, type Socket } from "node:net";
+import pg from "pg";
+import { afterEach, expect, it } from "vitest";
+import { ManifestListener } from "../../src/platform/local/manifest-listener.js";
+import { MANIFEST_CHANNEL } from "../../src/platform/local/postgres-schema.js";
+import { describePostgres, TEST_DATABASE_URL } from "../support/postgres.js";
+import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy.js";
+
+const SCHEMA = `listener_${process.pid}`;
+let listener: ManifestListener | undefined;
+let proxy: TcpProxy | undefined;
+let admin: pg.Client | undefined;
+afterEach(async () => {
+  await listener?.close();
+  await proxy?.close();
+  await admin?.end();
+  [listener, proxy, admin] = [undefined, undefined, undefined];
+});
+
+/** A listener of SCHEMA counting its calls; through a proxy the test can cut when `viaProxy`. */
+async function listen(options: { writer?: string; fallbackMs?: number; viaProxy?: boolean } = {}) {
+  let url = TEST_DATABASE_URL;
+  if (options.viaProxy) {
+    const target = new URL(TEST_DATABASE_URL);
+    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    const via = new URL(TEST_DATABASE_URL);
+    via.port = String(proxy.port);
+    url = via.toString();
+  }
+  const calls = { n: 0 };
+  listener = new ManifestListener({
+    url,
+    schema: SCHEMA,
+    writer: options.writer,
+    fallbackMs: options.fallbackMs ?? 600_000,
+    connectTimeoutMs: 2_000,
+    onChange: () => calls.n++,
+  });
+  return calls;
+}
+async function notify(channel: string, payload?: string): Promise<void> {
+  admin ??= new pg.Client({ connectionString: TEST_DATABASE_URL });
+  if (!admin.listenerCount("end")) {
+    await admin.connect();
+    admin.on("end", () => undefined);
+  }
+  await admin.query(payload === undefined ? `NOTIFY ${channel}` : `NOTIFY ${channel}, '${payload}'`);
+}
+const listeners = async () => {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  const { rows } = await client.query(`SELECT state FROM pg_stat_activity WHERE application_name = $1`, [
+    `manifest listener ${SCHEMA}`,
+  ]);
+  await client.end();
+  return rows.length;
+};
+
+await describePostgres("ManifestListener", () => {
+  it("start: once listening, heard and told once; then told of each write of its schema by another writer, not of its own writer's, another schema's, another channel's or an empty one", async () => {
+    const calls = await listen({ writer: "me" });
+    expect(listener!.listening).toBe(false);
+    listener!.start();
+    await listener!.heard;
+    expect(listener!.listening).toBe(true);
+    expect(calls.n).toBe(1);
+    expect(await listeners()).toBe(1);
+    await notify(MANIFEST_CHANNEL, `${SCHEMA} me`);
+    await notify(MANIFEST_CHANNEL, `other_${SCHEMA} them`);
+    await notify(MANIFEST_CHANNEL, `${SCHEMA}x them`);
+    await notify(MANIFEST_CHANNEL);
+    await notify("another_channel", `${SCHEMA} them`);
+    await notify(MANIFEST_CHANNEL, `${SCHEMA} them`);
+    await expect.poll(() => calls.n).toBe(2);
+    await notify(MANIFEST_CHANNEL, `${SCHEMA} them`);
+    await expect.poll(() => calls.n).toBe(3);
+  });
+
+  it("start: without a writer of its own, every write of its schema is told", async () => {
+    const calls = await listen();
+    listener!.start();
+    await listener!.heard;
+    await notify(MANIFEST_CHANNEL, `${SCHEMA} me`);
+    await notify(MANIFEST_CHANNEL, `${SCHEMA} undefined`);
+    await expect.poll(() => calls.n).toBe(3);
+  });
+
+  it("start: while the first connection hangs, told every fallbackMs", async () => {
+    // A server that takes the connection and never answers: a network that hangs.
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const url = new URL(TEST_DATABASE_URL);
+    url.port = String((silent.address() as AddressInfo).port);
+    const calls = { n: 0 };
+    listener = new ManifestListener({
+      url: url.toString(),
+      schema: SCHEMA,
+      fallbackMs: 50,
+      connectTimeoutMs: 60_000,
+      onChange: () => calls.n++,
+    });
+    listener.start();
+    try {
+      await expect.poll(() => calls.n, { timeout: 10_000 }).toBeGreaterThan(2);
+      expect(listener.listening).toBe(false);
+    } finally {
+      await listener.close();
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    }
+  });
+
+  it("close: the connection ends and it is not listening; heard resolves even when never heard", async () => {
+    const calls = await listen();
+    listener!.start();
+    await listener!.heard;
+    await listener!.close();
+    expect(listener!.listening).toBe(false);
+    await expect.poll(listeners).toBe(0);
+    expect(calls.n).toBe(1);
+    const never = await listen({ viaProxy: true });
+    await proxy!.cut();
+    listener!.start();
+    await listener!.close();
+    await listener!.heard;
+    expect(never.n).toBe(0);
+  });
+
+  it("connection lost: told every fallbackMs and reconnecting until back, then told once more and listening again, until it is lost again", async () => {
+    const calls = await listen({ viaProxy: true, fallbackMs: 50 });
+    listener!.start();
+    await listener!.heard;
+    expect(calls.n).toBe(1);
+    await proxy!.cut();
+    await expect.poll(() => listener!.listening).toBe(false);
+    await expect.poll(() => calls.n, { timeout: 10_000 }).toBeGreaterThan(4);
+    await proxy!.restore();
+    await expect.poll(() => listener!.listening, { timeout: 10_000 }).toBe(true);
+    const back = calls.n;
+    await notify(MANIFEST_CHANNEL, `${SCHEMA} them`);
+    await expect.poll(() => calls.n).toBe(back + 1);
+    await proxy!.cut();
+    await expect.poll(() => listener!.listening).toBe(false);
+  });
+
+  it("start: a first connection that fails is told every fallbackMs until it connects; heard only then", async () => {
+    const calls = await listen({ viaProxy: true, fallbackMs: 50 });
+    await proxy!.cut();
+    let heard = false;
+    listener!.start();
+    void listener!.heard.then(() => (heard = true));
+    await expect.poll(() => calls.n, { timeout: 10_000 }).toBeGreaterThan(2);
+    expect(heard).toBe(false);
+    await proxy!.restore();
+    await expect.poll(() => heard, { timeout: 10_000 }).toBe(true);
+    expect(listener!.listening).toBe(true);
+  });
+});
