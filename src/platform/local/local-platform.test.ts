@@ -103,7 +103,7 @@ describe("LocalPlatform quotas", () => {
   it("openUploadSession: content that would take the project's kept bytes past PROJECT_QUOTA_BYTES is refused and its session removed; up to the quota it opens", async () => {
     t = await testPlatform(limits({ projectQuotaBytes: 10 }));
     await deployed(t, "blue", "r1", { kept: "1234" });
-    const error = await open(manifestOf({ kept: "1234", a: "1234567" })).catch((e: unknown) => e);
+    const error = await open(manifestOf({ a: "1234567" })).catch((e: unknown) => e);
     expect(error).toMatchObject({ quota: "project", limitBytes: 10, remainingBytes: 6 });
     expect((error as Error).message).toMatch(/^project quota exceeded: this deploy would keep 11 bytes/);
     expect(await rowsOfTable(t, "upload_sessions")).toHaveLength(1);
@@ -111,7 +111,16 @@ describe("LocalPlatform quotas", () => {
     expect(await rowsOfTable(t, "upload_sessions")).toHaveLength(2);
   });
 
-  it("openUploadSession: an address's prepared and undeployed bytes past PENDING_QUOTA_BYTES are refused, its session removed; up to the quota, or with no address, it opens", async () => {
+  it("openUploadSession: a manifest that adds nothing to the project opens though the project is over PROJECT_QUOTA_BYTES already (the quota lowered since)", async () => {
+    const storage = limits({});
+    t = await testPlatform(storage);
+    await deployed(t, "blue", "r1", { x: "123456", y: "abcdef" });
+    storage.projectQuotaBytes = 10;
+    await open(manifestOf({ again: "123456" }));
+    expect(await rowsOfTable(t, "upload_sessions")).toHaveLength(2);
+  });
+
+  it("openUploadSession: an address's prepared and undeployed bytes past PENDING_QUOTA_BYTES are refused, its session removed; up to the quota, with no address, or asking for nothing, it opens", async () => {
     t = await testPlatform(limits({ pendingQuotaBytes: 10 }));
     await open(manifestOf({ a: "1234567" }), "10.0.0.1");
     const error = (await open(manifestOf({ b: "1234" }), "10.0.0.1").catch((e: unknown) => e)) as Error;
@@ -130,7 +139,11 @@ describe("LocalPlatform quotas", () => {
       ["10.0.0.1", 3],
       ["10.0.0.1", 7],
     ]);
+    await deployed(t, "blue", "r1", { k: "k" });
     await sql`UPDATE upload_sessions SET pending_bytes = 12`.execute(t.database.db);
+    // Over the quota already, the address may still prepare what asks for nothing.
+    await open(manifestOf({ again: "k" }), "10.0.0.1");
+    expect(await rowsOfTable(t, "upload_sessions")).toHaveLength(5);
     const nothingLeft = await open(manifestOf({ f: "1" }), "10.0.0.1").catch((e: unknown) => e);
     expect(nothingLeft).toMatchObject({ quota: "pending", remainingBytes: 0 });
   });

@@ -79,7 +79,7 @@ describe("SiteTables", () => {
     ]);
   });
 
-  it("prune: forgets the revisions named, their files and rules, never the production one nor another project's", async () => {
+  it("prune: forgets the revisions named, their files and rules, never the production one nor another project's, nothing for a project without a site", async () => {
     await session("s1", "blue", { "a.html": "a" });
     for (const id of ["r1", "r2", "r3"]) await publish(id, { rules: "{}" });
     await sites.publish({
@@ -92,6 +92,7 @@ describe("SiteTables", () => {
       rules: "{}",
     });
     await sites.prune("blue", ["r1", "r3", "r9"]);
+    await sites.prune("never-published", ["r1"]);
     const pairs = async (table: string) =>
       (await rowsOfTable(t, table)).map(
         (row) => `${String(row["project_slug"])} ${String(row["revision_id"])}`,

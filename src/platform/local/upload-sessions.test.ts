@@ -39,7 +39,8 @@ const table = (name: string) =>
   rowsOf(database.db, sql<Record<string, unknown>>`SELECT * FROM ${sql.table(name)}`);
 
 describe("UploadSessions.open", () => {
-  it("open: records the session and its manifest (media type of each extension), asks for each hash once at its largest size, and counts every distinct hash's bytes as added", async () => {
+  it("open: records the session and its manifest (media type of each extension), asks for each hash once at its largest size, and counts every distinct hash's bytes as added; no pause before the pacer's slice is over", async () => {
+    const pacer = slow();
     const opened = await sessions.open(
       { id: "s1", projectSlug: "blue", expiresAt: 500 },
       [
@@ -48,8 +49,9 @@ describe("UploadSessions.open", () => {
         { path: "/b.png", hash: B, size: 7 },
       ],
       100,
-      slow(),
+      pacer,
     );
+    expect(pacer.pauses).toBe(0);
     expect(opened.missing.sort((x, y) => x.hash.localeCompare(y.hash))).toEqual(
       [
         { hash: A, size: 12 },
