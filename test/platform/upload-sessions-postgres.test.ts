@@ -1,0 +1,59 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { sql } from "kysely";
+import { afterEach, expect, it } from "vitest";
+import { Pacer } from "../../src/shared/event-loop.js";
+import { openPlatformDatabase, type PlatformDatabase } from "../../src/platform/local/database.js";
+import { rowsOf } from "../../src/platform/local/platform-db.js";
+import { UploadSessions } from "../../src/platform/local/upload-sessions.js";
+import { describePostgres, testPostgres } from "../support/postgres.js";
+
+let dir: string | undefined;
+let database: PlatformDatabase | undefined;
+afterEach(async () => {
+  await database?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  [dir, database] = [undefined, undefined];
+});
+
+const A = "a".repeat(32);
+const B = "b".repeat(32);
+
+await describePostgres("UploadSessions on PostgreSQL", () => {
+  it("open, record: a slice whose hashes were all looked up before, a manifest all kept already and a pack of new blobs only (no empty IN lists, which PostgreSQL refuses)", async () => {
+    dir = mkdtempSync(join(tmpdir(), "upload-sessions-pg-"));
+    database = await openPlatformDatabase(dir, testPostgres());
+    const sessions = new UploadSessions(database);
+    await sql`INSERT INTO blobs (hash, size, created_at, damaged) VALUES (${A}, 4, 0, 0)`.execute(
+      database.db,
+    );
+    await sql`INSERT INTO revision_files (project_slug, revision_id, path, hash, content_type)
+      VALUES ('blue', 'r1', '/a', ${A}, 'text/plain')`.execute(database.db);
+    // 1,001 paths of one kept hash: the second slice names only a hash the first looked up.
+    const entries = Array.from({ length: 1001 }, (_, i) => ({ path: `/${i}`, hash: A, size: 4 }));
+    const opened = await sessions.open(
+      { id: "s1", projectSlug: "blue", expiresAt: 1e12 },
+      entries,
+      0,
+      new Pacer(60_000),
+    );
+    expect(opened).toEqual({ missing: [], addedBytes: 0 });
+    expect(await sessions.missingCount("s1")).toBe(0);
+    await sessions.open(
+      { id: "s2", projectSlug: "blue", expiresAt: 1e12 },
+      [{ path: "/b", hash: B, size: 3 }],
+      0,
+      new Pacer(60_000),
+    );
+    await sessions.record(
+      "s2",
+      { pack: { id: "p", size: 3, blobs: [{ hash: B, size: 3, offset: 0 }] }, mediaTypes: [] },
+      5,
+    );
+    expect(await rowsOf(database.db, sql`SELECT id, live_bytes FROM packs`)).toEqual([
+      { id: "p", live_bytes: 3 },
+    ]);
+    expect(await sessions.missingCount("s2")).toBe(0);
+  });
+});
