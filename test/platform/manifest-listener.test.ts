@@ -127,6 +127,16 @@ await describePostgres("ManifestListener", () => {
     expect(never.n).toBe(0);
   });
 
+  it("close: a connection that completes after close is ended at once, never listened on", async () => {
+    const calls = await listen();
+    listener!.start();
+    await listener!.close();
+    await listener!.heard;
+    await expect.poll(listeners, { timeout: 5_000 }).toBe(0);
+    expect(listener!.listening).toBe(false);
+    expect(calls.n).toBe(0);
+  });
+
   it("connection lost: told every fallbackMs and reconnecting until back, then told once more and listening again, until it is lost again", async () => {
     const calls = await listen({ viaProxy: true, fallbackMs: 50 });
     listener!.start();
