@@ -1,0 +1,194 @@
+import { sql } from "kysely";
+import pg from "pg";
+import { afterEach, beforeEach, expect, it } from "vitest";
+import { firstOf, type PlatformDatabase, rowsOf } from "../../src/platform/local/platform-db.js";
+import {
+  migratePostgresPlatform,
+  openPostgresPlatformDatabase,
+} from "../../src/platform/local/postgres-database.js";
+import { describePostgres, TEST_DATABASE_URL, testPostgres } from "../support/postgres.js";
+
+const MIGRATIONS = ["0001_platform", "0002_manifest_notify", "0003_session_assets_by_hash"];
+
+await describePostgres("the platform database on PostgreSQL", () => {
+  let admin: pg.Client;
+  let opened: PlatformDatabase[];
+  beforeEach(async () => {
+    admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await admin.connect();
+    opened = [];
+  });
+  afterEach(async () => {
+    for (const database of opened) await database.close();
+    await admin.end();
+  });
+  const open = async (options: ReturnType<typeof testPostgres>) => {
+    const database = await openPostgresPlatformDatabase(options);
+    opened.push(database);
+    return database;
+  };
+  const tablesIn = async (schema: string, url = TEST_DATABASE_URL) => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ name: string }>(
+        "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1",
+        [schema],
+      );
+      return rows.map((row) => row.name);
+    } finally {
+      await client.end();
+    }
+  };
+  const listeners = async (schema: string) =>
+    Number(
+      (
+        await admin.query<{ n: string }>(
+          "SELECT COUNT(*) AS n FROM pg_stat_activity WHERE application_name = $1",
+          [`manifest listener ${schema}`],
+        )
+      ).rows[0]!.n,
+    );
+
+  it("migratePostgresPlatform: every migration once in the schema given, then none; openPostgresPlatformDatabase then opens it as it is", async () => {
+    const options = testPostgres();
+    expect(await migratePostgresPlatform(options)).toEqual({ applied: MIGRATIONS });
+    expect(await migratePostgresPlatform(options)).toEqual({ applied: [] });
+    expect(await tablesIn(options.schema)).toEqual([
+      "blobs",
+      "packs",
+      "platform_migration",
+      "platform_migration_lock",
+      "revision_files",
+      "revision_rules",
+      "revisions",
+      "session_assets",
+      "session_blobs",
+      "settings",
+      "site_hosts",
+      "sites",
+      "upload_sessions",
+    ]);
+    const database = await open(options);
+    expect(database.dialect).toBe("postgres");
+    expect(database.sqlite).toBeUndefined();
+    const name = await firstOf(
+      database.db,
+      sql<{ name: string }>`SELECT current_setting('application_name') AS name`,
+    );
+    expect(name!.name).toMatch(/^static-deploy platform [0-9a-f]{12}$/);
+  });
+
+  it("openPostgresPlatformDatabase: without a schema, the tables go to `platform`", async () => {
+    const name = `${testPostgres().schema}_default`;
+    await admin.query(`CREATE DATABASE ${name}`);
+    const url = new URL(TEST_DATABASE_URL);
+    url.pathname = `/${name}`;
+    try {
+      await (await open({ url: url.href, schema: undefined as unknown as string })).close();
+      expect(await tablesIn("platform", url.href)).toContain("session_blobs");
+      expect(await migratePostgresPlatform({ url: url.href })).toEqual({ applied: [] });
+    } finally {
+      await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
+    }
+  });
+
+  it("openPostgresPlatformDatabase: a migration that fails is thrown", async () => {
+    const options = testPostgres();
+    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await client.connect();
+    try {
+      await client.query(`CREATE SCHEMA ${options.schema}`);
+      await client.query(`CREATE TABLE ${options.schema}.blobs (x INTEGER)`);
+    } finally {
+      await client.end();
+    }
+    await expect(openPostgresPlatformDatabase(options)).rejects.toThrow(/blobs/);
+  });
+
+  it("session_assets: keyed (session_id, hash, path): one path may name two hashes in a session, a row may not repeat", async () => {
+    const database = await open(testPostgres());
+    const insert = (hash: string) =>
+      sql`INSERT INTO session_assets (session_id, path, hash, size, content_type)
+        VALUES ('s', '/a', ${hash}, 1, 'text/plain')`.execute(database.db);
+    await insert("h1");
+    await insert("h2");
+    await expect(insert("h1")).rejects.toThrow(/session_assets_pkey/);
+    const key = await rowsOf(
+      database.db,
+      sql<{ name: string }>`SELECT a.attname AS name FROM pg_index i
+        JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
+        WHERE i.indrelid = 'session_assets'::regclass AND i.indisprimary ORDER BY array_position(i.indkey, a.attnum)`,
+    );
+    expect(key.map((row) => row.name)).toEqual(["session_id", "hash", "path"]);
+  });
+
+  it("transaction: run again when rolled back for a deadlock or a serialization failure, up to 3 attempts; each attempt's writes undone", async () => {
+    const database = await open(testPostgres());
+    let runs = 0;
+    const failing = (codes: unknown[]) => {
+      const run = ++runs;
+      let attempts = 0;
+      const work = async (trx: Parameters<Parameters<PlatformDatabase["transaction"]>[0]>[0]) => {
+        attempts++;
+        await sql`INSERT INTO settings (key, value) VALUES (${`run ${run} attempt ${attempts}`}, 'x')`.execute(
+          trx,
+        );
+        if (codes.length > 0) throw codes.shift();
+        return attempts;
+      };
+      return { work, attempts: () => attempts };
+    };
+    const deadlocks = failing([{ code: "40P01" }, { code: "40001" }]);
+    expect(await database.transaction(deadlocks.work)).toBe(3);
+    const keys = await rowsOf(database.db, sql<{ key: string }>`SELECT key FROM settings`);
+    expect(keys.map((row) => row.key)).toEqual(["run 1 attempt 3"]);
+    const always = failing([{ code: "40001" }, { code: "40001" }, { code: "40001", last: true }]);
+    await expect(database.transaction(always.work)).rejects.toEqual({ code: "40001", last: true });
+    expect(always.attempts()).toBe(3);
+    for (const error of [{ code: "23505" }, { code: 40001 }, null, new Error("plain")]) {
+      const once = failing([error]);
+      await expect(database.transaction(once.work)).rejects.toBe(error);
+      expect(once.attempts()).toBe(1);
+    }
+  });
+
+  it("onManifestChange: each listener is called when another process writes the manifest, not for this process's writes; one listening connection, ended by close", async () => {
+    const options = testPostgres();
+    const database = await open(options);
+    const other = await open(options);
+    await expect(database.manifestHeard()).resolves.toBeUndefined();
+    const calls = { first: 0, second: 0 };
+    let changed = () => undefined as void;
+    database.onManifestChange(() => void calls.first++);
+    database.onManifestChange(() => {
+      calls.second++;
+      changed();
+    });
+    // Once listening, each listener is called for what came before.
+    await database.manifestHeard();
+    expect(calls).toEqual({ first: 1, second: 1 });
+    expect(await listeners(options.schema)).toBe(1);
+    const heard = new Promise<void>((resolve) => (changed = resolve));
+    await sql`INSERT INTO sites (project_slug, expires_at) VALUES ('mine', 1)`.execute(database.db);
+    await sql`INSERT INTO sites (project_slug, expires_at) VALUES ('theirs', 1)`.execute(other.db);
+    await heard;
+    expect(calls).toEqual({ first: 2, second: 2 });
+    await database.close();
+    expect(database.open).toBe(false);
+    await database.close();
+    await expect.poll(() => listeners(options.schema)).toBe(0);
+    await expect(sql`SELECT 1`.execute(database.db)).rejects.toThrow();
+  });
+
+  it("onManifestChange: after close, no listening starts", async () => {
+    const options = testPostgres();
+    const database = await open(options);
+    await database.close();
+    let calls = 0;
+    database.onManifestChange(() => void calls++);
+    await database.manifestHeard();
+    expect(calls).toBe(0);
+    expect(await listeners(options.schema)).toBe(0);
+  });
+});
