@@ -79,31 +79,38 @@ await describePostgres("the platform database on PostgreSQL", () => {
     expect(name!.name).toMatch(/^static-deploy platform [0-9a-f]{12}$/);
   });
 
-  it("openPostgresPlatformDatabase: without a schema, the tables go to `platform`", async () => {
+  it("openPostgresPlatformDatabase, migratePostgresPlatform: without a schema, the tables go to `platform`; each lets go of its connections, a failed migration too", async () => {
+    // A database of its own, so that its connections can be counted.
     const name = `${testPostgres().schema}_default`;
     await admin.query(`CREATE DATABASE ${name}`);
     const url = new URL(TEST_DATABASE_URL);
     url.pathname = `/${name}`;
+    const connections = async () =>
+      Number(
+        (
+          await admin.query<{ n: string }>("SELECT COUNT(*) AS n FROM pg_stat_activity WHERE datname = $1", [
+            name,
+          ])
+        ).rows[0]!.n,
+      );
     try {
-      await (await open({ url: url.href, schema: undefined as unknown as string })).close();
+      const broken = new pg.Client({ connectionString: url.href });
+      await broken.connect();
+      await broken.query("CREATE SCHEMA broken");
+      await broken.query("CREATE TABLE broken.blobs (x INTEGER)");
+      await broken.end();
+      await expect(openPostgresPlatformDatabase({ url: url.href, schema: "broken" })).rejects.toThrow(
+        /blobs/,
+      );
+      await expect.poll(connections).toBe(0);
+      await (await openPostgresPlatformDatabase({ url: url.href })).close();
+      await expect.poll(connections).toBe(0);
       expect(await tablesIn("platform", url.href)).toContain("session_blobs");
       expect(await migratePostgresPlatform({ url: url.href })).toEqual({ applied: [] });
+      await expect.poll(connections).toBe(0);
     } finally {
       await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
     }
-  });
-
-  it("openPostgresPlatformDatabase: a migration that fails is thrown", async () => {
-    const options = testPostgres();
-    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-    await client.connect();
-    try {
-      await client.query(`CREATE SCHEMA ${options.schema}`);
-      await client.query(`CREATE TABLE ${options.schema}.blobs (x INTEGER)`);
-    } finally {
-      await client.end();
-    }
-    await expect(openPostgresPlatformDatabase(options)).rejects.toThrow(/blobs/);
   });
 
   it("session_assets: keyed (session_id, hash, path): one path may name two hashes in a session, a row may not repeat", async () => {
