@@ -28,7 +28,7 @@ describe("openPackStorage", () => {
     }
   });
 
-  it("openPackStorage: with an object store, its packs there and its range cache in dir/range-cache, shared", async () => {
+  it("openPackStorage: with an object store, its packs there (its client, bucket and timeout) and its range cache in dir/range-cache, shared", async () => {
     const { storage, shared } = await openPackStorage(dir, {
       location: { bucket: "deploy-packs", prefix: "" },
       region: "us-east-1",
@@ -43,6 +43,9 @@ describe("openPackStorage", () => {
       expect(shared).toBe(true);
       expect(existsSync(join(dir, "range-cache"))).toBe(true);
       expect(existsSync(join(dir, "packs"))).toBe(false);
+      // Its client, bucket and timeout are the settings': nothing listens on port 9, so refused.
+      const refused = await storage.check().catch((error: unknown) => error as Error);
+      expect((refused?.cause as Error).message).toBe("reaching the bucket: ECONNREFUSED");
     } finally {
       await storage.close();
     }
