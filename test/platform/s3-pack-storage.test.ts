@@ -107,16 +107,20 @@ describe("S3PackStorage", () => {
     expect(await readRange(id, 9, 1, 10)).toBe("9");
   });
 
-  it("openRange: two reads of one range at once make one request; once it is dropped from the cache, it is asked for again", async () => {
+  it("openRange: two reads of one range at once make one request, of two ranges two; once dropped from the cache, a range is asked for again", async () => {
     const { id } = await commit("abcdef");
     sent = [];
     const both = await Promise.all([readRange(id, 1, 4, 6), readRange(id, 1, 4, 6)]);
     expect(both).toEqual(["bcde", "bcde"]);
     expect(sent).toEqual(["GetObject"]);
+    // Ranges of another start or length are fetched on their own, at the same time.
+    expect(await Promise.all([readRange(id, 0, 2, 6), readRange(id, 2, 2, 6)])).toEqual(["ab", "cd"]);
+    expect(sent).toEqual(["GetObject", "GetObject", "GetObject"]);
+    sent = [];
     // Gone from the disk while the cache still names it (evicted between being kept and opened).
     rmSync(join(dir.path, "cache", `${id}.1.4`));
     expect(await readRange(id, 1, 4, 6)).toBe("bcde");
-    expect(sent).toEqual(["GetObject", "GetObject"]);
+    expect(sent).toEqual(["GetObject"]);
   });
 
   it("openRange: no recorded size, or a range past it, is PackDamagedError before any request; an empty range is empty without one", async () => {
