@@ -11,6 +11,7 @@ describe("parseObjectStoreUrl", () => {
       prefix: "sites/prod/",
     });
     expect(parseObjectStoreUrl("s3://abc//a/b//")).toEqual({ bucket: "abc", prefix: "a/b/" });
+    expect(parseObjectStoreUrl("s3://abc///a/b")).toEqual({ bucket: "abc", prefix: "a/b/" });
   });
 
   it("parseObjectStoreUrl: undefined for another scheme, or a bucket name S3 does not allow", () => {
