@@ -14,15 +14,20 @@ import { firstOf, type PlatformDatabase } from "./platform-db.js";
 const HASH = "a".repeat(32);
 const OTHER = "b".repeat(32);
 
-/** Local packs where `beforeOpen` runs (once per open, as a compaction might) before each real openRange. */
+/**
+ * Local packs where `beforeOpen` runs (once per open, as a compaction might) before each real
+ * openRange; `opens` counts them.
+ */
 class RacedStorage extends LocalPackStorage {
   beforeOpen: (() => Promise<void>) | undefined;
+  opens = 0;
   override async openRange(
     id: string,
     start: number,
     length: number,
     packSize: number | undefined,
   ): Promise<PackRange> {
+    this.opens++;
     await this.beforeOpen?.();
     return super.openRange(id, start, length, packSize);
   }
@@ -103,12 +108,13 @@ describe("BlobReader", () => {
     const path = loose(HASH, "loose bytes");
     await blob(HASH, 11);
     expect((await reader.read(HASH)).toString()).toBe("loose bytes");
-    expect(descriptorsOn(path)).toBe(0);
+    // Its descriptor is closed in the background.
+    await expect.poll(() => descriptorsOn(path)).toBe(0);
     const opened = await reader.open(HASH);
     expect(await text(opened.stream(6, 10))).toBe("bytes");
+    expect(descriptorsOn(path)).toBe(1);
     opened.close();
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(descriptorsOn(path)).toBe(0);
+    await expect.poll(() => descriptorsOn(path)).toBe(0);
     await blob(OTHER, 3, { pack: await pack("abcdef"), offset: null });
     expect((await reader.read(OTHER)).toString()).toBe("abc");
   });
@@ -136,7 +142,7 @@ describe("BlobReader", () => {
     expect(await damagedOf(OTHER)).toBe(0);
   });
 
-  it("open: a missing loose file or pack marks the row damaged, its file is missing", async () => {
+  it("open: a missing loose file or pack marks the row damaged, its file is missing; a pack its row still names is not opened twice", async () => {
     await blob(HASH, 4);
     const missing = (hash: string) =>
       new BlobUnavailableError(
@@ -146,7 +152,9 @@ describe("BlobReader", () => {
     const id = await pack("gone");
     await blob(OTHER, 4, { pack: id, offset: 0 });
     await storage.delete(id);
+    storage.opens = 0;
     await expect(reader.open(OTHER)).rejects.toThrow(missing(OTHER));
+    expect(storage.opens).toBe(1);
     expect(await damagedOf(HASH)).toBe(1);
     expect(await damagedOf(OTHER)).toBe(1);
   });
@@ -160,6 +168,18 @@ describe("BlobReader", () => {
       ),
     );
     expect(await damagedOf(HASH)).toBe(1);
+  });
+
+  it("open: a pack no packs row records is damaged, its row saying no size", async () => {
+    const writer = packs.newWriter();
+    await writer.append(Buffer.from("unrecorded"));
+    const { id } = await storage.commit(writer);
+    await blob(HASH, 4, { pack: id, offset: 0 });
+    await expect(reader.open(HASH)).rejects.toThrow(
+      new BlobUnavailableError(
+        `blob ${HASH} is damaged: its pack ${id} holds 10 bytes, its row says none; marked so that it is uploaded again`,
+      ),
+    );
   });
 
   it("open: another failure is passed on as it is and marks nothing", async () => {
