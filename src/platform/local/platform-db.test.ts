@@ -39,10 +39,18 @@ describe("sqlitePlatformDatabase", () => {
     expect(database.dialect).toBe("sqlite");
     expect(database.sqlite!.prepare("SELECT COUNT(*) AS n FROM t").get()).toEqual({ n: 3 });
     expect(database.open).toBe(true);
+    const sqlite = database.sqlite!;
+    const closeSqlite = sqlite.close.bind(sqlite);
+    let closes = 0;
+    sqlite.close = () => {
+      closes++;
+      return closeSqlite();
+    };
     await database.close();
     expect(database.open).toBe(false);
     await database.close();
     expect(database.open).toBe(false);
+    expect(closes).toBe(1);
     await expect(sql`SELECT 1`.execute(database.db)).rejects.toThrow();
   });
 
