@@ -116,6 +116,13 @@ describe("edge handler", () => {
     expect([reply.status, reply.body.toString()]).toEqual([200, "the target"]);
   });
 
+  it("edge: a path no file can have (an encoded slash) gets the site's 404 page, _headers rules or not", async () => {
+    const e = await siteEdge({}, { "/404.html": "lost", "/_headers": "/about\n  X-Test: yes\n" });
+    const reply = await e.get(HOST, "/a/%2F/b");
+    expect([reply.status, reply.body.toString()]).toEqual([404, "lost"]);
+    expect(reply.headers["x-test"]).toBeUndefined();
+  });
+
   it("edge: with cacheBytes 0, nothing is kept in memory", async () => {
     const e = await siteEdge({ cacheBytes: 0 });
     expect((await e.get(HOST, "/about")).status).toBe(200);
