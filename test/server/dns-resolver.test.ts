@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DnsResolver, DnsUnavailableError } from "../../src/shared/dns-resolver.js";
+import { assignDomain, createTestProject } from "../support/deploy-flow.js";
 import { startSilentDns, startTestDns, type TestDnsServer } from "../support/dns-server.js";
+import { startTestServer } from "../support/server.js";
 
 describe("DnsResolver", () => {
   let dns: TestDnsServer;
@@ -48,5 +50,24 @@ describe("DnsResolver", () => {
     const error = await resolver.txt("_broken.example.test").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DnsUnavailableError);
     expect((error as DnsUnavailableError).reason).toBe("the resolver answered EBADRESP");
+  });
+});
+
+describe("DNS_RESOLVER", () => {
+  it("startServer: a domain's check asks the resolver DNS_RESOLVER names", async () => {
+    // Its own DNS server and process, started inside the test (per-test coverage sees the start).
+    const dns = await startTestDns();
+    const server = await startTestServer({ dnsResolver: dns.address });
+    try {
+      const p = await createTestProject(server.urls.api, "dns-resolver");
+      dns.setCname("www.resolver.test", "edge.localhost");
+      const res = await assignDomain(server.urls.api, p, "www.resolver.test");
+      expect(res.status).toBe(200);
+      expect(res.body.domain.status).toBe("active");
+      expect(dns.questions).toBeGreaterThan(0);
+    } finally {
+      await server.stop();
+      await dns.close();
+    }
   });
 });
