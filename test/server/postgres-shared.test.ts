@@ -1,8 +1,9 @@
+import pg from "pg";
 import { afterEach, expect, it } from "vitest";
 import { PostgresLocks } from "../../src/store/index.js";
 import { hex64 } from "../support/deploy-flow.js";
 import { api } from "../support/http.js";
-import { describePostgres, testPostgres } from "../support/postgres.js";
+import { describePostgres, TEST_DATABASE_URL, testPostgres } from "../support/postgres.js";
 import { startTestServer } from "../support/server.js";
 
 type Server = Awaited<ReturnType<typeof startTestServer>>;
@@ -17,8 +18,10 @@ await describePostgres("what two processes on one PostgreSQL share", () => {
    * Two processes on one new schema, each with its own data directory. Started inside each test, not
    * in a hook: per-test coverage (Stryker) counts only what a test itself runs.
    */
+  let schema = "";
   async function startTwo(): Promise<[Server, Server]> {
-    const { url, schema } = testPostgres();
+    const { url, schema: fresh } = testPostgres();
+    schema = fresh;
     const settings = { databaseUrl: url, databaseSchema: schema, createLimitPerAddress: 1 };
     servers.push(await startTestServer(settings), await startTestServer(settings));
     return [servers[0]!, servers[1]!];
@@ -37,5 +40,24 @@ await describePostgres("what two processes on one PostgreSQL share", () => {
     expect((await api(first.urls.api, "POST", "/projects", { body: body("first") })).status).toBe(201);
     const refused = await api(second.urls.api, "POST", "/projects", { body: body("second") });
     expect(refused.status).toBe(429);
+  });
+
+  it("POST /projects: the shared create limits count under their own scopes, per address and per fingerprint", async () => {
+    const [first] = await startTwo();
+    const body = { projectHash: hex64("scoped-hash"), anonFingerprint: hex64("scoped-fp") };
+    expect((await api(first.urls.api, "POST", "/projects", { body })).status).toBe(201);
+    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await client.connect();
+    try {
+      const { rows } = await client.query(
+        `SELECT scope, count FROM ${schema}.rate_limit_windows ORDER BY scope`,
+      );
+      expect(rows).toEqual([
+        { scope: "create-per-address", count: 1 },
+        { scope: "create-per-fingerprint", count: 1 },
+      ]);
+    } finally {
+      await client.end();
+    }
   });
 });
