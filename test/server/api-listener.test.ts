@@ -1,0 +1,55 @@
+import type { Socket } from "node:net";
+import { expect, it } from "vitest";
+import { createTestProject, identity, type TestProject } from "../support/deploy-flow.js";
+import { openSocket, rawMessage, rawRequest } from "../support/raw-http.js";
+import { startTestServer } from "../support/server.js";
+
+/** DELETE /projects/:slug/domains from `from` (X-Forwarded-For), `length` bytes declared, `body` sent. */
+function deleteDomains(p: TestProject, from: string, length: number, body: string): Buffer {
+  return rawMessage(
+    "DELETE",
+    `/projects/${p.slug}/domains`,
+    [
+      ["Host", "x"],
+      ["Connection", "close"],
+      ["X-Forwarded-For", from],
+      ["Authorization", `Bearer ${p.token}`],
+      ["Content-Type", "application/json"],
+      ["Content-Length", String(length)],
+    ],
+    body,
+  );
+}
+
+it("apiListener: the body budget is BODY_BYTES_PER_ADDRESS for one address (429) and BODY_BYTES_IN_FLIGHT in all (503)", async () => {
+  // The process is started inside the test: per-test coverage (Stryker) sees the listener built.
+  const server = await startTestServer({
+    trustProxy: true,
+    bodyBytesPerAddress: 1000,
+    bodyBytesInFlight: 1800,
+  });
+  const held: Socket[] = [];
+  try {
+    const p = await createTestProject(server.urls.api, "api-listener-budget");
+    const whole = JSON.stringify(identity(p));
+    /** 900 bytes announced from `from`, one sent: the rest never comes while the test runs. */
+    const hold = async (from: string) => {
+      const socket = await openSocket(server.urls.api);
+      held.push(socket);
+      socket.write(deleteDomains(p, from, 900, "{"));
+    };
+    const send = (from: string) => rawRequest(server.urls.api, deleteDomains(p, from, whole.length, whole));
+
+    await hold("10.0.0.1");
+    // 900 + this body is over 10.0.0.1's 1000 bytes.
+    const limited = await send("10.0.0.1");
+    expect(limited.status).toBe(429);
+    // 900 more from 10.0.0.2 makes 1800 in all: any body more, from a third address, is over it.
+    await hold("10.0.0.2");
+    const busy = await send("10.0.0.3");
+    expect(busy.status).toBe(503);
+  } finally {
+    for (const socket of held) socket.destroy();
+    await server.stop();
+  }
+});
