@@ -1,6 +1,7 @@
 import type { Socket } from "node:net";
 import { expect, it } from "vitest";
 import { createTestProject, identity, type TestProject } from "../support/deploy-flow.js";
+import { api } from "../support/http.js";
 import { openSocket, rawMessage, rawRequest } from "../support/raw-http.js";
 import { startTestServer } from "../support/server.js";
 
@@ -50,6 +51,27 @@ it("apiListener: the body budget is BODY_BYTES_PER_ADDRESS for one address (429)
     expect(busy.status).toBe(503);
   } finally {
     for (const socket of held) socket.destroy();
+    await server.stop();
+  }
+});
+
+it("apiListener: prepares past PREPARE_LIMIT_PER_ADDRESS in its window are 429 RATE_LIMITED; the next window prepares again", async () => {
+  // Started inside the test, as above: the limiters are built while it runs.
+  const server = await startTestServer({ prepareLimitPerAddress: 2, prepareLimitWindowSeconds: 60 });
+  try {
+    const p = await createTestProject(server.urls.api, "api-listener-prepare");
+    const prepare = () =>
+      api(server.urls.api, "POST", `/projects/${p.slug}/prepare`, {
+        token: p.token,
+        body: { ...identity(p), manifest: {} },
+      });
+    expect((await prepare()).status).toBe(200);
+    expect((await prepare()).status).toBe(200);
+    const limited = await prepare();
+    expect([limited.status, limited.body.error.code]).toEqual([429, "RATE_LIMITED"]);
+    server.clock.advance(60);
+    expect((await prepare()).status).toBe(200);
+  } finally {
     await server.stop();
   }
 });
