@@ -80,4 +80,33 @@ describe("listen: the process's HTTP listeners", () => {
     opened.push(again);
     expect(again.url).toBe(listener.url);
   });
+
+  it("close: waits for a request in flight, then closes its keep-alive connection once it falls idle", async () => {
+    // A keep-alive timeout far past the test's: only the close's own sweep can end the connection.
+    const listener = await listen("127.0.0.1", 0, { timeouts: { ...TIMEOUTS, keepAliveMs: 600_000 } });
+    let answer = (): void => undefined;
+    const arrived = new Promise<void>((resolve) =>
+      listener.handle((_req, res) => {
+        answer = () => res.writeHead(200, { connection: "keep-alive" }).end("ok");
+        resolve();
+      }),
+    );
+    const { port } = new URL(listener.url);
+    const socket = connect(Number(port), "127.0.0.1");
+    await new Promise<void>((resolve) => socket.once("connect", resolve));
+    const closedByServer = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    const received = new Promise<string>((resolve) => socket.once("data", (chunk) => resolve(String(chunk))));
+    socket.write(`GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+    await arrived;
+    let closed = false;
+    const closing = listener.close().then(() => (closed = true));
+    // The close waits while the request is in flight...
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(closed).toBe(false);
+    answer();
+    // ...and once it is answered, its idle connection is closed and the close ends.
+    expect(await received).toMatch(/^HTTP\/1\.1 200 OK/);
+    await closing;
+    await closedByServer;
+  }, 10_000);
 });
