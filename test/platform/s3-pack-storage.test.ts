@@ -224,12 +224,14 @@ describe("S3PackStorage", () => {
     ]);
     await expect(storage.check()).resolves.toBeUndefined();
   });
-  it("check: a store that takes the connection and never answers fails the check within 3 s, however long the timeout", async () => {
+  /** Runs `body` with a storage whose store takes connections and never answers. */
+  const withSilentStore = async (timeoutMs: number, body: (mute: S3PackStorage) => Promise<void>) => {
     const sockets: Socket[] = [];
     const silent = createServer((socket) => void sockets.push(socket));
     await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
     const port = (silent.address() as { port: number }).port;
     const mute = new S3PackStorage({
+      // The client's own timeout far off: only the storage's bounds a request.
       client: createObjectStoreClient({
         ...settings,
         endpoint: `http://127.0.0.1:${port}`,
@@ -237,18 +239,34 @@ describe("S3PackStorage", () => {
       }),
       location: settings.location,
       cache: new DiskRangeCache(join(dir.path, "mute-cache"), 1024),
-      timeoutMs: 60_000,
+      timeoutMs,
     });
     try {
-      const started = Date.now();
-      await expect(mute.check()).rejects.toThrow(ObjectStoreUnavailableError);
-      expect(Date.now() - started).toBeLessThan(10_000);
+      await body(mute);
     } finally {
       await mute.close();
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => silent.close(resolve));
     }
+  };
+
+  it("check: a store that takes the connection and never answers fails the check within 3 s, however long the timeout", async () => {
+    await withSilentStore(60_000, async (mute) => {
+      const started = Date.now();
+      await expect(mute.check()).rejects.toThrow(ObjectStoreUnavailableError);
+      expect(Date.now() - started).toBeLessThan(10_000);
+    });
   });
+
+  it("commit, delete, list: a store that never answers fails each with ObjectStoreUnavailableError once the timeout is up, not a hang", async () => {
+    await withSilentStore(300, async (mute) => {
+      const writer = new PackWriter(join(dir.path, "mute.tmp"));
+      await writer.append(Buffer.from("never stored"));
+      await expect(mute.commit(writer)).rejects.toThrow(ObjectStoreUnavailableError);
+      await expect(mute.delete(ABSENT)).rejects.toThrow(ObjectStoreUnavailableError);
+      await expect(mute.list()).rejects.toThrow(ObjectStoreUnavailableError);
+    });
+  }, 15_000);
 
   it("close: the client is destroyed", async () => {
     let destroyed = 0;
