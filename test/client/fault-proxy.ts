@@ -2,13 +2,16 @@ import { createServer, request, type IncomingMessage, type ServerResponse } from
 import type { AddressInfo } from "node:net";
 
 /** What the proxy does with one request. */
-export type Fault = "drop" | "503" | "429" | "401" | "400" | "slow" | "pass";
+/** `late`: `onLate` runs first (a test moves its server's clock past a deadline), then it passes. */
+export type Fault = "drop" | "503" | "429" | "401" | "400" | "late" | "pass";
 
 /** A proxy on 127.0.0.1 that the test scripts: each request takes the next fault of `plan`, then passes. */
 export interface FaultProxy {
   url: string;
   target: string;
   plan: Fault[];
+  /** What a `late` request waits for before it passes. */
+  onLate: () => void;
   /** What each request met, in order. */
   log: Fault[];
   close(): Promise<void>;
@@ -16,12 +19,22 @@ export interface FaultProxy {
 
 /** Starts the proxy; set `target` (the upstream base URL) before traffic arrives. */
 export async function startFaultProxy(): Promise<FaultProxy> {
-  const proxy: FaultProxy = { url: "", target: "", plan: [], log: [], close: async () => {} };
+  const proxy: FaultProxy = {
+    url: "",
+    target: "",
+    plan: [],
+    onLate: () => undefined,
+    log: [],
+    close: async () => {},
+  };
   const server = createServer((req, res) => {
     const fault = proxy.plan.shift() ?? "pass";
     proxy.log.push(fault);
     if (fault === "pass") return forward(proxy.target, req, res);
-    if (fault === "slow") return void setTimeout(() => forward(proxy.target, req, res), 1500);
+    if (fault === "late") {
+      proxy.onLate();
+      return forward(proxy.target, req, res);
+    }
     if (fault === "drop") return dropMidway(req);
     req.resume();
     req.on("end", () => answer(res, fault));

@@ -35,7 +35,9 @@ describe("openPackStorage", () => {
       endpoint: "http://127.0.0.1:9",
       forcePathStyle: true,
       credentials: { accessKeyId: "a", secretAccessKey: "b" },
-      timeoutMs: 1_000,
+      // Long enough that a loaded machine's first use of the SDK is refused, not cut short (the
+      // check waits 3 s at most, whatever the timeout).
+      timeoutMs: 30_000,
       diskCacheBytes: 1024,
     });
     try {
