@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { TestClock } from "../support/clock.js";
 import { startFaultProxy, type FaultProxy } from "./fault-proxy.js";
 import { edgeGet, runInProcess, startTestBed, writeSite, type TestBed } from "./helpers.js";
 
@@ -89,14 +90,17 @@ describe("upload faults", () => {
 describe("completion faults", () => {
   it("deploy: a preparation that expired before completion is prepared again and completed", async () => {
     const apiProxy = await startFaultProxy();
-    const slowBed = await startTestBed({ deployTtlSeconds: 1 });
+    const clock = new TestClock();
+    const slowBed = await startTestBed({ deployTtlSeconds: 60, clock });
     apiProxy.target = slowBed.server.urls.api;
+    // The completion arrives after the preparation's 60 s are up.
+    apiProxy.onLate = () => clock.advance(61);
     try {
       const site = join(slowBed.dir, "slow");
       const files = { "index.html": randomBytes(300), "app.js": randomBytes(300) };
       await writeSite(site, files);
       // create, prepare, then the completion arrives late
-      apiProxy.plan = ["pass", "pass", "slow"];
+      apiProxy.plan = ["pass", "pass", "late"];
       const run = await runInProcess([site, "--json", "--api-url", apiProxy.url], slowBed.env);
       expect(run.stderr).not.toContain("Error:");
       expect(run.code).toBe(0);
