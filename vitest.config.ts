@@ -65,13 +65,9 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: {
-          name: "alone",
-          include: ALONE_FILES,
-          maxWorkers: 1,
-          isolate: false,
-          sequence: { groupOrder: 1 },
-        },
+        // Isolated, as Vitest needs of a one-worker project to run it on its own under --sequence.shuffle
+        // (which drops groupOrder).
+        test: { name: "alone", include: ALONE_FILES, maxWorkers: 1, sequence: { groupOrder: 1 } },
       },
     ],
   },
