@@ -59,15 +59,19 @@ await describePostgres("platform-db on PostgreSQL", () => {
 
   it("lockContent: shared takes the content lock in share mode, exclusive in exclusive mode, to the end of the transaction", async () => {
     const names = ["platform content"];
-    const shared = await holding((trx) => lockContent(database, trx, "shared"));
-    expect(await advisoryLocks(shared.pid, names)).toEqual(["platform content ShareLock"]);
-    shared.release();
-    await shared.done;
-    expect(await advisoryLocks(shared.pid, names)).toEqual([]);
-    const exclusive = await holding((trx) => lockContent(database, trx, "exclusive"));
-    expect(await advisoryLocks(exclusive.pid, names)).toEqual(["platform content ExclusiveLock"]);
-    exclusive.release();
-    await exclusive.done;
+    /** Waits until `mode` is granted (another test file's platform may hold the lock a moment), then ends it. */
+    const seen = async (mode: "shared" | "exclusive", expected: string) => {
+      const held = await holding((trx) => lockContent(database, trx, mode));
+      try {
+        await expect.poll(() => advisoryLocks(held.pid, names), { timeout: 20_000 }).toEqual([expected]);
+      } finally {
+        held.release();
+        await held.done;
+      }
+      expect(await advisoryLocks(held.pid, names)).toEqual([]);
+    };
+    await seen("shared", "platform content ShareLock");
+    await seen("exclusive", "platform content ExclusiveLock");
   });
 
   it("lockKeys: each distinct key once, in sorted order (the first taken while a later one is waited for)", async () => {
