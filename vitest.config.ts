@@ -19,17 +19,6 @@ export const ALONE_FILES = [
   "test/scaling/processes.test.ts",
 ];
 
-/**
- * Files that replace a module with `vi.mock`: they need a module graph of their own. The other
- * files share one per worker (`isolate: false`), which saves importing the server again for each
- * file, most of the suite's time.
- */
-export const ISOLATED_FILES = [
-  "test/client/full-disk.test.ts",
-  "test/edge/compression-cost.test.ts",
-  "test/upload/full-disk.test.ts",
-];
-
 /** Options every test file runs with. */
 export const COMMON: NonNullable<ViteUserConfig["test"]> = {
   testTimeout: 30_000,
@@ -48,25 +37,15 @@ export default defineConfig({
         test: {
           name: "parallel",
           include: TEST_FILES,
-          exclude: ["**/node_modules/**", ...ALONE_FILES, ...ISOLATED_FILES],
+          exclude: ["**/node_modules/**", ...ALONE_FILES],
           // Vitest's default is one worker fewer than the cores: one on two. Most files wait on
           // servers, child processes and PostgreSQL more than they compute.
           maxWorkers: 3,
-          // Modules are imported once per worker, not once per file. Each file still builds its
-          // own servers, databases and clocks; what a test changes globally (spies, fake timers,
-          // NODE_OPTIONS) it restores itself.
-          isolate: false,
           sequence: { groupOrder: 0 },
         },
       },
       {
         extends: true,
-        test: { name: "isolated", include: ISOLATED_FILES, maxWorkers: 1, sequence: { groupOrder: 0 } },
-      },
-      {
-        extends: true,
-        // Isolated, as Vitest needs of a one-worker project to run it on its own under --sequence.shuffle
-        // (which drops groupOrder).
         test: { name: "alone", include: ALONE_FILES, maxWorkers: 1, sequence: { groupOrder: 1 } },
       },
     ],
