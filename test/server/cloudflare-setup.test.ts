@@ -2,7 +2,7 @@ import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { transformSync } from "esbuild";
 import { readFileSync, writeFileSync } from "node:fs";
-import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { UploadPlatformError } from "../../src/core/errors.js";
 import { setUpCloudflare } from "../../src/server/cloudflare-setup.js";
 import { CF } from "../support/cloudflare-api/cloudflare-fixture.js";
@@ -27,8 +27,6 @@ describe("deploy-server cloudflare setup", () => {
     );
   });
   afterEach(async () => {
-    vi.useRealTimers();
-    vi.restoreAllMocks();
     await api.close();
   });
 
@@ -194,29 +192,6 @@ describe("deploy-server cloudflare setup", () => {
       setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", new URL(`file://${dispatcher}`)),
     ).resolves.toContain("token: active");
     expect(api.faults.hits).toEqual(["GET /client/v4/user/tokens/verify"]);
-  });
-
-  it("setup: a Retry-After of 1 is waited out, one second on the timers, before the call is tried again", async () => {
-    api.faults.add(tokenCheckRateLimited(1));
-    // Only the timers are fake: the calls still go over HTTP; a spy counts the waits asked for.
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
-    const timers = vi.spyOn(globalThis, "setTimeout");
-    const verifies = () => api.calls.filter((call) => call.endsWith("/user/tokens/verify")).length;
-    const waits = () => timers.mock.calls.filter(([, ms]) => ms === 1000).length;
-    const setup = setUpCloudflare(
-      { ...CF, apiBaseUrl: api.url },
-      "sites.test",
-      new URL(`file://${dispatcher}`),
-    );
-    // Awaited below; a setup that goes on after a failed check must not fail another test.
-    setup.catch(() => undefined);
-    // Until the setup either waits or asks again.
-    while (waits() === 0 && verifies() < 2) await new Promise((resolve) => setImmediate(resolve));
-    expect(verifies()).toBe(1);
-    expect(waits()).toBe(1);
-    vi.advanceTimersByTime(1000);
-    await expect(setup).resolves.toContain("token: active");
-    expect(verifies()).toBe(2);
   });
 
   it("setup: names each permission the token lacks, and deploys nothing", async () => {
