@@ -1,8 +1,7 @@
 import { createServer, request, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
-/** What the proxy does with one request. */
-/** `late`: `onLate` runs first (a test moves its server's clock past a deadline), then it passes. */
+/** What the proxy does with one request; `late` runs `onLate` first (a test moves its server's clock past a deadline), then passes. */
 export type Fault = "drop" | "503" | "429" | "401" | "400" | "late" | "pass";
 
 /** A proxy on 127.0.0.1 that the test scripts: each request takes the next fault of `plan`, then passes. */
@@ -10,7 +9,7 @@ export interface FaultProxy {
   url: string;
   target: string;
   plan: Fault[];
-  /** What a `late` request waits for before it passes. */
+  /** Run when a `late` request arrives, before it passes. */
   onLate: () => void;
   /** What each request met, in order. */
   log: Fault[];
