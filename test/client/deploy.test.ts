@@ -1,4 +1,4 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { sha256Hex } from "../../src/core/ids.js";
@@ -57,6 +57,10 @@ beforeAll(async () => {
   bed = await startTestBed();
   site = join(bed.dir, "site");
   await writeSite(site, files);
+  // Written an hour ago, as a site is: a file written within the hash cache's racy window of the
+  // first deploy is not cached, and a test that runs first would find nothing "unchanged".
+  const hourAgo = new Date(Date.now() - 3_600_000);
+  for (const path of Object.keys(files)) await utimes(join(site, path), hourAgo, hourAgo);
   first = await deployJson(site);
 });
 afterAll(async () => {
