@@ -1,6 +1,16 @@
-import { ensureBuilt } from "../support/build.js";
+import { chromiumPresent } from "../browser/chromium.js";
+import { ensureBuilt } from "./build.js";
+import { httpsToolsPresent } from "./https-tools.js";
+import { postgresReady } from "./postgres.js";
 
-/** Vitest global setup: compile dist/ once so tests can run the real binaries. */
-export default function setup(): void {
+/**
+ * Vitest global setup: compile dist/ once so tests can run the real binaries, and install the
+ * programs some tests need (chromium, caddy and pebble, PostgreSQL) once, before any file runs:
+ * two files installing them at the same time would find each other's half-done install.
+ */
+export default async function setup(): Promise<void> {
   ensureBuilt();
+  chromiumPresent();
+  httpsToolsPresent();
+  await postgresReady();
 }
