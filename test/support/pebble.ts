@@ -60,15 +60,19 @@ function makeListenerCertificate(dir: string): { ca: string; cert: string; key: 
   return { ca: join(dir, "ca.pem"), cert: join(dir, "cert.pem"), key: join(dir, "key.pem") };
 }
 
-/** GETs an HTTPS URL trusting only `ca`; resolves with the status and body. */
+/**
+ * GETs an HTTPS URL trusting only `ca`; resolves with the status and body, rejects when nothing
+ * has come for 5 s (a listener that is up but not yet serving would otherwise hold the caller).
+ */
 export function httpsGet(url: string, ca: string | Buffer): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { ca, agent: false }, (res) => {
+    const req = request(url, { ca, agent: false, timeout: 5_000 }, (res) => {
       let body = "";
       res.setEncoding("utf8");
       res.on("data", (chunk: string) => (body += chunk));
       res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
     });
+    req.on("timeout", () => req.destroy(new Error(`no answer from ${url} in 5 s`)));
     req.on("error", reject);
     req.end();
   });
@@ -114,16 +118,21 @@ export async function startPebble(dir: string): Promise<Pebble> {
   const ca = readFileSync(files.ca);
   const rootUrl = `https://127.0.0.1:${management}/roots/0`;
   let issuingRoot = "";
-  for (let attempt = 0; attempt < 200 && issuingRoot === ""; attempt++) {
+  let lastError = "";
+  const deadline = Date.now() + 30_000;
+  while (issuingRoot === "" && Date.now() < deadline) {
     if (pebble.child.exitCode !== null) throw new Error(`pebble exited: ${pebble.output()}`);
     try {
       const res = await httpsGet(rootUrl, ca);
       if (res.status === 200 && res.body.includes("BEGIN CERTIFICATE")) issuingRoot = res.body;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      else lastError = `${res.status} ${res.body.slice(0, 200)}`;
+    } catch (error) {
+      lastError = String(error);
     }
+    if (issuingRoot === "") await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  if (issuingRoot === "") throw new Error(`pebble did not answer: ${pebble.output()}`);
+  if (issuingRoot === "")
+    throw new Error(`pebble did not answer at ${rootUrl} (${lastError}): ${pebble.output()}`);
   return {
     directoryUrl: `https://127.0.0.1:${acme}/dir`,
     listenerCaFile: files.ca,
