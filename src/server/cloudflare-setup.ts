@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import { setTimeout as delay } from "node:timers/promises";
 import Cloudflare from "cloudflare";
 import { UploadPlatformError } from "../core/errors.js";
 import {
@@ -7,6 +8,7 @@ import {
   type RetryBudget,
 } from "../platform/cloudflare/cloudflare-calls.js";
 import type { CloudflareSettings } from "../platform/cloudflare/settings.js";
+import { type Clock, systemClock } from "../core/clock.js";
 
 /** The dispatch Worker's script name in the account. */
 export const DISPATCHER_SCRIPT = "deploy-dispatcher";
@@ -29,6 +31,14 @@ const PERMISSIONS: { name: string; probe: (c: Cloudflare, s: CloudflareSettings)
   },
 ];
 
+/** What a test may replace: the dispatch Worker's file, and the time, read and waited. */
+export interface SetupOptions {
+  dispatcherPath?: URL;
+  clock?: Clock;
+  /** Waits out a Retry-After (a timer by default). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
 /**
  * `deploy-server cloudflare setup`: checks the token and what it may do (naming each permission it
  * lacks), then deploys the dispatch Worker bound to the manifest's KV namespace and the dispatch
@@ -38,14 +48,13 @@ const PERMISSIONS: { name: string; probe: (c: Cloudflare, s: CloudflareSettings)
 export async function setUpCloudflare(
   settings: CloudflareSettings,
   sitesDomain: string,
-  dispatcherPath = new URL("../platform/cloudflare/dispatcher/dispatcher.js", import.meta.url),
+  options: SetupOptions = {},
 ): Promise<string[]> {
+  const dispatcherPath =
+    options.dispatcherPath ?? new URL("../platform/cloudflare/dispatcher/dispatcher.js", import.meta.url);
   const client = new Cloudflare({ apiToken: settings.apiToken, baseURL: settings.apiBaseUrl, maxRetries: 0 });
-  const budget: RetryBudget = {
-    budgetMs: 20_000,
-    now: () => Date.now(),
-    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-  };
+  const clock = options.clock ?? systemClock;
+  const budget: RetryBudget = { budgetMs: 20_000, now: () => clock.now(), sleep: options.sleep ?? delay };
   const lines: string[] = [];
   await cloudflareCall("verifying the API token", budget, () => client.user.tokens.verify());
   lines.push("token: active");

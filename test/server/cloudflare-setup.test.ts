@@ -8,6 +8,7 @@ import { setUpCloudflare } from "../../src/server/cloudflare-setup.js";
 import { CF } from "../support/cloudflare-api/cloudflare-fixture.js";
 import { tokenCheckRateLimited } from "../support/cloudflare-api/faults.js";
 import { type CloudflareApi, startCloudflareApi } from "../support/cloudflare-api/server.js";
+import { TestClock } from "../support/clock.js";
 import { tempDir } from "../support/server.js";
 
 const SOURCE = fileURLToPath(
@@ -31,11 +32,9 @@ describe("deploy-server cloudflare setup", () => {
   });
 
   it("setup: deploys the dispatch Worker with its two bindings, on the sites' wildcard and the fallback route", async () => {
-    const lines = await setUpCloudflare(
-      { ...CF, apiBaseUrl: api.url },
-      "sites.test",
-      new URL(`file://${dispatcher}`),
-    );
+    const lines = await setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", {
+      dispatcherPath: new URL(`file://${dispatcher}`),
+    });
     expect(lines).toContain("token: active");
     const worker = api.state.accountWorkers.get("deploy-dispatcher");
     expect(worker?.source).toContain("DISPATCHER.get(entry.script)");
@@ -51,16 +50,16 @@ describe("deploy-server cloudflare setup", () => {
     ]);
     // Again: the routes are there already, and that is fine.
     await expect(
-      setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", new URL(`file://${dispatcher}`)),
+      setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", {
+        dispatcherPath: new URL(`file://${dispatcher}`),
+      }),
     ).resolves.toContain("route: */* exists");
   });
 
   it("setup: prints each step, and calls Cloudflare for the configured account and zone", async () => {
-    const lines = await setUpCloudflare(
-      { ...CF, apiBaseUrl: api.url },
-      "sites.test",
-      new URL(`file://${dispatcher}`),
-    );
+    const lines = await setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", {
+      dispatcherPath: new URL(`file://${dispatcher}`),
+    });
     expect(lines).toEqual([
       "token: active",
       "permissions: dispatch namespace, KV namespace and custom hostnames reachable",
@@ -79,7 +78,9 @@ describe("deploy-server cloudflare setup", () => {
       `POST /client/v4/zones/${CF.zoneId}/workers/routes`,
     ]);
     await expect(
-      setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", new URL(`file://${dispatcher}`)),
+      setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", {
+        dispatcherPath: new URL(`file://${dispatcher}`),
+      }),
     ).resolves.toEqual([
       "token: active",
       "permissions: dispatch namespace, KV namespace and custom hostnames reachable",
@@ -98,7 +99,9 @@ describe("deploy-server cloudflare setup", () => {
       message: "invalid route pattern",
     });
     await expect(
-      setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", new URL(`file://${dispatcher}`)),
+      setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", {
+        dispatcherPath: new URL(`file://${dispatcher}`),
+      }),
     ).rejects.toMatchObject({ status: 400, message: "HTTP 400, code 10021: invalid route pattern" });
     expect(api.state.routes).toEqual([]);
   });
@@ -109,7 +112,9 @@ describe("deploy-server cloudflare setup", () => {
   ])("setup: a token refused on $step says so, naming the step", async ({ method, path, step }) => {
     api.faults.add({ method, path, status: 403, code: 10000, message: "Authentication error" });
     await expect(
-      setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", new URL(`file://${dispatcher}`)),
+      setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", {
+        dispatcherPath: new URL(`file://${dispatcher}`),
+      }),
     ).rejects.toThrow(
       `Cloudflare refused the API token on ${step} (HTTP 403, code 10000: Authentication error)`,
     );
@@ -124,11 +129,9 @@ describe("deploy-server cloudflare setup", () => {
       message: "",
       body: "<html>a proxy's page</html>",
     });
-    const failure = setUpCloudflare(
-      { ...CF, apiBaseUrl: api.url },
-      "sites.test",
-      new URL(`file://${dispatcher}`),
-    );
+    const failure = setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", {
+      dispatcherPath: new URL(`file://${dispatcher}`),
+    });
     // The SDK's own error for a body that is not JSON, as it threw it: no permission is named.
     await expect(failure).rejects.not.toBeInstanceOf(UploadPlatformError);
     await expect(failure).rejects.toThrow(/json/i);
@@ -162,11 +165,9 @@ describe("deploy-server cloudflare setup", () => {
       code: 10000,
       message: "Authentication error",
     });
-    const failure = setUpCloudflare(
-      { ...CF, apiBaseUrl: api.url },
-      "sites.test",
-      new URL(`file://${dispatcher}`),
-    );
+    const failure = setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", {
+      dispatcherPath: new URL(`file://${dispatcher}`),
+    });
     await expect(failure).rejects.toBeInstanceOf(UploadPlatformError);
     await expect(failure).rejects.toThrow(
       "the API token cannot do everything needed; missing:\n" +
@@ -181,7 +182,9 @@ describe("deploy-server cloudflare setup", () => {
   it("setup: a Retry-After beyond the setup's retry budget fails at once, without a second try", async () => {
     api.faults.add(tokenCheckRateLimited(new Date(Date.now() + 3_600_000).toUTCString()));
     await expect(
-      setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", new URL(`file://${dispatcher}`)),
+      setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", {
+        dispatcherPath: new URL(`file://${dispatcher}`),
+      }),
     ).rejects.toThrow(/^Cloudflare failed on verifying the API token \(HTTP 429, code 10429: rate limited\)/);
     expect(api.calls).toEqual(["GET /client/v4/user/tokens/verify"]);
   });
@@ -189,9 +192,39 @@ describe("deploy-server cloudflare setup", () => {
   it("setup: a Retry-After of 0 is waited out and the call tried again", async () => {
     api.faults.add(tokenCheckRateLimited(0));
     await expect(
-      setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", new URL(`file://${dispatcher}`)),
+      setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", {
+        dispatcherPath: new URL(`file://${dispatcher}`),
+      }),
     ).resolves.toContain("token: active");
     expect(api.faults.hits).toEqual(["GET /client/v4/user/tokens/verify"]);
+  });
+
+  it("setup: a Retry-After of 5 is waited out with its sleep, 5 s, and the call tried again", async () => {
+    api.faults.add(tokenCheckRateLimited(5));
+    const waits: number[] = [];
+    const lines = await setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", {
+      dispatcherPath: new URL(`file://${dispatcher}`),
+      sleep: async (ms) => void waits.push(ms),
+    });
+    expect(lines).toContain("token: active");
+    expect(waits).toEqual([5_000]);
+    expect(api.faults.hits).toEqual(["GET /client/v4/user/tokens/verify"]);
+  });
+
+  it("setup: a Retry-After date is read on the setup's clock: 5 s past its now is a wait of 5 s", async () => {
+    // An hour ahead of the system's time, on a whole second (HTTP dates have no fractions).
+    const clock = new TestClock();
+    clock.advance(3_600);
+    clock.freeze();
+    clock.advanceTo(Math.ceil(clock.now() / 1000) * 1000);
+    api.faults.add(tokenCheckRateLimited(new Date(clock.now() + 5_000).toUTCString()));
+    const waits: number[] = [];
+    await setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", {
+      dispatcherPath: new URL(`file://${dispatcher}`),
+      clock,
+      sleep: async (ms) => void waits.push(ms),
+    });
+    expect(waits).toEqual([5_000]);
   });
 
   it("setup: names each permission the token lacks, and deploys nothing", async () => {
@@ -203,7 +236,9 @@ describe("deploy-server cloudflare setup", () => {
       message: "Authentication error",
     });
     await expect(
-      setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", new URL(`file://${dispatcher}`)),
+      setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", {
+        dispatcherPath: new URL(`file://${dispatcher}`),
+      }),
     ).rejects.toThrow(/missing:\n {2}Account · Workers KV Storage · Edit/);
     expect(api.state.accountWorkers.size).toBe(0);
   });
