@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { setTimeout as delay } from "node:timers/promises";
 import Cloudflare from "cloudflare";
 import { InvalidCompletionError, InvalidManifestError, RevisionNotFoundError } from "../../core/errors.js";
 import type { ManifestEntry } from "../../core/manifest.js";
@@ -52,7 +51,7 @@ export class CloudflarePlatform implements Platform {
     this.budget = {
       budgetMs: options.retryBudgetMs ?? 20_000,
       now: options.now,
-      sleep: options.sleep ?? delay,
+      sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
     };
     this.kv = new KvStore(this.client, options.accountId, options.kvNamespaceId, this.budget);
     const domains = new CustomHostnames(this.client, options.zoneId, this.budget);
