@@ -11,6 +11,8 @@ export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://po
 // Schemas are named after this test process, so parallel test files never share one.
 const RUN = `test_${process.pid}_${Date.now().toString(36)}`;
 const created: string[] = [];
+// Never reused, even after dropTestSchemas empties `created`: a worker runs many files in turn.
+let named = 0;
 let ready: Promise<boolean> | undefined;
 const INSTALL = fileURLToPath(new URL("../../scripts/install-postgres.sh", import.meta.url));
 
@@ -65,7 +67,7 @@ export function postgresReady(): Promise<boolean> {
  * is created on first connection and dropped after this file's tests (describePostgres).
  */
 export function testPostgres(overrides: Partial<PostgresOptions> = {}): PostgresOptions & { schema: string } {
-  const schema = `${RUN}_${created.length}`;
+  const schema = `${RUN}_${named++}`;
   created.push(schema);
   return { url: TEST_DATABASE_URL, schema, connectTimeoutMs: 3_000, ...overrides };
 }
