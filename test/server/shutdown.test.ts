@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { request } from "node:http";
 import { once } from "node:events";
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../support/build.js";
 import { createTestProject, identity, manifestOf } from "../support/deploy-flow.js";
@@ -68,7 +70,10 @@ describe("deploy-server binary", () => {
     const responded = once(req, "response");
     // Half the body, then the signal, then the rest: the request is in flight when the server stops.
     req.write(body.subarray(0, body.length / 2));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // In flight for sure once the server has begun writing the part to its pack file.
+    const tmp = join(dir.path, "platform", "tmp");
+    const writing = () => readdirSync(tmp).some((name) => statSync(join(tmp, name)).size > 0);
+    await expect.poll(writing, { timeout: 10_000 }).toBe(true);
     const exited = once(child, "exit");
     child.kill("SIGTERM");
     // Once the signal is handled, new connections are refused (polled: the machine may be busy).
