@@ -72,14 +72,19 @@ export function testPostgres(overrides: Partial<PostgresOptions> = {}): Postgres
   return { url: TEST_DATABASE_URL, schema, connectTimeoutMs: 3_000, ...overrides };
 }
 
-/** Drops every schema testPostgres() named in this process (those never created are skipped). */
+/**
+ * Drops every schema testPostgres() named in this process, and the platform schema a server made
+ * beside each (those never created are skipped).
+ */
 export async function dropTestSchemas(): Promise<void> {
   const doomed = created.splice(0);
   if (doomed.length === 0 || !(await postgresReady())) return;
   const client = new pg.Client({ connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: 3_000 });
   await client.connect();
   try {
-    for (const schema of doomed) await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    // A whole server also makes its platform's schema beside the store's (`<schema>_platform`).
+    for (const schema of doomed)
+      await client.query(`DROP SCHEMA IF EXISTS ${schema}, ${schema}_platform CASCADE`);
   } finally {
     await client.end();
   }
