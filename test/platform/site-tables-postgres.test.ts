@@ -1,23 +1,13 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, expect, it } from "vitest";
-import { openPlatformDatabase, type PlatformDatabase } from "../../src/platform/local/database.js";
+import { expect, it } from "vitest";
 import { SiteTables } from "../../src/platform/local/site-tables.js";
-import { describePostgres, testPostgres } from "../support/postgres.js";
+import { postgresPlatformDatabases } from "../support/platform-database.js";
+import { describePostgres } from "../support/postgres.js";
 
-let dir: string | undefined;
-let database: PlatformDatabase | undefined;
-afterEach(async () => {
-  await database?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  [dir, database] = [undefined, undefined];
-});
+const openDatabase = postgresPlatformDatabases("site-tables-pg-");
 
 await describePostgres("SiteTables on PostgreSQL", () => {
   it("generation: moved once listening, then by each write of the manifest by this process moves it once, a failed one too (its writers tell, the engine cannot)", async () => {
-    dir = mkdtempSync(join(tmpdir(), "site-tables-pg-"));
-    database = await openPlatformDatabase(dir, testPostgres());
+    const database = await openDatabase();
     const sites = new SiteTables(database);
     await database.manifestHeard();
     const start = sites.generation.value;

@@ -1,29 +1,19 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { sql } from "kysely";
-import { afterEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { Pacer } from "../../src/shared/event-loop.js";
-import { openPlatformDatabase, type PlatformDatabase } from "../../src/platform/local/database.js";
 import { rowsOf } from "../../src/platform/local/platform-db.js";
 import { UploadSessions } from "../../src/platform/local/upload-sessions.js";
-import { describePostgres, testPostgres } from "../support/postgres.js";
+import { postgresPlatformDatabases } from "../support/platform-database.js";
+import { describePostgres } from "../support/postgres.js";
 
-let dir: string | undefined;
-let database: PlatformDatabase | undefined;
-afterEach(async () => {
-  await database?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  [dir, database] = [undefined, undefined];
-});
+const openDatabase = postgresPlatformDatabases("upload-sessions-pg-");
 
 const A = "a".repeat(32);
 const B = "b".repeat(32);
 
 await describePostgres("UploadSessions on PostgreSQL", () => {
   it("open, record: a slice whose hashes were all looked up before, a manifest all kept already and a pack of new blobs only (no empty IN lists, which PostgreSQL refuses)", async () => {
-    dir = mkdtempSync(join(tmpdir(), "upload-sessions-pg-"));
-    database = await openPlatformDatabase(dir, testPostgres());
+    const database = await openDatabase();
     const sessions = new UploadSessions(database);
     await sql`INSERT INTO blobs (hash, size, created_at, damaged) VALUES (${A}, 4, 0, 0)`.execute(
       database.db,
