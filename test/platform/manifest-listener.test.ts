@@ -1,6 +1,6 @@
 import { type AddressInfo, createServer, type Socket } from "node:net";
 import pg from "pg";
-import { afterEach, expect, it } from "vitest";
+import { afterEach, expect, it, vi } from "vitest";
 import { ManifestListener } from "../../src/platform/local/manifest-listener.js";
 import { MANIFEST_CHANNEL } from "../../src/platform/local/postgres-schema.js";
 import { describePostgres, TEST_DATABASE_URL } from "../support/postgres.js";
@@ -11,6 +11,7 @@ let listener: ManifestListener | undefined;
 let proxy: TcpProxy | undefined;
 let admin: pg.Client | undefined;
 afterEach(async () => {
+  vi.useRealTimers();
   await listener?.close();
   await proxy?.close();
   await admin?.end();
@@ -18,7 +19,9 @@ afterEach(async () => {
 });
 
 /** A listener of SCHEMA counting its calls; through a proxy the test can cut when `viaProxy`. */
-async function listen(options: { writer?: string; fallbackMs?: number; viaProxy?: boolean } = {}) {
+async function listen(
+  options: { writer?: string; fallbackMs?: number | "default"; viaProxy?: boolean } = {},
+) {
   let url = TEST_DATABASE_URL;
   if (options.viaProxy) {
     const target = new URL(TEST_DATABASE_URL);
@@ -32,7 +35,7 @@ async function listen(options: { writer?: string; fallbackMs?: number; viaProxy?
     url,
     schema: SCHEMA,
     writer: options.writer,
-    fallbackMs: options.fallbackMs ?? 600_000,
+    fallbackMs: options.fallbackMs === "default" ? undefined : (options.fallbackMs ?? 600_000),
     connectTimeoutMs: 2_000,
     onChange: () => calls.n++,
   });
@@ -165,5 +168,44 @@ await describePostgres("ManifestListener", () => {
     await proxy!.restore();
     await expect.poll(() => heard, { timeout: 10_000 }).toBe(true);
     expect(listener!.listening).toBe(true);
+  });
+  // The fallback is the listener's only interval: faking setInterval alone lets a test see how
+  // often it fires, while the connection's own timers (setTimeout) stay real.
+  const fakeIntervals = () => vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+
+  it("fallbackMs: 1 s by default: a listener that cannot connect is told first after 1 s, then every second", async () => {
+    const calls = await listen({ viaProxy: true, fallbackMs: "default" });
+    await proxy!.cut();
+    fakeIntervals();
+    listener!.start();
+    vi.advanceTimersByTime(999);
+    expect(calls.n).toBe(0);
+    vi.advanceTimersByTime(1);
+    expect(calls.n).toBe(1);
+    vi.advanceTimersByTime(2_000);
+    expect(calls.n).toBe(3);
+  });
+
+  it("start: once listening, the fallback stops: told no more however long nothing is written", async () => {
+    const calls = await listen({ fallbackMs: 50 });
+    fakeIntervals();
+    listener!.start();
+    await listener!.heard;
+    const heard = calls.n;
+    vi.advanceTimersByTime(5_000);
+    expect(calls.n).toBe(heard);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("close: told nothing more afterwards, and no timer is left running", async () => {
+    const calls = await listen({ fallbackMs: 50 });
+    fakeIntervals();
+    listener!.start();
+    await listener!.heard;
+    await listener!.close();
+    const closed = calls.n;
+    vi.advanceTimersByTime(5_000);
+    expect(calls.n).toBe(closed);
+    expect(vi.getTimerCount()).toBe(0);
   });
 });
