@@ -4,7 +4,7 @@ import { transformSync } from "esbuild";
 import { readFileSync, writeFileSync } from "node:fs";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { UploadPlatformError } from "../../src/core/errors.js";
-import { setUpCloudflare } from "../../src/server/cloudflare-setup.js";
+import { type SetupOptions, setUpCloudflare } from "../../src/server/cloudflare-setup.js";
 import { CF } from "../support/cloudflare-api/cloudflare-fixture.js";
 import { tokenCheckRateLimited } from "../support/cloudflare-api/faults.js";
 import { type CloudflareApi, startCloudflareApi } from "../support/cloudflare-api/server.js";
@@ -30,11 +30,15 @@ describe("deploy-server cloudflare setup", () => {
   afterEach(async () => {
     await api.close();
   });
+  /** The setup against this test's Cloudflare API, deploying the dispatcher built above. */
+  const setUp = (options: Omit<SetupOptions, "dispatcherPath"> = {}) =>
+    setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", {
+      dispatcherPath: new URL(`file://${dispatcher}`),
+      ...options,
+    });
 
   it("setup: deploys the dispatch Worker with its two bindings, on the sites' wildcard and the fallback route", async () => {
-    const lines = await setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", {
-      dispatcherPath: new URL(`file://${dispatcher}`),
-    });
+    const lines = await setUp();
     expect(lines).toContain("token: active");
     const worker = api.state.accountWorkers.get("deploy-dispatcher");
     expect(worker?.source).toContain("DISPATCHER.get(entry.script)");
@@ -49,17 +53,11 @@ describe("deploy-server cloudflare setup", () => {
       { pattern: "*/*", script: "deploy-dispatcher" },
     ]);
     // Again: the routes are there already, and that is fine.
-    await expect(
-      setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", {
-        dispatcherPath: new URL(`file://${dispatcher}`),
-      }),
-    ).resolves.toContain("route: */* exists");
+    await expect(setUp()).resolves.toContain("route: */* exists");
   });
 
   it("setup: prints each step, and calls Cloudflare for the configured account and zone", async () => {
-    const lines = await setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", {
-      dispatcherPath: new URL(`file://${dispatcher}`),
-    });
+    const lines = await setUp();
     expect(lines).toEqual([
       "token: active",
       "permissions: dispatch namespace, KV namespace and custom hostnames reachable",
@@ -77,11 +75,7 @@ describe("deploy-server cloudflare setup", () => {
       `POST /client/v4/zones/${CF.zoneId}/workers/routes`,
       `POST /client/v4/zones/${CF.zoneId}/workers/routes`,
     ]);
-    await expect(
-      setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", {
-        dispatcherPath: new URL(`file://${dispatcher}`),
-      }),
-    ).resolves.toEqual([
+    await expect(setUp()).resolves.toEqual([
       "token: active",
       "permissions: dispatch namespace, KV namespace and custom hostnames reachable",
       "dispatch Worker: deploy-dispatcher uploaded",
@@ -98,11 +92,10 @@ describe("deploy-server cloudflare setup", () => {
       code: 10021,
       message: "invalid route pattern",
     });
-    await expect(
-      setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", {
-        dispatcherPath: new URL(`file://${dispatcher}`),
-      }),
-    ).rejects.toMatchObject({ status: 400, message: "HTTP 400, code 10021: invalid route pattern" });
+    await expect(setUp()).rejects.toMatchObject({
+      status: 400,
+      message: "HTTP 400, code 10021: invalid route pattern",
+    });
     expect(api.state.routes).toEqual([]);
   });
 
@@ -111,11 +104,7 @@ describe("deploy-server cloudflare setup", () => {
     { method: "POST", path: /\/workers\/routes$/, step: "adding route *.sites.test/*" },
   ])("setup: a token refused on $step says so, naming the step", async ({ method, path, step }) => {
     api.faults.add({ method, path, status: 403, code: 10000, message: "Authentication error" });
-    await expect(
-      setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", {
-        dispatcherPath: new URL(`file://${dispatcher}`),
-      }),
-    ).rejects.toThrow(
+    await expect(setUp()).rejects.toThrow(
       `Cloudflare refused the API token on ${step} (HTTP 403, code 10000: Authentication error)`,
     );
   });
@@ -129,9 +118,7 @@ describe("deploy-server cloudflare setup", () => {
       message: "",
       body: "<html>a proxy's page</html>",
     });
-    const failure = setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", {
-      dispatcherPath: new URL(`file://${dispatcher}`),
-    });
+    const failure = setUp();
     // The SDK's own error for a body that is not JSON, as it threw it: no permission is named.
     await expect(failure).rejects.not.toBeInstanceOf(UploadPlatformError);
     await expect(failure).rejects.toThrow(/json/i);
@@ -165,9 +152,7 @@ describe("deploy-server cloudflare setup", () => {
       code: 10000,
       message: "Authentication error",
     });
-    const failure = setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", {
-      dispatcherPath: new URL(`file://${dispatcher}`),
-    });
+    const failure = setUp();
     await expect(failure).rejects.toBeInstanceOf(UploadPlatformError);
     await expect(failure).rejects.toThrow(
       "the API token cannot do everything needed; missing:\n" +
@@ -181,29 +166,22 @@ describe("deploy-server cloudflare setup", () => {
 
   it("setup: a Retry-After beyond the setup's retry budget fails at once, without a second try", async () => {
     api.faults.add(tokenCheckRateLimited(new Date(Date.now() + 3_600_000).toUTCString()));
-    await expect(
-      setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", {
-        dispatcherPath: new URL(`file://${dispatcher}`),
-      }),
-    ).rejects.toThrow(/^Cloudflare failed on verifying the API token \(HTTP 429, code 10429: rate limited\)/);
+    await expect(setUp()).rejects.toThrow(
+      /^Cloudflare failed on verifying the API token \(HTTP 429, code 10429: rate limited\)/,
+    );
     expect(api.calls).toEqual(["GET /client/v4/user/tokens/verify"]);
   });
 
   it("setup: a Retry-After of 0 is waited out and the call tried again", async () => {
     api.faults.add(tokenCheckRateLimited(0));
-    await expect(
-      setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", {
-        dispatcherPath: new URL(`file://${dispatcher}`),
-      }),
-    ).resolves.toContain("token: active");
+    await expect(setUp()).resolves.toContain("token: active");
     expect(api.faults.hits).toEqual(["GET /client/v4/user/tokens/verify"]);
   });
 
   it("setup: a Retry-After of 5 is waited out with its sleep, 5 s, and the call tried again", async () => {
     api.faults.add(tokenCheckRateLimited(5));
     const waits: number[] = [];
-    const lines = await setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", {
-      dispatcherPath: new URL(`file://${dispatcher}`),
+    const lines = await setUp({
       sleep: async (ms) => void waits.push(ms),
     });
     expect(lines).toContain("token: active");
@@ -219,8 +197,7 @@ describe("deploy-server cloudflare setup", () => {
     clock.advanceTo(Math.ceil(clock.now() / 1000) * 1000);
     api.faults.add(tokenCheckRateLimited(new Date(clock.now() + 5_000).toUTCString()));
     const waits: number[] = [];
-    await setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", {
-      dispatcherPath: new URL(`file://${dispatcher}`),
+    await setUp({
       clock,
       sleep: async (ms) => void waits.push(ms),
     });
@@ -235,11 +212,7 @@ describe("deploy-server cloudflare setup", () => {
       code: 10000,
       message: "Authentication error",
     });
-    await expect(
-      setUpCloudflare({ ...CF, apiBaseUrl: api.url }, "sites.test", {
-        dispatcherPath: new URL(`file://${dispatcher}`),
-      }),
-    ).rejects.toThrow(/missing:\n {2}Account · Workers KV Storage · Edit/);
+    await expect(setUp()).rejects.toThrow(/missing:\n {2}Account · Workers KV Storage · Edit/);
     expect(api.state.accountWorkers.size).toBe(0);
   });
 });
