@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -13,6 +12,7 @@ import { LocalPackStorage } from "./local-pack-storage.js";
 import { PackStore } from "./pack-store.js";
 import { firstOf, type PlatformDatabase, rowsOf } from "./platform-db.js";
 import { UploadSessions } from "./upload-sessions.js";
+import { hashOf } from "./test-platform.js";
 
 let dir: string;
 let database: PlatformDatabase;
@@ -31,7 +31,6 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const hashOf = (name: string) => createHash("sha256").update(name).digest("hex").slice(0, 32);
 const bytesOf = (hash: string, size: number) => Buffer.alloc(size, hash);
 const packsStored = async () => (await files.storage.list()).map((pack) => pack.id).sort();
 const packRows = () =>

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -17,6 +16,7 @@ import { LocalPackStorage } from "./local-pack-storage.js";
 import { PackStore } from "./pack-store.js";
 import { firstOf, type PlatformDatabase } from "./platform-db.js";
 import { UploadSessions } from "./upload-sessions.js";
+import { hashOf } from "./test-platform.js";
 
 let dir: string;
 let database: PlatformDatabase;
@@ -34,8 +34,6 @@ afterEach(async () => {
   await database.close();
   rmSync(dir, { recursive: true, force: true });
 });
-
-const hashOf = (name: string) => createHash("sha256").update(name).digest("hex").slice(0, 32);
 
 /** Opens session `id` naming `count` blobs of `size` bytes each, and uploads them all in one pack. */
 async function uploaded(id: string, count: number, size: number, expiresAt: number): Promise<string> {

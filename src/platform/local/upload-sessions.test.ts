@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,6 +7,7 @@ import { Pacer } from "../../shared/event-loop.js";
 import { openPlatformDatabase } from "./database.js";
 import { type PlatformDatabase, rowsOf } from "./platform-db.js";
 import { UploadSessions } from "./upload-sessions.js";
+import { hashOf } from "./test-platform.js";
 
 let dir: string;
 let database: PlatformDatabase;
@@ -23,7 +23,6 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const hashOf = (name: string) => createHash("sha256").update(name).digest("hex").slice(0, 32);
 const [A, B, C, D] = ["a", "b", "c", "d"].map(hashOf) as [string, string, string, string];
 const slow = () => new Pacer(60_000);
 
