@@ -18,6 +18,22 @@ export const ALONE_FILES = [
   "test/scaling/processes.test.ts",
 ];
 
+/**
+ * Unit tests beside the code (`src/`): pure rules, temp directories and SQLite, no server. They
+ * share one module graph per worker (`isolate: false`), which takes them from about 25 s to 11 s
+ * here; the few that spy on globals, stub the environment or set `process.env` stay isolated.
+ */
+export const UNIT_FILES = ["src/**/*.test.ts"];
+export const ISOLATED_UNIT_FILES = [
+  "src/core/blake3.test.ts",
+  "src/platform/local/local-pack-storage.test.ts",
+  "src/platform/local/pack-writer.test.ts",
+  "src/server/heap-growth.test.ts",
+  "src/shared/event-loop.test.ts",
+  "src/shared/metrics.test.ts",
+  "src/shared/request-logger.test.ts",
+];
+
 /** Options every test file runs with. */
 export const COMMON: NonNullable<ViteUserConfig["test"]> = {
   testTimeout: 30_000,
@@ -37,9 +53,31 @@ export default defineConfig({
         test: {
           name: "parallel",
           include: TEST_FILES,
-          exclude: ["**/node_modules/**", ...ALONE_FILES],
+          exclude: ["**/node_modules/**", ...ALONE_FILES, ...UNIT_FILES],
           // Vitest's default is one worker fewer than the cores: one on two. Most files wait on
           // servers, child processes and PostgreSQL more than they compute.
+          maxWorkers: 3,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "unit",
+          include: UNIT_FILES,
+          exclude: ["**/node_modules/**", ...ISOLATED_UNIT_FILES],
+          isolate: false,
+          // The same group as `parallel`: Vitest runs projects of one group order side by side,
+          // and requires them to have the same number of workers.
+          maxWorkers: 3,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "isolated-unit",
+          include: ISOLATED_UNIT_FILES,
           maxWorkers: 3,
           sequence: { groupOrder: 0 },
         },
