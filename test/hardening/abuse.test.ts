@@ -21,7 +21,7 @@ const HELD_BODIES = Number(process.env.HARDENING_HELD_BODIES ?? 40);
 /** Concurrent whole prepares of 32 MiB without a token. */
 const FLOOD_BODIES = Number(process.env.HARDENING_FLOOD_BODIES ?? 96);
 /** Expired session rows the sweep deletes (the million: HARDENING_SWEEP_ROWS=1000000). */
-const SWEEP_ROWS = Number(process.env.HARDENING_SWEEP_ROWS ?? 200_000);
+const SWEEP_ROWS = Number(process.env.HARDENING_SWEEP_ROWS ?? 50_000);
 
 const MIB = 1024 * 1024;
 

@@ -76,8 +76,9 @@ describe("crash during compaction", () => {
         expect((await deleteProject(server.urls.api, gone)).status).toBe(200);
         await server.stop();
 
-        // A server that sweeps every second: kill it once compaction has begun writing.
-        const running = (server = await start(1));
+        // A server that sweeps every half second (its first sweep comes after it is listening and
+        // the watcher below is set): kill it once compaction has begun writing.
+        const running = (server = await start(0.5));
         const tmp = join(dir.path, "platform", "tmp");
         const delayMs = random.int(0, 60);
         await new Promise<void>((resolve) => {
