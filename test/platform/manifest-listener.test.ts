@@ -197,6 +197,16 @@ await describePostgres("ManifestListener", () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  it("close: the end of its own connection schedules no reconnection", async () => {
+    await listen({ fallbackMs: 50 });
+    listener!.start();
+    await listener!.heard;
+    // Faked only now: the connection is made on real timers; its end, during close, is what counts.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval"] });
+    await listener!.close();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   it("close: told nothing more afterwards, and no timer is left running", async () => {
     const calls = await listen({ fallbackMs: 50 });
     fakeIntervals();
