@@ -4,15 +4,13 @@ import { defineConfig, type ViteUserConfig } from "vitest/config";
 export const TEST_FILES = ["src/**/*.test.ts", "test/**/*.test.ts"];
 
 /**
- * Files that hold a latency bound under attack or load, must kill a process within seconds of the
- * moment it starts one piece of work, or restart PostgreSQL: they run one at a time, after the
- * rest, so no other test file competes with them for the two cores. (Exposure's timeouts and
- * crash's random kills are only lower bounds and hang guards: those files run with the rest.)
+ * Files that hold a latency bound under attack or load, or restart PostgreSQL: they run one at a
+ * time, after the rest, so no other test file competes with them for the two cores or the
+ * database. (Exposure's timeouts, the random kills of crash and crash-compaction, and the load's
+ * counts and memory are only lower bounds, hang guards and sums of work: those run with the rest.)
  */
 export const ALONE_FILES = [
   "test/hardening/abuse.test.ts",
-  "test/hardening/crash-compaction.test.ts",
-  "test/hardening/load.test.ts",
   "test/platform/published-sites-cache.test.ts",
   "test/scaling/postgres-restart.test.ts",
   "test/scaling/processes.test.ts",
