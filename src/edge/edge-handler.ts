@@ -40,7 +40,7 @@ export interface EdgeOptions {
  * A Node request listener: `http.createServer(createEdgeHandler(...))`, which also tells how its
  * memory cache has done (for /metrics).
  */
-export type EdgeHandler = ((req: IncomingMessage, res: ServerResponse) => void) & {
+export type EdgeHandler = ((req: IncomingMessage, res: ServerResponse) => Promise<void>) & {
   cacheStats(): { hits: number; misses: number; bytes: number };
 };
 
@@ -73,9 +73,11 @@ export function createEdgeHandler(options: EdgeOptions): EdgeHandler {
       res.destroy();
     }
   };
-  const handler = (req: IncomingMessage, res: ServerResponse): void => {
+  // Resolves once the request is done with, its body sent or its failure answered; never rejects.
+  // Node ignores it; a caller that must know when the edge has finished (a test) awaits it.
+  const handler = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     try {
-      serve(req, res, sites, source).catch((error: unknown) => fail(res, error));
+      await serve(req, res, sites, source);
     } catch (error) {
       fail(res, error);
     }

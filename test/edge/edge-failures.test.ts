@@ -98,11 +98,15 @@ describe("edge blob failures and memory", () => {
               if (path === "/small") socket.destroy();
             });
             socket.once("data", () => socket.destroy());
-            socket.once("close", () => setTimeout(resolve, 50));
+            socket.once("close", () => resolve());
           });
+          // The edge is done with the aborted request (or has not accepted it yet: then the last
+          // settled() below waits for it) before the next one.
+          await edge.settled();
         }
       }
       expect((await edge.get(HOST, "/small")).status).toBe(200);
+      await edge.settled();
       expect(edge.errors).toEqual([]);
     } finally {
       await edge.close();

@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import { connect, type AddressInfo } from "node:net";
+import { connect, type AddressInfo, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "kysely";
@@ -54,6 +54,11 @@ export interface TestEdge {
   /** The edge's clock: set `clock.now` to move time. */
   clock: { now: number };
   errors: unknown[];
+  /**
+   * Resolves once every connection the edge has accepted is closed and every request it took is
+   * finished: what an aborted request leaves behind (an error reported late) has happened.
+   */
+  settled(): Promise<void>;
   /** The edge's memory cache: lookups answered from it, lookups that read the blob, bytes held. */
   cacheStats(): { hits: number; misses: number; bytes: number };
   port: number;
@@ -112,7 +117,14 @@ export async function startTestEdge(
     ...options,
   });
   // Node answers a missing Host with its own bare 400 unless told otherwise; the edge answers itself.
-  const server: Server = createServer({ requireHostHeader: false }, handler);
+  // What the edge is still busy with: its open connections and the requests it has not finished.
+  const busy = new Set<Promise<unknown>>();
+  const track = (work: Promise<unknown>) => {
+    busy.add(work);
+    void work.finally(() => busy.delete(work));
+  };
+  const server: Server = createServer({ requireHostHeader: false }, (req, res) => track(handler(req, res)));
+  server.on("connection", (socket: Socket) => track(new Promise((resolve) => socket.once("close", resolve))));
   server.on("clientError", answerClientError);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
@@ -239,6 +251,9 @@ export async function startTestEdge(
     clock,
     errors,
     cacheStats: () => handler.cacheStats(),
+    settled: async () => {
+      while (busy.size > 0) await Promise.all(busy);
+    },
     port,
     addBlob,
     publish,
