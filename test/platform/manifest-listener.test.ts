@@ -167,6 +167,14 @@ await describePostgres("ManifestListener", () => {
     await expect.poll(() => listener!.listening).toBe(false);
   });
 
+  it("connection lost: not listening from the moment the loss is seen, long before the next reconnection", async () => {
+    await listen({ viaProxy: true, fallbackMs: 60_000 });
+    listener!.start();
+    await listener!.heard;
+    await proxy!.cut();
+    await expect.poll(() => listener!.listening).toBe(false);
+  });
+
   it("start: a first connection that fails is told every fallbackMs until it connects; heard only then", async () => {
     const calls = await listen({ viaProxy: true, fallbackMs: 50 });
     await proxy!.cut();
