@@ -1,12 +1,11 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { pino } from "pino";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import type { Platform } from "../../src/core/ports/index.js";
-import { openLocalPlatform } from "../../src/server/local-platform.js";
 import { manifestOf } from "../../src/platform/local/test-platform.js";
 import { describePostgres, TEST_DATABASE_URL, testPostgres } from "../support/postgres.js";
 import { tempDir } from "../support/server.js";
+import { openLocalHarness } from "./local-harness.js";
+import type { PlatformHarness } from "./platform-contract.js";
 
 // Racing prepares of one project or one client address, in any process, count their quotas in
 // turn: each takes PostgreSQL's advisory lock of its project and of its address first. Here the
@@ -14,22 +13,12 @@ import { tempDir } from "../support/server.js";
 // sees it waiting in pg_locks before letting go.
 await describePostgres("openUploadSession on PostgreSQL: the quota locks", () => {
   const dir = tempDir("deploy-admit-locks-");
-  let platform: Platform;
+  let harness: PlatformHarness;
   let holder: pg.Client;
   let watcher: pg.Client;
   let holderPid: number;
   beforeAll(async () => {
-    const local = await openLocalPlatform(dir.path, {
-      uploadBaseUrl: "http://127.0.0.1:1",
-      bucketLimits: { maxBytes: 1024 * 1024, maxFiles: 100 },
-      maxAssetBytes: 1024 * 1024,
-      sitesDomain: "sites.test",
-      edgeCacheBytes: 1024 * 1024,
-      now: () => Date.parse("2030-01-01T00:00:00Z"),
-      logger: pino({ level: "silent" }),
-      postgres: testPostgres(),
-    });
-    platform = local.platform;
+    harness = await openLocalHarness(dir.path, { postgres: testPostgres() });
     holder = new pg.Client({ connectionString: TEST_DATABASE_URL });
     watcher = new pg.Client({ connectionString: TEST_DATABASE_URL });
     await Promise.all([holder.connect(), watcher.connect()]);
@@ -37,7 +26,7 @@ await describePostgres("openUploadSession on PostgreSQL: the quota locks", () =>
   });
   afterAll(async () => {
     await Promise.all([holder?.end(), watcher?.end()]);
-    await platform?.close();
+    await harness?.close();
     dir.cleanup();
   });
 
@@ -64,7 +53,7 @@ await describePostgres("openUploadSession on PostgreSQL: the quota locks", () =>
   async function waitsAtLock(key: string, input: { projectSlug: string; clientAddress?: string }) {
     const release = await hold(key);
     let opened = false;
-    const opening = platform
+    const opening = harness.platform
       .openUploadSession({
         ...input,
         entries: manifestOf({ "/index.html": `<p>${unique()}</p>` }),
