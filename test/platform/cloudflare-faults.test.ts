@@ -228,20 +228,32 @@ describe("Cloudflare platform: retry defaults", () => {
 
   it("check: without a sleep given, the retry waits Retry-After on the timers before asking again", async () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
-    const timeouts = vi.spyOn(globalThis, "setTimeout");
-    const platform = new CloudflarePlatform({
-      ...CF,
-      apiBaseUrl: api.url,
-      sitesDomain: "sites.test",
-      now: () => NOW,
-    });
-    verifyFails(7);
-    const checked = platform.check();
-    // The wait is a 7-second timer; only once it has run is Cloudflare asked again.
-    await vi.waitFor(() => expect(timeouts.mock.calls.map(([, ms]) => ms)).toContain(7_000));
-    expect(api.calls).toHaveLength(1);
-    await vi.advanceTimersByTimeAsync(7_000);
-    await expect(checked).resolves.toBeUndefined();
-    expect(api.calls).toHaveLength(2);
+    // The delays asked of the (fake) setTimeout, recorded by a wrapper put back in `finally`: a
+    // vi.spyOn here would be restored by any later restoreAllMocks to the fake it wrapped, and in
+    // a worker shared between files that stalls every timer after it.
+    const fake = globalThis.setTimeout;
+    const delays: unknown[] = [];
+    globalThis.setTimeout = ((...args: Parameters<typeof setTimeout>) => {
+      delays.push(args[1]);
+      return fake(...args);
+    }) as typeof setTimeout;
+    try {
+      const platform = new CloudflarePlatform({
+        ...CF,
+        apiBaseUrl: api.url,
+        sitesDomain: "sites.test",
+        now: () => NOW,
+      });
+      verifyFails(7);
+      const checked = platform.check();
+      // The wait is a 7-second timer; only once it has run is Cloudflare asked again.
+      await vi.waitFor(() => expect(delays).toContain(7_000));
+      expect(api.calls).toHaveLength(1);
+      await vi.advanceTimersByTimeAsync(7_000);
+      await expect(checked).resolves.toBeUndefined();
+      expect(api.calls).toHaveLength(2);
+    } finally {
+      globalThis.setTimeout = fake;
+    }
   });
 });
