@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // `npm test`'s static checks, side by side: the type check, eslint, the import-cycle check and
-// prettier each take one process, and on two cores running them together takes about 30 s where
-// one after the other took about 40 s. Each one's output is printed whole once it ends, so the
-// outputs never interleave; the exit code is the first failure's, or 0.
+// prettier each take one process (about 21 s together on two cores from a fresh clone, 5 s with
+// their caches). Each one's output is printed whole once it ends, so the outputs never interleave;
+// the exit code is the first failure's, or 0. Names as arguments run only those checks
+// (`npm run typecheck`, `npm run lint`), with the same options and caches.
 import { spawn } from "node:child_process";
 
 // Each tool keeps what it found about unchanged files under node_modules/.cache (a fresh clone
@@ -34,9 +35,19 @@ function run([name, command, args]) {
   });
 }
 
+const asked = process.argv.slice(2);
+const unknown = asked.filter((name) => !CHECKS.some(([known]) => known === name));
+if (unknown.length > 0) {
+  process.stderr.write(
+    `unknown check: ${unknown.join(", ")} (known: ${CHECKS.map(([name]) => name).join(", ")})\n`,
+  );
+  process.exit(2);
+}
+const chosen = asked.length === 0 ? CHECKS : CHECKS.filter(([name]) => asked.includes(name));
+
 const started = performance.now();
 const results = await Promise.all(
-  CHECKS.map((check) =>
+  chosen.map((check) =>
     run(check).then((result) => {
       const status = result.code === 0 ? "ok" : `failed (exit ${result.code})`;
       process.stdout.write(`── ${result.name}: ${status}\n${result.code === 0 ? "" : result.output}`);
