@@ -1,9 +1,9 @@
 import { tmpdir } from "node:os";
 
 /** Which benchmarks exist. */
-export type SuiteName = "edge" | "rules" | "deploy" | "api" | "hash";
+export type SuiteName = "edge" | "rules" | "deploy" | "api" | "attacks" | "hash";
 /** Every benchmark, in the order a run takes them. */
-export const SUITES: readonly SuiteName[] = ["edge", "rules", "deploy", "api", "hash"];
+export const SUITES: readonly SuiteName[] = ["edge", "rules", "deploy", "api", "attacks", "hash"];
 
 /** One generated site of benchmark 2. */
 export interface SiteSpec {
@@ -31,13 +31,15 @@ export interface BenchOptions {
     loadSeconds: number;
     loadManifestFiles: number;
   };
+  /** Issue 31's attacks: paths and copies of the repeated part (H1), paths of each preview (H3). */
+  attacks: { h1Paths: number; h1Copies: number; h3Paths: number };
   /** Benchmark 5 (issue 9): BLAKE3 libraries on many 2 KB files and a few 25 MiB ones. */
   hash: { rounds: number; smallFiles: number; largeFiles: number };
 }
 
 const MB = 1_000_000;
 
-const USAGE = `usage: npm run bench -- [--quick] [--only=edge,rules,deploy,api,hash] [--profile] [--wait-idle]
+const USAGE = `usage: npm run bench -- [--quick] [--only=edge,rules,deploy,api,attacks,hash] [--profile] [--wait-idle]
   --quick       small sizes and few rounds, for development (or BENCH_QUICK=1); BENCHMARKS.md is left alone
   --only=LIST   run only these benchmarks; BENCHMARKS.md is left alone
   --profile     afterwards, profile the slowest path of each benchmark with node --cpu-prof (BENCH_PROFILE=1);
@@ -82,7 +84,14 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
         ],
         changedShare: 0.01,
       },
-      api: { rounds: 2, entries: [2000, 10_000], loadRounds: 1, loadSeconds: 1, loadManifestFiles: 50 },
+      api: {
+        rounds: 2,
+        entries: [2000, 10_000],
+        loadRounds: 1,
+        loadSeconds: 1,
+        loadManifestFiles: 50,
+      },
+      attacks: { h1Paths: 10_000, h1Copies: 200, h3Paths: 2000 },
       hash: { rounds: 2, smallFiles: 5000, largeFiles: 1 },
     };
   }
@@ -105,7 +114,14 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
       ],
       changedShare: 0.01,
     },
-    api: { rounds: 5, entries: [20_000, 100_000], loadRounds: 3, loadSeconds: 5, loadManifestFiles: 50 },
+    api: {
+      rounds: 5,
+      entries: [20_000, 100_000],
+      loadRounds: 3,
+      loadSeconds: 5,
+      loadManifestFiles: 50,
+    },
+    attacks: { h1Paths: 100_000, h1Copies: 2000, h3Paths: 20_000 },
     hash: { rounds: 5, smallFiles: 20_000, largeFiles: 4 },
   };
 }

@@ -9,6 +9,7 @@ import { parseOptions, SUITES } from "./options.js";
 import { writeBenchmarksMd } from "./report/benchmarks-md.js";
 import { renderResults } from "./report/tables.js";
 import { checkTargets } from "./report/targets.js";
+import { runAttacks } from "./suites/api-attacks.js";
 import { runApi } from "./suites/api-load.js";
 import { runDeployPipeline, siteDirOf } from "./suites/deploy-pipeline.js";
 import { runEdgeRules } from "./suites/edge-rules.js";
@@ -58,6 +59,9 @@ try {
   }
   if (options.suites.includes("api")) {
     results.api = await runApi({ workDir: join(work, "api"), ...options.api, log });
+  }
+  if (options.suites.includes("attacks")) {
+    results.attacks = await runAttacks({ workDir: join(work, "attacks"), ...options.attacks, log });
   }
   if (options.suites.includes("hash")) {
     results.hash = await runHashLibraries({ workDir: join(work, "hash"), ...options.hash, log });

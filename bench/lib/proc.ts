@@ -153,3 +153,9 @@ export async function waitForPort(port: number, timeoutMs = 10_000): Promise<voi
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/** The resident memory of a live process now, in bytes (Linux VmRSS). */
+export function currentRss(pid: number): number {
+  const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return Number(match?.[1] ?? 0) * 1024;
+}

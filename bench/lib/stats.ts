@@ -30,3 +30,9 @@ export function rotate<T>(items: readonly T[], round: number): T[] {
   const shift = round % items.length;
   return [...items.slice(shift), ...items.slice(0, shift)];
 }
+
+/** The sample at quantile `p` (0 to 1) of `samples`, or 0 when there are none. */
+export function percentile(samples: readonly number[], p: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
+}

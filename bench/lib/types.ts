@@ -121,6 +121,20 @@ export interface HeldBodies {
   answers: Record<string, number>;
 }
 
+/** One attack of issue 31, from one client: what it got, and what the server and its edge paid. */
+export interface AttackResult {
+  name: string;
+  /** What the server answered, in words (statuses and codes). */
+  outcome: string;
+  seconds: number;
+  /** Edge requests answered while the attack ran, their p99 and worst wait. */
+  requests: number;
+  p99Ms: number;
+  maxMs: number;
+  dataDirGrowthBytes: number;
+  rssGrowthBytes: number;
+}
+
 export interface ApiResult {
   rounds: number;
   prepare: PrepareLatency[];
@@ -165,6 +179,8 @@ export interface BenchResults {
   rules?: RulesResult;
   deploy?: DeployResult;
   api?: ApiResult;
+  /** Issue 31: the second round of attacks, each from one client. */
+  attacks?: AttackResult[];
   hash?: HashResult;
   profiles?: ProfileSummary[];
 }

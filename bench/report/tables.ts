@@ -1,5 +1,6 @@
 import type {
   ApiResult,
+  AttackResult,
   BenchResults,
   DeployResult,
   EdgeResult,
@@ -10,6 +11,7 @@ import type {
 import { int, mb, ms, plusMinus, ratioWithRange, size, table, times } from "./format.js";
 import { hashSection } from "./hash-tables.js";
 import { checkTargets } from "./targets.js";
+import { ATTACK_QUOTAS } from "../suites/api-attacks.js";
 
 const STEP_NAMES = { first: "first deploy", unchanged: "unchanged redeploy", changed: "1% changed" } as const;
 
@@ -190,6 +192,23 @@ function abuseTables(abuse: NonNullable<ApiResult["abuse"]>): string {
   return `${edge}\n\n${held}`;
 }
 
+/** Issue 31: each attack from one client, with what it got and what the server paid. */
+export function attackTable(attacks: readonly AttackResult[]): string {
+  return table(
+    ["attack (one client)", "answered", "time", "edge requests", "edge p99", "edge max", "data dir", "RSS"],
+    attacks.map((cell) => [
+      cell.name,
+      cell.outcome,
+      `${cell.seconds.toFixed(1)} s`,
+      int(cell.requests),
+      ms(cell.p99Ms),
+      ms(cell.maxMs),
+      `+${mb(cell.dataDirGrowthBytes)}`,
+      `${cell.rssGrowthBytes >= 0 ? "+" : "−"}${mb(Math.abs(cell.rssGrowthBytes))}`,
+    ]),
+  );
+}
+
 /** The machine in one table. */
 export function machineTable(machine: MachineInfo, results: BenchResults): string {
   return table(
@@ -270,6 +289,11 @@ export function renderResults(results: BenchResults): string {
   if (results.api) {
     parts.push(
       `### 3. API\n\nPrepare latency: one project, manifests of random hashes (all missing, so every entry is bucketed), ${results.api.rounds} rounds alternating the sizes, timed to the last byte of the answer. Load: ${results.api.loadRounds} rounds of ${results.api.loadSeconds} s each, create and prepare limits off (\`CREATE_LIMIT_PER_ADDRESS=0\`, \`CREATE_LIMIT_PER_FINGERPRINT=0\`, \`PREPARE_LIMIT_PER_PROJECT=0\`, \`PREPARE_LIMIT_PER_ADDRESS=0\`), request logging on as shipped. Abuse (issue 14): a fresh server with its limits as shipped; the edge's latency over ${results.api.abuse?.edgeDuringPrepare[1]?.prepareMs.length ?? 0} large prepares of each kind, counting only the requests sent while a prepare ran; then 40 connections each announcing a 32 MiB prepare body and sending all but its last byte, and the server's RSS once they have sent what they could.\n\n${apiTables(results.api)}`,
+    );
+  }
+  if (results.attacks) {
+    parts.push(
+      `### 3b. Attacks (issue 31)\n\nEach attack from one client on loopback against a fresh server with the rate limits on prepare off (\`PREPARE_LIMIT_PER_PROJECT=0\`, \`PREPARE_LIMIT_PER_ADDRESS=0\`), so that only the bounds under test can stop it, and \`PROJECT_QUOTA_BYTES\` ${mb(Number(ATTACK_QUOTAS.PROJECT_QUOTA_BYTES))}, \`CLIENT_QUOTA_BYTES\` ${mb(Number(ATTACK_QUOTAS.CLIENT_QUOTA_BYTES))}. The edge's latency is measured from a worker thread over 8 keep-alive connections asking for a deployed page while the attack runs; the data directory's growth is the bytes of its files after the attack over before.\n\n${attackTable(results.attacks)}`,
     );
   }
   if (results.hash) parts.push(hashSection(results.hash));

@@ -1,4 +1,5 @@
 import type { BenchResults } from "../lib/types.js";
+import { ATTACK_OVERHEAD_BYTES, ATTACK_QUOTAS } from "../suites/api-attacks.js";
 import { mb, ms, times } from "./format.js";
 import { hashTargets } from "./hash-tables.js";
 
@@ -150,6 +151,27 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
         met: growth < 100e6,
       });
     }
+  }
+  for (const attack of results.attacks ?? []) {
+    checks.push({
+      benchmark: "api",
+      what: `edge worst wait during ${attack.name.split(":")[0]}`,
+      target: "< 100 ms",
+      measured: ms(attack.maxMs),
+      met: attack.maxMs < 100,
+    });
+  }
+  const previews = results.attacks?.find((attack) => attack.name.startsWith("H3"));
+  if (previews) {
+    const bound = Number(ATTACK_QUOTAS.CLIENT_QUOTA_BYTES) + ATTACK_OVERHEAD_BYTES;
+    checks.push({
+      benchmark: "api",
+      what: "data directory growth from one client (H3 + H4)",
+      target: `≤ CLIENT_QUOTA_BYTES + ${mb(ATTACK_OVERHEAD_BYTES)} (${mb(bound)})`,
+      measured: `+${mb(previews.dataDirGrowthBytes)} (${previews.outcome})`,
+      // Under the bound only because the bench stopped sending is not a defence.
+      met: previews.dataDirGrowthBytes <= bound && !previews.outcome.endsWith("refused: never"),
+    });
   }
   checks.push(...hashTargets(results.hash));
   return checks;

@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { deployFiles, prepareBody, type ApiProject, createProject } from "../lib/api-deploy.js";
 import { edgeLatenciesDuring } from "../lib/edge-poller.js";
 import { STORAGE_LIMITS_OFF, startServerProcess, type ServerProcess } from "../lib/server-process.js";
-import { sleep } from "../lib/proc.js";
+import { currentRss, sleep } from "../lib/proc.js";
+import { percentile } from "../lib/stats.js";
 import type { EdgeDuringPrepare, HeldBodies } from "../lib/types.js";
 
 const MIB = 1024 * 1024;
@@ -116,11 +116,6 @@ async function timedPrepare(apiUrl: string, project: ApiProject, body: string): 
   return response.status;
 }
 
-function percentile(samples: readonly number[], p: number): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
-}
-
 function latencyFigures(waits: readonly number[]) {
   return {
     requests: waits.length,
@@ -188,10 +183,4 @@ async function holdBodies(
     peakRssBytes: peak,
     answers,
   };
-}
-
-/** The resident memory of a live process now, in bytes (Linux VmRSS). */
-function currentRss(pid: number): number {
-  const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return Number(match?.[1] ?? 0) * 1024;
 }
