@@ -5,7 +5,7 @@ import type { Clock } from "../core/clock.js";
 import type { Services } from "../core/operations/services.js";
 import { type Limiter, type RateLimit, RateLimiter } from "../core/rate-limiter.js";
 import type { Metrics } from "../shared/metrics.js";
-import { clientAddress } from "./client-address.js";
+import { clientKey } from "./client-address.js";
 import type { ServerConfig } from "./config.js";
 
 /** The Deploy API's request listener. */
@@ -45,7 +45,7 @@ export function apiListener(deps: {
       perProject: limiter(config.prepareLimitPerProject, config.prepareLimitWindowSeconds),
     },
     tlsAskLimit: limiter(config.tlsAskLimitPerAddress, config.tlsAskLimitWindowSeconds),
-    clientAddress: (c) => clientAddress(c, config.trustProxy),
+    clientAddress: (c) => clientKey(c, config.trustProxy),
     publicUrl: () => (config.apiPublicUrl ?? deps.apiUrl).replace(/\/$/, ""),
   });
   return getRequestListener(apiApp.fetch);
