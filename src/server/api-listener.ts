@@ -20,11 +20,12 @@ export function apiListener(deps: {
   sharedLimiter?: (scope: string, rule: RateLimit, clock: Clock) => Limiter;
 }) {
   const { config, services, logger, metrics, clock } = deps;
-  const limiter = (limit: number, windowSeconds: number) => new RateLimiter({ limit, windowSeconds }, clock);
+  const limiter = (limit: number, windowSeconds: number) =>
+    new RateLimiter({ limit, windowSeconds }, clock, config.rateLimitKeys);
   // Project creation is limited across every API process when they share PostgreSQL.
   const createLimiter = (scope: string, limit: number) => {
     const rule = { limit, windowSeconds: config.createLimitWindowSeconds };
-    return deps.sharedLimiter?.(scope, rule, clock) ?? new RateLimiter(rule, clock);
+    return deps.sharedLimiter?.(scope, rule, clock) ?? new RateLimiter(rule, clock, config.rateLimitKeys);
   };
   const apiApp = createApiApp({
     services,
