@@ -32,7 +32,10 @@ export interface ApiDependencies {
   prepareLimits: RouteLimits;
   /** Caddy's on-demand TLS questions (`GET /tls/ask`) per client address. */
   tlsAskLimit: RateLimiter;
-  /** The client's address for rate limiting (the socket's, or a trusted proxy's header). */
+  /**
+   * The key per-address limits, budget shares and quotas count a client by (the binary passes its
+   * IPv4 address or IPv6 /64, from the socket or a trusted proxy's header).
+   */
   clientAddress: (c: import("hono").Context) => string;
   /** The API's public URL, for the OpenAPI document. */
   publicUrl: () => string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RateLimitedError } from "./errors.js";
-import { RateLimiter } from "./rate-limiter.js";
+import { DROPS_PER_HIT, RateLimiter } from "./rate-limiter.js";
 
 describe("RateLimiter", () => {
   it("hit: refuses past the limit with the seconds left, per key", () => {
@@ -30,17 +30,62 @@ describe("RateLimiter", () => {
 });
 
 describe("RateLimiter memory", () => {
-  it("hit: past 100,000 keys, windows that ended are dropped and live ones keep their count", () => {
-    let now = 0;
-    const limiter = new RateLimiter({ limit: 1, windowSeconds: 60 }, { now: () => now });
-    for (let i = 0; i <= 100_000; i++) limiter.hit(`old-${i}`);
-    now = 59_999;
-    limiter.hit("live");
-    expect(limiter.trackedKeys).toBe(100_002);
-    now = 60_000;
-    limiter.hit("new");
-    expect(limiter.trackedKeys).toBe(2);
+  /** A limiter of one hit a minute holding `keys` windows that all ended by `now` = 60 s. */
+  function endedWindows(keys: number, maxKeys: number) {
+    const clock = { at: 0, now: () => clock.at };
+    const limiter = new RateLimiter({ limit: 1, windowSeconds: 60 }, clock, maxKeys);
+    for (let i = 0; i < keys; i++) limiter.hit(`old-${i}`);
+    clock.at = 60_000;
+    return { limiter, clock };
+  }
+
+  it("hit: a hit drops at most DROPS_PER_HIT ended windows whether 100 or 1,000,000 are held: its work does not grow with the keys", () => {
+    for (const keys of [100, 1_000_000]) {
+      const { limiter } = endedWindows(keys, 2_000_000);
+      expect(limiter.trackedKeys).toBe(keys);
+      limiter.hit("new");
+      // The hit dropped DROPS_PER_HIT windows at the head of the queue and added its own: it
+      // never scanned the rest.
+      expect(limiter.trackedKeys, `${keys} keys`).toBe(keys - DROPS_PER_HIT + 1);
+    }
+  });
+
+  it("hit: ended windows drain as hits go on, and live ones keep their count", () => {
+    const { limiter, clock } = endedWindows(1_000, 100_000);
+    clock.at = 59_999;
+    limiter.hit("live"); // started just before the others ended
+    clock.at = 60_000;
+    for (let i = 0; i < 1_000; i++) limiter.hit(`new-${i}`);
+    expect(limiter.trackedKeys).toBe(1_001);
     expect(() => limiter.hit("live")).toThrow(RateLimitedError);
+  });
+
+  it("hit: a key whose window started anew keeps it when its stale entry is dropped", () => {
+    const { limiter, clock } = endedWindows(1, 100);
+    limiter.hit("old-0"); // a new window for old-0, at 60 s; its first entry is stale
+    clock.at = 60_001;
+    limiter.hit("other");
+    expect(() => limiter.hit("old-0")).toThrow(RateLimitedError);
+  });
+
+  it("hit: at maxKeys, new keys share one overflow window and no live window is dropped or reset", () => {
+    let now = 0;
+    const limiter = new RateLimiter({ limit: 2, windowSeconds: 60 }, { now: () => now }, 3);
+    for (const key of ["a", "b", "c"]) limiter.hit(key);
+    limiter.hit("a");
+    // The bound holds: d and e count into one window of 2 hits, beside a, b and c.
+    limiter.hit("d");
+    limiter.hit("e");
+    expect(() => limiter.hit("f")).toThrow(RateLimitedError);
+    expect(limiter.trackedKeys).toBe(3);
+    // Flooding new keys did not reset a's window.
+    expect(() => limiter.hit("a")).toThrow(RateLimitedError);
+    // Once windows end, new keys get their own again.
+    now = 60_000;
+    limiter.hit("f");
+    limiter.hit("f");
+    expect(() => limiter.hit("f")).toThrow(RateLimitedError);
+    expect(limiter.trackedKeys).toBeLessThanOrEqual(3);
   });
 
   it("hit: a limit of 0 counts nothing and never refuses", () => {

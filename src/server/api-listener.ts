@@ -5,7 +5,7 @@ import type { Clock } from "../core/clock.js";
 import type { Services } from "../core/operations/services.js";
 import { type Limiter, type RateLimit, RateLimiter } from "../core/rate-limiter.js";
 import type { Metrics } from "../shared/metrics.js";
-import { clientAddress } from "./client-address.js";
+import { clientKey } from "./client-address.js";
 import type { ServerConfig } from "./config.js";
 
 /** The Deploy API's request listener. */
@@ -20,11 +20,12 @@ export function apiListener(deps: {
   sharedLimiter?: (scope: string, rule: RateLimit, clock: Clock) => Limiter;
 }) {
   const { config, services, logger, metrics, clock } = deps;
-  const limiter = (limit: number, windowSeconds: number) => new RateLimiter({ limit, windowSeconds }, clock);
+  const limiter = (limit: number, windowSeconds: number) =>
+    new RateLimiter({ limit, windowSeconds }, clock, config.rateLimitKeys);
   // Project creation is limited across every API process when they share PostgreSQL.
   const createLimiter = (scope: string, limit: number) => {
     const rule = { limit, windowSeconds: config.createLimitWindowSeconds };
-    return deps.sharedLimiter?.(scope, rule, clock) ?? new RateLimiter(rule, clock);
+    return deps.sharedLimiter?.(scope, rule, clock) ?? new RateLimiter(rule, clock, config.rateLimitKeys);
   };
   const apiApp = createApiApp({
     services,
@@ -45,7 +46,7 @@ export function apiListener(deps: {
       perProject: limiter(config.prepareLimitPerProject, config.prepareLimitWindowSeconds),
     },
     tlsAskLimit: limiter(config.tlsAskLimitPerAddress, config.tlsAskLimitWindowSeconds),
-    clientAddress: (c) => clientAddress(c, config.trustProxy),
+    clientAddress: (c) => clientKey(c, config.trustProxy),
     publicUrl: () => (config.apiPublicUrl ?? deps.apiUrl).replace(/\/$/, ""),
   });
   return getRequestListener(apiApp.fetch);

@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { addressKey } from "../shared/address-key.js";
 
 /** The address a request came from: the peer's, or with `trustProxy` the one our proxy appended. */
 export function clientAddress(c: Context, trustProxy: boolean): string {
@@ -9,4 +10,12 @@ export function clientAddress(c: Context, trustProxy: boolean): string {
   }
   const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
   return incoming?.socket?.remoteAddress ?? "unknown";
+}
+
+/**
+ * The key every per-address limit, body budget share and quota counts the request's client by:
+ * its IPv4 address or its IPv6 /64 (shared/address-key.ts). Logs may keep the full address.
+ */
+export function clientKey(c: Context, trustProxy: boolean): string {
+  return addressKey(clientAddress(c, trustProxy));
 }

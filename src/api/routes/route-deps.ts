@@ -4,7 +4,7 @@ import type { Services } from "../../core/operations/services.js";
 /** What every route module is built from. */
 export interface RouteDeps {
   services: Services;
-  /** The client's address, for rate limits and the body budget. */
+  /** The key of the client's address (IPv4, or IPv6 /64), for rate limits, the body budget and quotas. */
   clientAddress: (c: Context) => string;
   /** Lets the body be read within MAX_BODY_BYTES and the bytes-in-flight budget (`boundedBody`). */
   body: MiddlewareHandler;
