@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import type { Logger } from "pino";
-import type { Limiter, RateLimiter } from "../core/rate-limiter.js";
+import type { Limiter } from "../core/rate-limiter.js";
 import type { Services } from "../core/operations/services.js";
 import { errorResponse } from "./error-response.js";
 import { cors } from "./middleware/cors.js";
@@ -11,7 +11,7 @@ import { openApiDocument } from "./openapi.js";
 import { deployRoutes } from "./routes/deploys.js";
 import { domainRoutes } from "./routes/domains.js";
 import { healthRoutes } from "./routes/health.js";
-import { tlsAskRoutes } from "./routes/tls-ask.js";
+import { type TlsAskLimits, tlsAskRoutes } from "./routes/tls-ask.js";
 import { projectRoutes } from "./routes/projects.js";
 import { revisionRoutes } from "./routes/revisions.js";
 import { BodyBudget, type BodyBudgetLimits, boundedBody } from "./request/body-budget.js";
@@ -30,8 +30,10 @@ export interface ApiDependencies {
   /** Shared by every API process on one PostgreSQL database; in memory otherwise. */
   createLimits: { perAddress: Limiter; perFingerprint: Limiter };
   prepareLimits: RouteLimits;
-  /** Caddy's on-demand TLS questions (`GET /tls/ask`) per client address. */
-  tlsAskLimit: RateLimiter;
+  /** The domain routes (assign, check, reset): each request counts, per client address and per project. */
+  domainLimits: RouteLimits;
+  /** Caddy's on-demand TLS questions (`GET /tls/ask`): see `TlsAskLimits`. */
+  tlsAsk: TlsAskLimits;
   /**
    * The key per-address limits, budget shares and quotas count a client by (the binary passes its
    * IPv4 address or IPv6 /64, from the socket or a trusted proxy's header).
@@ -59,11 +61,11 @@ export function createApiApp(deps: ApiDependencies): Hono {
   };
 
   app.route("/", healthRoutes(deps.services));
-  app.route("/", tlsAskRoutes({ ...routeDeps, askLimit: deps.tlsAskLimit }));
+  app.route("/", tlsAskRoutes({ ...routeDeps, ...deps.tlsAsk }));
   app.get("/openapi.json", (c) => c.json(openApiDocument(deps.publicUrl())));
   app.route("/projects", projectRoutes({ ...routeDeps, createLimits: deps.createLimits }));
   app.route("/projects", deployRoutes({ ...routeDeps, prepareLimits: deps.prepareLimits }));
-  app.route("/projects", domainRoutes(routeDeps));
+  app.route("/projects", domainRoutes({ ...routeDeps, domainLimits: deps.domainLimits }));
   app.route("/projects", revisionRoutes(routeDeps));
 
   // Routing rules of the seed: unknown routes under /projects are 405, any other 404.

@@ -8,6 +8,7 @@ import { refusalOf } from "./http-exactness.js";
 import { DatabaseUnavailableError, ObjectStoreUnavailableError } from "../core/errors.js";
 import { isDatabaseUnavailable } from "../shared/postgres-errors.js";
 import { sendPlain, sendServerError } from "./plain-response.js";
+import { canonicalLink } from "./canonical-link.js";
 import { decodePath, requestTarget } from "./request-path.js";
 import { RouteMemo } from "./route-memo.js";
 import { routeOf } from "./site-router.js";
@@ -132,7 +133,7 @@ async function serve(
   // A site with a custom domain names it as canonical on its other hostnames (the generated one).
   if (site.canonicalUrl !== undefined) {
     const path = requestTarget(target, undefined)!.rawPath;
-    res.setHeader("link", `<${site.canonicalUrl}${path.slice(1)}>; rel="canonical"`);
+    res.setHeader("link", canonicalLink(site.canonicalUrl, path));
   }
   if (route.kind === "app") {
     return acceptsHtml(req) ? sendFile(req, res, source, route.page) : sendPlain(res, 404, "Not Found");

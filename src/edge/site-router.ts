@@ -124,8 +124,9 @@ function redirect(site: SiteTarget, status: Redirect["status"], location: string
 
 /**
  * A file response's own fields: the edge's defaults (Cloudflare Pages' safe ones for static
- * content), then what `_headers` sets or removes. A 404 page is never kept (`no-store`), and a
- * revision host is never indexed (`X-Robots-Tag: noindex`), whatever `_headers` says.
+ * content), then what `_headers` sets or removes. Whatever `_headers` says, every file is
+ * `X-Content-Type-Options: nosniff`, a 404 page is never kept (`no-store`), and a revision host is
+ * never indexed (`X-Robots-Tag: noindex`).
  */
 function fieldsOf(
   site: SiteTarget,
@@ -145,6 +146,8 @@ function fieldsOf(
     for (const [name, value] of changes.set) fields[name] = value;
     for (const name of changes.remove) delete fields[name];
   }
+  // The platform promises nosniff on every answer (SECURITY.md): a site may not take it away.
+  fields["x-content-type-options"] = "nosniff";
   if (status === 404) fields["cache-control"] = NO_STORE;
   if (site.immutable) fields["x-robots-tag"] = "noindex";
   return fields;

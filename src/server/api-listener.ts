@@ -45,7 +45,16 @@ export function apiListener(deps: {
       perAddress: limiter(config.prepareLimitPerAddress, config.prepareLimitWindowSeconds),
       perProject: limiter(config.prepareLimitPerProject, config.prepareLimitWindowSeconds),
     },
-    tlsAskLimit: limiter(config.tlsAskLimitPerAddress, config.tlsAskLimitWindowSeconds),
+    domainLimits: {
+      perAddress: limiter(config.domainLimitPerAddress, config.domainLimitWindowSeconds),
+      perProject: limiter(config.domainLimitPerProject, config.domainLimitWindowSeconds),
+    },
+    tlsAsk: {
+      perAddress: limiter(config.tlsAskLimitPerAddress, config.tlsAskLimitWindowSeconds),
+      // One key: every name answered "no" in a window, whoever asked.
+      unknownNames: limiter(config.tlsAskUnknownLimit, config.tlsAskLimitWindowSeconds),
+      trustedAddresses: config.tlsAskTrustedAddresses,
+    },
     clientAddress: (c) => clientKey(c, config.trustProxy),
     publicUrl: () => (config.apiPublicUrl ?? deps.apiUrl).replace(/\/$/, ""),
   });

@@ -57,6 +57,14 @@ const ENV = z.object({
   DNS_TIMEOUT_MS: z.coerce.number().int().positive().default(2000),
   TLS_ASK_LIMIT_PER_ADDRESS: count.default(600),
   TLS_ASK_LIMIT_WINDOW_SECONDS: seconds.default(60),
+  TLS_ASK_UNKNOWN_LIMIT: count.default(6_000),
+  TLS_ASK_TRUSTED_ADDRESSES: z
+    .string()
+    .regex(/^[0-9a-fA-F.:]+(,[0-9a-fA-F.:]+)*$/, "must be IP addresses separated by commas")
+    .optional(),
+  DOMAIN_LIMIT_PER_PROJECT: count.default(30),
+  DOMAIN_LIMIT_PER_ADDRESS: count.default(60),
+  DOMAIN_LIMIT_WINDOW_SECONDS: seconds.default(3600),
   SWEEP_INTERVAL_SECONDS: seconds.default(60),
   MAX_ASSETS: count.default(100_000),
   MAX_ASSET_BYTES: count.default(25 * MIB),
@@ -171,6 +179,11 @@ function toConfig(env: z.infer<typeof ENV>, onCloudflare: boolean) {
     dnsTimeoutMs: env.DNS_TIMEOUT_MS,
     tlsAskLimitPerAddress: env.TLS_ASK_LIMIT_PER_ADDRESS,
     tlsAskLimitWindowSeconds: env.TLS_ASK_LIMIT_WINDOW_SECONDS,
+    tlsAskUnknownLimit: env.TLS_ASK_UNKNOWN_LIMIT,
+    tlsAskTrustedAddresses: (env.TLS_ASK_TRUSTED_ADDRESSES ?? "").split(",").filter((a) => a !== ""),
+    domainLimitPerProject: env.DOMAIN_LIMIT_PER_PROJECT,
+    domainLimitPerAddress: env.DOMAIN_LIMIT_PER_ADDRESS,
+    domainLimitWindowSeconds: env.DOMAIN_LIMIT_WINDOW_SECONDS,
     sweepIntervalSeconds: env.SWEEP_INTERVAL_SECONDS,
     maxAssets: env.MAX_ASSETS,
     maxAssetBytes: env.MAX_ASSET_BYTES,

@@ -22,7 +22,8 @@ function apiApp(server: TestServer) {
     bodyBudget: { maxBytes: 0, maxBytesPerAddress: 0 },
     createLimits: { perAddress: limit(), perFingerprint: limit() },
     prepareLimits: { perAddress: limit(), perProject: limit() },
-    tlsAskLimit: limit(),
+    domainLimits: { perAddress: limit(), perProject: limit() },
+    tlsAsk: { perAddress: limit(), unknownNames: limit(), trustedAddresses: [] },
     clientAddress: () => "127.0.0.1",
     publicUrl: () => "https://api.example",
   });

@@ -177,11 +177,32 @@ describe("domains", () => {
     expect((await assign("back.example.net", p)).status).toBe(200);
   });
 
+  it("POST domains: an unproven claim given up (for another name, by DELETE domains, with its project) is another project's at once", async () => {
+    const { p, q } = await projects("unproven");
+    const r = await createTestProject(server.urls.api, "domains-unproven-r");
+    // p claims a name DNS never proves, then moves to another: nothing is quarantined.
+    expect((await assign("first-unproven.example.com", p)).body.domain.status).toBe("pending");
+    expect((await assign("second-unproven.example.com", p)).status).toBe(200);
+    expect((await assign("first-unproven.example.com", q)).status).toBe(200);
+    // Given up by DELETE domains, and with its project.
+    expect((await reset(p)).status).toBe(200);
+    expect((await assign("second-unproven.example.com", r)).status).toBe(200);
+    const res = await api(server.urls.api, "DELETE", `/projects/${q.slug}`, {
+      token: q.token,
+      body: identity(q),
+    });
+    expect(res.status).toBe(200);
+    const again = await assign("first-unproven.example.com", p);
+    expect([again.status, again.body.domain?.status]).toEqual([200, "pending"]);
+  });
+
   it("DELETE /projects/:slug: takes its hostnames off the edge at once; others may claim them after the quarantine", async () => {
     const { q } = await projects("deleted");
     const r = await createTestProject(server.urls.api, "domains-deleted-r");
     await deployFiles(server.urls.api, r, { "/index.html": "r site" });
-    await assign("freed.example.com", r);
+    // Proven by its CNAME: a name DNS points here is quarantined when its project goes.
+    dns.setCname("freed.example.com", "edge.localhost");
+    expect((await assign("freed.example.com", r)).body.domain.status).toBe("active");
     expect((await edgeGet(server.urls.edge, "freed.example.com", "/")).status).toBe(200);
     const res = await api(server.urls.api, "DELETE", `/projects/${r.slug}`, {
       token: r.token,

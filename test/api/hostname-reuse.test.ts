@@ -9,6 +9,7 @@ import {
   type TestProject,
 } from "../support/deploy-flow.js";
 import { api, edgeGet } from "../support/http.js";
+import { startTestDns, type TestDnsServer } from "../support/dns-server.js";
 import { startTestServer } from "../support/server.js";
 import { snapshotStore } from "../support/store-snapshot.js";
 
@@ -18,9 +19,13 @@ const DAY = 86_400;
 describe("hostnames are never reissued", () => {
   let server: Awaited<ReturnType<typeof startTestServer>>;
   let attacker: TestProject;
+  let dns: TestDnsServer;
   let n = 0;
   beforeAll(async () => {
+    // The victims' names point here by CNAME: a claim DNS never proved is not withheld at all.
+    dns = await startTestDns();
     server = await startTestServer({
+      dnsResolver: dns.address,
       cnameTarget: "cname.example.net",
       // Long enough that moving the clock never expires a project here.
       projectTtlSeconds: 3650 * DAY,
@@ -28,7 +33,10 @@ describe("hostnames are never reissued", () => {
     attacker = await createTestProject(server.urls.api, "attacker");
     await deployFiles(server.urls.api, attacker, { "/index.html": "attacker page" });
   });
-  afterAll(async () => server.stop());
+  afterAll(async () => {
+    await server.stop();
+    await dns.close();
+  });
 
   const victim = async () => {
     const p = await createTestProject(server.urls.api, `victim-${n++}`);
@@ -86,7 +94,8 @@ describe("hostnames are never reissued", () => {
 
   it("POST domains: a deleted project's custom domain is withheld from other projects for DOMAIN_QUARANTINE_DAYS (30)", async () => {
     const b = await victim();
-    expect((await assign(b, "www.victim-deleted.example")).status).toBe(200);
+    dns.setCname("www.victim-deleted.example", "cname.example.net");
+    expect((await assign(b, "www.victim-deleted.example")).body.domain.status).toBe("active");
     expect((await remove(b)).status).toBe(200);
 
     const res = await expectRefused("www.victim-deleted.example", 409, "DOMAIN_TAKEN");
@@ -102,7 +111,8 @@ describe("hostnames are never reissued", () => {
 
   it("DELETE domains: a custom domain a project resets is withheld from others, and the same project takes it back", async () => {
     const b = await victim();
-    expect((await assign(b, "www.victim-reset.example")).status).toBe(200);
+    dns.setCname("www.victim-reset.example", "cname.example.net");
+    expect((await assign(b, "www.victim-reset.example")).body.domain.status).toBe("active");
     expect((await reset(b)).status).toBe(200);
     await expectRefused("www.victim-reset.example", 409, "DOMAIN_TAKEN");
     expect((await assign(b, "www.victim-reset.example")).status).toBe(200);
@@ -122,7 +132,13 @@ describe("hostnames are never reissued", () => {
 
 describe("hostnames of purged projects", () => {
   it("POST domains: a purged project's custom domain is quarantined and its generated name never reissued", async () => {
-    const server = await startTestServer({ projectTtlSeconds: 30 * DAY, projectPurgeGraceSeconds: 7 * DAY });
+    const dns = await startTestDns();
+    dns.setCname("www.victim-purged.example", "edge.localhost");
+    const server = await startTestServer({
+      dnsResolver: dns.address,
+      projectTtlSeconds: 30 * DAY,
+      projectPurgeGraceSeconds: 7 * DAY,
+    });
     try {
       const b = await createTestProject(server.urls.api, "purged-victim");
       await deployFiles(server.urls.api, b, { "/index.html": "victim page" });
@@ -130,7 +146,7 @@ describe("hostnames of purged projects", () => {
         token: b.token,
         body: { ...identity(b), domain: "www.victim-purged.example" },
       });
-      expect(claim.status).toBe(200);
+      expect(claim.body.domain.status).toBe("active");
       // Past its expiry and the purge grace period, then swept.
       server.clock.advance(38 * DAY);
       expect((await sweepExpired(server.services)).projectsPurged).toBe(1);
@@ -151,6 +167,7 @@ describe("hostnames of purged projects", () => {
       }
     } finally {
       await server.stop();
+      await dns.close();
     }
   });
 });

@@ -87,3 +87,50 @@ describe("GET /tls/ask", () => {
     expect(await ask("nobody.example.com")).toBe(404);
   });
 });
+
+// Issue 31, M1: Caddy asks from one address for every visitor, so after 650 made-up names the live
+// sites' own questions were refused 429. This test's requests come from 127.0.0.1, the frontend.
+describe("GET /tls/ask from the frontend (TLS_ASK_TRUSTED_ADDRESSES)", () => {
+  let server: Awaited<ReturnType<typeof startTestServer>>;
+  beforeAll(async () => {
+    server = await startTestServer({
+      tlsAskTrustedAddresses: ["127.0.0.1"],
+      tlsAskLimitPerAddress: 5,
+      tlsAskUnknownLimit: 20,
+    });
+    server.clock.freeze();
+  });
+  afterAll(() => server.stop());
+
+  const ask = async (domain: string, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${server.urls.api}/tls/ask?domain=${encodeURIComponent(domain)}`, { headers });
+    return { status: res.status, retryAfter: res.headers.get("retry-after") };
+  };
+
+  it("GET /tls/ask: the frontend is not limited per address; names answered no are bounded over all clients, a live name never", async () => {
+    const p = await createTestProject(server.urls.api, "ask-frontend");
+    await deployFiles(server.urls.api, p, { "/index.html": "live" });
+    const live = `${p.slug}.localhost`;
+    // Past the per-address limit of 5, the frontend's questions about a live site are answered.
+    for (let i = 0; i < 12; i++) expect((await ask(live)).status, `live ${i}`).toBe(200);
+    // A flood of made-up names: 20 answered no, then 429 with Retry-After.
+    for (let i = 0; i < 20; i++)
+      expect((await ask(`made-up-${i}.example.com`)).status, `unknown ${i}`).toBe(404);
+    const refused = await ask("made-up-20.example.com");
+    expect(refused.status).toBe(429);
+    expect(Number(refused.retryAfter)).toBeGreaterThan(0);
+    // The live site's own question still gets its yes, in the same window.
+    expect((await ask(live)).status).toBe(200);
+    server.clock.advance(server.config.tlsAskLimitWindowSeconds);
+    expect((await ask("made-up-21.example.com")).status).toBe(404);
+  });
+
+  it("GET /tls/ask: a request the frontend forwards (X-Forwarded-For) is limited per address as any client's", async () => {
+    server.clock.advance(server.config.tlsAskLimitWindowSeconds);
+    const forwarded = { "x-forwarded-for": "198.51.100.7" };
+    for (let i = 0; i < 5; i++) expect((await ask(`fwd-${i}.example.com`, forwarded)).status).toBe(404);
+    const limited = await ask("fwd-5.example.com", forwarded);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.retryAfter)).toBeGreaterThan(0);
+  });
+});

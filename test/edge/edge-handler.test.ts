@@ -94,6 +94,28 @@ describe("edge handler", () => {
     expect(custom.headers.link).toBeUndefined();
   });
 
+  it("edge: the canonical Link carries the request path percent-encoded, so no path can add a link of its own", async () => {
+    const e = await siteEdge({}, { ...FILES, "/404.html": "lost", "/a b.txt": "spaced" });
+    await sql`UPDATE site_hosts SET canonical_url = 'https://www.example.com/' WHERE hostname = ${HOST}`.execute(
+      e.db.db,
+    );
+    manifestWritten(e.db);
+    const link = async (target: string) => {
+      const reply = parts(
+        await e.raw(`GET ${target} HTTP/1.1\r\nHost: ${HOST}\r\nConnection: close\r\n\r\n`),
+      );
+      return reply.lines.filter((line) => line.startsWith("link:"));
+    };
+    // Node refuses a raw space in the request line; `>`, `"` and `<` it lets through as sent.
+    expect(await link('/x>;rel="preload",<https://evil.test/>;rel="canonical"?q=1')).toEqual([
+      'link: <https://www.example.com/x%3e;rel=%22preload%22,%3chttps://evil.test/%3e;rel=%22canonical%22>; rel="canonical"',
+    ]);
+    expect(await link("/a%20b.txt")).toEqual(['link: <https://www.example.com/a%20b.txt>; rel="canonical"']);
+    expect(await link("/{x}|^`\\")).toEqual([
+      'link: <https://www.example.com/%7bx%7d%7c%5e%60%5c>; rel="canonical"',
+    ]);
+  });
+
   it("edge: a production redirect carries no X-Robots-Tag", async () => {
     const e = await siteEdge();
     const reply = await e.get(HOST, "/about.html");

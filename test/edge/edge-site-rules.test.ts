@@ -33,6 +33,10 @@ const HEADERS = `
 /assets/raw/:name
   ! X-Frame-Options
   ! Referrer-Policy
+/sniff/*
+  ! X-Content-Type-Options
+/sniff/set.txt
+  X-Content-Type-Options: none
 `;
 
 describe("edge with _redirects and _headers", () => {
@@ -51,6 +55,8 @@ describe("edge with _redirects and _headers", () => {
         "/shop/cart.js": "cart()",
         "/assets/app.js": "app()",
         "/assets/raw/data.json": "{}",
+        "/sniff/page.txt": "<script>alert(1)</script>",
+        "/sniff/set.txt": "<script>alert(1)</script>",
         "/404.html": "custom 404",
         "/_redirects": REDIRECTS,
         "/_headers": HEADERS,
@@ -132,6 +138,14 @@ describe("edge with _redirects and _headers", () => {
     expect(raw.headers["x-frame-options"]).toBeUndefined();
     expect(raw.headers["referrer-policy"]).toBeUndefined();
     expect(raw.headers["cache-control"]).toBe("public, max-age=31536000, immutable");
+  });
+
+  it("GET _headers ! X-Content-Type-Options: nosniff stays, on files, on the 404 page and when set to another value", async () => {
+    for (const path of ["/sniff/page.txt", "/sniff/set.txt", "/sniff/missing.txt"]) {
+      const reply = await edge.get(HOST, path);
+      expect(reply.headers["x-content-type-options"], path).toBe("nosniff");
+    }
+    expect((await edge.get(HOST, "/sniff/missing.txt")).status).toBe(404);
   });
 
   it("GET _headers on the 404 page and a revision host: no-store and noindex whatever _headers says", async () => {

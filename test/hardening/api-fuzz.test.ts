@@ -83,6 +83,8 @@ describe("API fuzzing", () => {
       createLimitPerFingerprint: 0,
       prepareLimitPerProject: 0,
       prepareLimitPerAddress: 0,
+      domainLimitPerProject: 0,
+      domainLimitPerAddress: 0,
       uploadJwtSecret: SECRET,
     });
     a = await createTestProject(server.urls.api, "fuzz-a");

@@ -44,6 +44,8 @@ describe("sustained mixed load", () => {
       // The load prepares far more often than a person would: it measures work, not refusals.
       PREPARE_LIMIT_PER_PROJECT: "0",
       PREPARE_LIMIT_PER_ADDRESS: "0",
+      DOMAIN_LIMIT_PER_PROJECT: "0",
+      DOMAIN_LIMIT_PER_ADDRESS: "0",
       // Small enough that the edge's cache is full early: its growth is not mistaken for a leak.
       EDGE_CACHE_BYTES: String(8 * MIB),
       LOG_LEVEL: "warn",

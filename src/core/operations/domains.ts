@@ -7,7 +7,7 @@ import { type PublicProject, type Services, toPublicProject } from "./services.j
 import { authorize, type ProjectCredentials } from "./authorize.js";
 import { challengeRecord, type DnsProof, lookForProof } from "./domain-proof.js";
 import { type DomainView, domainView, hasLapsed, verifyDomain } from "./domain-checks.js";
-import { releaseOf, withheldError } from "./hostname-releases.js";
+import { customRelease, withheldError } from "./hostname-releases.js";
 import { callPlatform } from "./platform-call.js";
 import { withProjectLock } from "./project-lock.js";
 import { siteSettings } from "./site-routing.js";
@@ -152,11 +152,9 @@ async function setHostname(
   const { store, platform, config } = services;
   return underLocks(services, project, takeOver, async (before) => {
     const now = services.now();
-    // The custom hostname this change gives up, if any, is withheld from other projects.
+    // The custom hostname this change gives up, if DNS proved it, is withheld from other projects.
     const released: HostnameRelease | undefined =
-      before.customHostname !== null && before.customHostname !== custom
-        ? releaseOf(before.customHostname, before.slug, now, config)
-        : undefined;
+      before.customHostname !== custom ? customRelease(before, now, config) : undefined;
     let takenFrom: string | undefined;
     try {
       const change = { now: now.toISOString(), release: released, takeOver: takeOver !== undefined };

@@ -24,14 +24,29 @@ export function releaseOf(
   };
 }
 
-/** What a project releases when it goes (deletion or purge): its generated and custom hostnames. */
+/**
+ * The release of the custom hostname `project` gives up, if it is withheld at all: a claim DNS
+ * never proved (pending) is not, since nothing shows its DNS points here, and withholding it
+ * would let anyone block a name for DOMAIN_QUARANTINE_DAYS by claiming it and letting go.
+ */
+export function customRelease(
+  project: Pick<ProjectRecord, "slug" | "customHostname" | "domain">,
+  now: Date,
+  config: Pick<ServiceConfig, "sites" | "domainQuarantineSeconds">,
+): HostnameRelease | undefined {
+  if (project.customHostname === null || project.domain?.status === "pending") return undefined;
+  return releaseOf(project.customHostname, project.slug, now, config);
+}
+
+/** What a project releases when it goes (deletion or purge): its generated and proven custom hostnames. */
 export function releasesOf(
   project: ProjectRecord,
   now: Date,
   config: Pick<ServiceConfig, "sites" | "domainQuarantineSeconds">,
 ): HostnameRelease[] {
-  const names = [project.generatedHostname, project.customHostname].filter((h): h is string => h !== null);
-  return names.map((hostname) => releaseOf(hostname, project.slug, now, config));
+  const custom = customRelease(project, now, config);
+  const generated = releaseOf(project.generatedHostname, project.slug, now, config);
+  return custom === undefined ? [generated] : [generated, custom];
 }
 
 /**

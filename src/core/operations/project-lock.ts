@@ -26,7 +26,7 @@ export async function withProjectLock<T>(
 /**
  * Takes a project off the platform first (its hostnames answer 404 at once, its unshared content
  * is reclaimed), then deletes its metadata and, in the same transaction, releases its hostnames:
- * its generated and vanity names are never reissued, an external name is quarantined. If the
+ * its generated and vanity names are never reissued, a proven external name is quarantined. If the
  * platform fails, nothing was deleted and the request can be repeated. Call under the lock.
  */
 export async function removeProject(services: Services, slug: string): Promise<void> {
