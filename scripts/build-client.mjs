@@ -2,8 +2,9 @@
 // packages/client/dist/deploy.js, with no native code and no runtime dependency but one optional
 // one (native BLAKE3, prebuilt binaries from npm, loaded when present: src/core/blake3.ts), so
 // that `npm pack` of packages/client installs anywhere Node.js 20.19+ runs, with no compiler.
-import { build } from "esbuild";
-import { chmodSync, readFileSync, statSync } from "node:fs";
+// `npm pack` in packages/client runs it first (its `prepack`): a build that fails stops the pack,
+// and the old bundle is removed before building, so no tarball ever ships a stale or missing one.
+import { chmodSync, readFileSync, rmSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const at = (path) => fileURLToPath(new URL(`../${path}`, import.meta.url));
@@ -16,8 +17,15 @@ if (clientPackage.version !== rootPackage.version) {
   process.exit(1);
 }
 
+const esbuild = await import("esbuild").catch(() => {
+  console.error(
+    "esbuild is not installed: run `npm ci` (or `npm ci --omit=dev`) at the repository's root first",
+  );
+  process.exit(1);
+});
 const outfile = at("packages/client/dist/deploy.js");
-const result = await build({
+rmSync(outfile, { force: true });
+const result = await esbuild.build({
   entryPoints: [at("src/client/bundle-entry.ts")],
   outfile,
   bundle: true,
@@ -47,4 +55,4 @@ if (native.length > 0) {
 }
 chmodSync(outfile, 0o755);
 const kib = (statSync(outfile).size / 1024).toFixed(1);
-console.log(`packages/client/dist/deploy.js: ${inputs.length} modules bundled, ${kib} KiB`);
+console.error(`packages/client/dist/deploy.js: ${inputs.length} modules bundled, ${kib} KiB`);
