@@ -20,10 +20,12 @@ function newestMtime(dir) {
   return newest;
 }
 
+// Without src/ (an image or a copy holding only dist/), dist/ is what there is to run.
 const stale =
-  !existsSync(STAMP) ||
-  newestMtime(join(ROOT, "src")) > statSync(STAMP).mtimeMs ||
-  statSync(join(ROOT, "tsconfig.json")).mtimeMs > statSync(STAMP).mtimeMs;
+  existsSync(join(ROOT, "src")) &&
+  (!existsSync(STAMP) ||
+    newestMtime(join(ROOT, "src")) > statSync(STAMP).mtimeMs ||
+    statSync(join(ROOT, "tsconfig.json")).mtimeMs > statSync(STAMP).mtimeMs);
 if (stale) {
   const { buildServer } = await import("./build.mjs");
   console.error(`src/ changed since the last build: ${await buildServer()}`);
