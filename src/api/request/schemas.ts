@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { HEX64 } from "../../core/formats.js";
+import { DEPLOY_MESSAGE_MAX, deployMessageProblem, HEX64 } from "../../core/formats.js";
 import { MAX_RULES_FILE_BYTES } from "../../core/site-rules/index.js";
 
 /**
@@ -75,6 +75,17 @@ export const deploySchema = identitySchema.extend({
     .describe(
       "the site's rules files, as in the manifest; a platform that never sees asset bytes (Cloudflare) applies them from here",
     ),
+  message: z
+    .string()
+    .max(DEPLOY_MESSAGE_MAX * 2)
+    .superRefine((value, ctx) => {
+      const problem = deployMessageProblem(value);
+      if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+    })
+    .optional()
+    .describe(
+      `what the deploy is (\`deploy --message\`): 1 to ${DEPLOY_MESSAGE_MAX} characters on one line, stored with the revision`,
+    ),
 });
 
 export const promoteSchema = identitySchema.extend({
@@ -110,6 +121,7 @@ const revisionSummary = z.object({
   production: z.boolean().describe("the revision the project's hostnames serve"),
   preview: z.boolean().describe("completed as a preview"),
   revisionUrl: z.string(),
+  message: z.string().nullable().describe("the deploy's message, null without one"),
 });
 
 /** Response bodies, for the reference only. */

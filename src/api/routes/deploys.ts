@@ -36,6 +36,7 @@ export function deployRoutes(deps: RouteDeps & { prepareLimits: RouteLimits }): 
       completionJwt: body.completionJwt,
       preview: body.preview,
       siteRules: body.siteRules,
+      message: body.message,
     });
     return c.json(result, 200);
   });

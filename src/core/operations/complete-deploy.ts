@@ -14,6 +14,8 @@ export interface CompletedDeploy {
   revisionId: string;
   productionUrl: string;
   revisionUrl: string;
+  /** With an alias: the stable preview URL that now serves this revision. */
+  aliasUrl?: string;
   project: PublicProject;
 }
 
@@ -30,6 +32,8 @@ export async function completeDeploy(
     completionJwt: string;
     preview?: boolean;
     siteRules?: PublishInput["siteRules"];
+    /** Stored with the revision. */
+    message?: string;
   },
 ): Promise<CompletedDeploy> {
   const { store, platform, config } = services;
@@ -66,6 +70,7 @@ export async function completeDeploy(
       completedAt: now.toISOString(),
       projectExpiresAt: projectExpiresAt.toISOString(),
       preview: input.preview,
+      message: input.message,
     });
     return result(services, deploy.revisionId, toPublicProject(published, config.sites));
   });
