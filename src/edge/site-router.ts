@@ -118,7 +118,7 @@ function redirect(site: SiteTarget, status: Redirect["status"], location: string
     location,
     "cache-control": site.immutable ? REVISION_CACHE : PRODUCTION_CACHE,
   };
-  if (site.immutable) fields["x-robots-tag"] = "noindex";
+  if (site.immutable || site.preview === true) fields["x-robots-tag"] = "noindex";
   return { kind: "redirect", status, location, fields };
 }
 
@@ -146,6 +146,6 @@ function fieldsOf(
     for (const name of changes.remove) delete fields[name];
   }
   if (status === 404) fields["cache-control"] = NO_STORE;
-  if (site.immutable) fields["x-robots-tag"] = "noindex";
+  if (site.immutable || site.preview === true) fields["x-robots-tag"] = "noindex";
   return fields;
 }

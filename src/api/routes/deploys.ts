@@ -37,6 +37,7 @@ export function deployRoutes(deps: RouteDeps & { prepareLimits: RouteLimits }): 
       preview: body.preview,
       siteRules: body.siteRules,
       message: body.message,
+      alias: body.alias,
     });
     return c.json(result, 200);
   });

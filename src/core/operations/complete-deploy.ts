@@ -4,7 +4,7 @@ import { DeployAlreadyCompletedError, DeployExpiredError, DeployNotFoundError } 
 import { digestsEqual, sha256Hex } from "../ids.js";
 import { addSeconds, type PublicProject, type Services, toPublicProject } from "./services.js";
 import { siteSettings } from "./site-routing.js";
-import { revisionUrl } from "../site-urls.js";
+import { aliasUrl, revisionUrl } from "../site-urls.js";
 import { authorize, hasPassed, type ProjectCredentials } from "./authorize.js";
 import { callPlatform } from "./platform-call.js";
 import { withProjectLock } from "./project-lock.js";
@@ -34,6 +34,8 @@ export async function completeDeploy(
     siteRules?: PublishInput["siteRules"];
     /** Stored with the revision. */
     message?: string;
+    /** A preview alias that serves this revision from now on (contract §3). */
+    alias?: string;
   },
 ): Promise<CompletedDeploy> {
   const { store, platform, config } = services;
@@ -61,6 +63,7 @@ export async function completeDeploy(
         ...siteSettings(current, config.sites, projectExpiresAt),
         preview: input.preview,
         siteRules: input.siteRules,
+        alias: input.alias,
       }),
     );
     const published = await store.completeDeploy({
@@ -72,7 +75,11 @@ export async function completeDeploy(
       preview: input.preview,
       message: input.message,
     });
-    return result(services, deploy.revisionId, toPublicProject(published, config.sites));
+    return withAlias(
+      services,
+      result(services, deploy.revisionId, toPublicProject(published, config.sites)),
+      input.alias,
+    );
   });
 }
 
@@ -86,6 +93,12 @@ function repeatCompletion(
     throw new DeployAlreadyCompletedError();
   }
   return result(services, deploy.revisionId, toPublicProject(project, services.config.sites));
+}
+
+/** The answer with `aliasUrl` when the deploy named an alias. */
+function withAlias(services: Services, answer: CompletedDeploy, alias: string | undefined): CompletedDeploy {
+  if (alias === undefined) return answer;
+  return { ...answer, aliasUrl: aliasUrl(alias, answer.project.projectSlug, services.config.sites) };
 }
 
 function result(services: Services, revisionId: string, project: PublicProject): CompletedDeploy {

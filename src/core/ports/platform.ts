@@ -39,7 +39,16 @@ export interface PublishInput extends SiteSettings {
    * the built-in platform reads the files it holds.
    */
   siteRules?: Partial<RulesFiles>;
+  /**
+   * A preview alias (contract §3): `<alias>--<slug>.<domain>` serves this revision from now on.
+   * A project has at most MAX_ALIASES; one more is refused (AliasLimitError) before anything is
+   * published.
+   */
+  alias?: string;
 }
+
+/** Most preview aliases a project may have (`deploy --alias`). */
+export const MAX_ALIASES = 20;
 
 /**
  * The edge platform, shaped like Cloudflare's Workers static-assets flow: open an upload session
