@@ -53,6 +53,17 @@ describe("deploy --alias", () => {
     expect(listed.revisions.map((r: any) => r.preview)).toEqual([true, true, false]);
   });
 
+  it("GET /tls/ask: 200 for a live project's alias host, 404 for an alias it does not have", async () => {
+    const dir = join(bed.dir, "alias-tls");
+    await writeSite(dir, { "index.html": "tls" });
+    const deployed = await json([dir, "--alias", "review"]);
+    const ask = async (host: string) => (await fetch(`${bed.server.urls.api}/tls/ask?domain=${host}`)).status;
+    expect(await ask(`review--${deployed.projectSlug}.localhost`)).toBe(200);
+    expect(await ask(`${deployed.revisionId}--${deployed.projectSlug}.localhost`)).toBe(200);
+    expect(await ask(`nothing--${deployed.projectSlug}.localhost`)).toBe(404);
+    expect(await ask(`review--no-such-project.localhost`)).toBe(404);
+  });
+
   it("deploy --alias: a name shaped like a revision id, or not a DNS label, is a usage error; nothing deployed", async () => {
     const dir = join(bed.dir, "alias-bad");
     await writeSite(dir, { "index.html": "x" });

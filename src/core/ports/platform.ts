@@ -96,6 +96,11 @@ export interface Platform {
    * Asks for the hostname again if the platform does not hold it.
    */
   customHostnameStatus?(hostname: string): Promise<{ active: boolean; message: string }>;
+  /**
+   * The revision a project's preview alias serves now, or undefined: how `/tls/ask` knows an alias
+   * host. A platform that issues its own certificates (Cloudflare) need not have it.
+   */
+  aliasRevision?(projectSlug: string, alias: string): Promise<string | undefined>;
   /** Throws when the platform cannot answer. */
   check(): Promise<void>;
   /** What else the platform depends on (say, an object store), by name, each check throwing when down. */

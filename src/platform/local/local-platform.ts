@@ -239,6 +239,10 @@ export class LocalPlatform implements Platform {
     }
   }
 
+  aliasRevision(projectSlug: string, alias: string): Promise<string | undefined> {
+    return this.sites.aliasRevision(projectSlug, alias);
+  }
+
   async pruneRevisions(projectSlug: string, revisionIds: string[]): Promise<void> {
     await this.sites.prune(projectSlug, revisionIds);
   }

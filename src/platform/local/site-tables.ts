@@ -200,6 +200,16 @@ export class SiteTables {
     });
   }
 
+  /** The revision a project's alias serves now, or undefined. */
+  async aliasRevision(projectSlug: string, alias: string): Promise<string | undefined> {
+    const row = await firstOf(
+      this.database.db,
+      sql<{ revision_id: string }>`SELECT revision_id FROM site_aliases
+        WHERE project_slug = ${projectSlug} AND alias = ${alias}`,
+    );
+    return row?.revision_id;
+  }
+
   /** Every content hash a project's revisions and sessions name. */
   async hashesOf(projectSlug: string): Promise<string[]> {
     const rows = await rowsOf(
