@@ -27,6 +27,7 @@ export type ErrorCode =
   | "QUOTA_EXCEEDED"
   | "INSUFFICIENT_STORAGE"
   | "INVALID_SITE_CONFIG"
+  | "ALIAS_LIMIT"
   | "OBJECT_STORE_UNAVAILABLE"
   | "INTERNAL";
 
@@ -150,6 +151,8 @@ export class InsufficientStorageError extends define(
   "INSUFFICIENT_STORAGE",
   "the server is short of storage; uploads are refused until space is freed",
 ) {}
+/** A deploy would give its project one preview alias more than it may have (MAX_ALIASES). */
+export class AliasLimitError extends define("ALIAS_LIMIT", "the project has as many aliases as it may") {}
 /** A site's `_redirects` or `_headers` does not parse: names the file and the line. */
 export class InvalidSiteConfigError extends DeployError {
   constructor(

@@ -14,6 +14,14 @@ export function siteUrl(hostname: string, policy: SitePolicy): string {
   return `${policy.scheme}://${hostname}${isDefault ? "" : `:${port}`}/`;
 }
 
+/**
+ * The URL of a preview alias: `<alias>--<slug>.<SITES_DOMAIN>` (the revision host's form), which
+ * serves the last revision deployed with that alias.
+ */
+export function aliasUrl(alias: string, slug: string, policy: SitePolicy): string {
+  return siteUrl(revisionHostname(alias, slug, policy), policy);
+}
+
 /** The URL that serves one revision for as long as the project lives. */
 export function revisionUrl(revisionId: string, slug: string, policy: SitePolicy): string {
   return siteUrl(revisionHostname(revisionId, slug, policy), policy);

@@ -118,7 +118,7 @@ function redirect(site: SiteTarget, status: Redirect["status"], location: string
     location,
     "cache-control": site.immutable ? REVISION_CACHE : PRODUCTION_CACHE,
   };
-  if (site.immutable) fields["x-robots-tag"] = "noindex";
+  if (site.immutable || site.preview === true) fields["x-robots-tag"] = "noindex";
   return { kind: "redirect", status, location, fields };
 }
 
@@ -149,6 +149,6 @@ function fieldsOf(
   // The platform promises nosniff on every answer (SECURITY.md): a site may not take it away.
   fields["x-content-type-options"] = "nosniff";
   if (status === 404) fields["cache-control"] = NO_STORE;
-  if (site.immutable) fields["x-robots-tag"] = "noindex";
+  if (site.immutable || site.preview === true) fields["x-robots-tag"] = "noindex";
   return fields;
 }

@@ -76,6 +76,7 @@ describe("revisions: state, promote, previews", () => {
         production: true,
         preview: false,
         revisionUrl: two.deployed.revisionUrl,
+        message: null,
       },
       {
         revisionId: one.deployed.revisionId,
@@ -85,6 +86,7 @@ describe("revisions: state, promote, previews", () => {
         production: false,
         preview: false,
         revisionUrl: one.deployed.revisionUrl,
+        message: null,
       },
     ]);
     expect(Date.parse(res.body.revisions[0].createdAt)).toBeGreaterThan(

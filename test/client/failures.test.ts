@@ -84,9 +84,9 @@ describe("deploy failures a person meets", () => {
   });
 
   it("deploy: an unknown flag is a usage error, exit 2", async () => {
-    const run = await runInProcess(["--prod"], bed.env);
+    const run = await runInProcess(["--production"], bed.env);
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain("unknown option --prod");
+    expect(run.stderr).toContain("unknown option --production");
     expect(run.stderr).toContain("deploy --help");
   });
 

@@ -1,12 +1,18 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { hashAsset } from "../../src/core/asset-hash.js";
 import {
+  AliasLimitError,
   InvalidCompletionError,
   InvalidSiteConfigError,
   RevisionNotFoundError,
 } from "../../src/core/errors.js";
 import type { ManifestEntry } from "../../src/core/manifest.js";
-import type { Platform, PublishInput, UploadSession } from "../../src/core/ports/index.js";
+import {
+  MAX_ALIASES,
+  type Platform,
+  type PublishInput,
+  type UploadSession,
+} from "../../src/core/ports/index.js";
 import { uploadBucket } from "../support/multipart.js";
 
 /** What the contract needs of a platform under test: the port, its edge, and its clock. */
@@ -96,6 +102,7 @@ export function platformContract(
       session: UploadSession,
       jwt: string,
       preview = false,
+      alias?: string,
     ) {
       return h.platform.publishRevision({
         projectSlug,
@@ -106,6 +113,7 @@ export function platformContract(
         expiresAt: expiresIn(24 * HOUR),
         preview,
         siteRules: rulesOf.get(session.sessionId),
+        ...(alias === undefined ? {} : { alias }),
       });
     }
 
@@ -115,9 +123,10 @@ export function platformContract(
       revisionId: string,
       files: Record<string, string>,
       preview = false,
+      alias?: string,
     ) {
       const { session, completion } = await uploadAll(slug, files);
-      await publish(slug, revisionId, session, completion, preview);
+      await publish(slug, revisionId, session, completion, preview, alias);
     }
 
     const SLUG = "amber-otter-a1b2c";
@@ -136,6 +145,42 @@ export function platformContract(
       await deployRevision(SLUG, "rev0000001", { "/a.txt": "preview" }, true);
       expect((await production("/a.txt")).status).toBe(404);
       expect(await revisionHost("rev0000001", "/a.txt")).toEqual({ status: 200, body: "preview" });
+    });
+
+    it("publishRevision: an alias host serves the aliased preview and moves to the next revision with that alias", async () => {
+      const aliasHost = (alias: string, path: string) => h.fetchSite(`${alias}--${SLUG}.sites.test`, path);
+      await deployRevision(SLUG, "rev0000001", { "/a.txt": "live" });
+      await deployRevision(SLUG, "rev0000002", { "/a.txt": "staging one" }, true, "staging");
+      expect(await aliasHost("staging", "/a.txt")).toEqual({ status: 200, body: "staging one" });
+      expect((await aliasHost("other", "/a.txt")).status).toBe(404);
+      await deployRevision(SLUG, "rev0000003", { "/a.txt": "staging two" }, true, "staging");
+      await deployRevision(SLUG, "rev0000004", { "/a.txt": "other" }, true, "other");
+      expect(await aliasHost("staging", "/a.txt")).toEqual({ status: 200, body: "staging two" });
+      expect(await aliasHost("other", "/a.txt")).toEqual({ status: 200, body: "other" });
+      expect(await revisionHost("rev0000002", "/a.txt")).toEqual({ status: 200, body: "staging one" });
+      expect(await production("/a.txt")).toEqual({ status: 200, body: "live" });
+      // A pruned revision takes its alias with it; unpublishing takes them all.
+      await h.platform.pruneRevisions(SLUG, ["rev0000004"]);
+      expect((await aliasHost("other", "/a.txt")).status).toBe(404);
+      await h.platform.unpublishProject(SLUG);
+      expect((await aliasHost("staging", "/a.txt")).status).toBe(404);
+    });
+
+    it("publishRevision: one alias more than MAX_ALIASES is refused with AliasLimitError and publishes nothing; moving one is fine", async () => {
+      for (let i = 0; i < MAX_ALIASES; i++) {
+        await deployRevision(SLUG, `rev${String(i).padStart(7, "0")}`, { "/a.txt": `n${i}` }, true, `a${i}`);
+      }
+      const { session, completion } = await uploadAll(SLUG, { "/a.txt": "one too many" });
+      await expect(publish(SLUG, "revextra01", session, completion, true, "too-many")).rejects.toBeInstanceOf(
+        AliasLimitError,
+      );
+      expect((await revisionHost("revextra01", "/a.txt")).status).toBe(404);
+      expect((await h.fetchSite(`too-many--${SLUG}.sites.test`, "/a.txt")).status).toBe(404);
+      await publish(SLUG, "revextra01", session, completion, true, "a0");
+      expect(await h.fetchSite(`a0--${SLUG}.sites.test`, "/a.txt")).toEqual({
+        status: 200,
+        body: "one too many",
+      });
     });
 
     it("promoteRevision: production serves the older revision on the next request; again changes nothing", async () => {

@@ -580,6 +580,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
           byteCount: 200,
           preview: false,
           manifestDigest: deployRecord(a.slug, 2).manifestDigest,
+          message: null,
         },
         {
           revisionId: r1,
@@ -589,9 +590,28 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
           byteCount: 100,
           preview: false,
           manifestDigest: deployRecord(a.slug, 1).manifestDigest,
+          message: null,
         },
       ]);
       expect(await store.listRevisions("nobody-here-00000")).toEqual([]);
+    });
+
+    it("completeDeploy: the revision keeps the deploy's message, byte for byte; null without one", async () => {
+      const a = projectRecord("amber");
+      await store.createProject(a);
+      const deploy = deployRecord(a.slug, 1);
+      await store.createDeploy(deploy);
+      const message = "fix: the café's menu ✓ — 'quoted' \\ and %s";
+      await store.completeDeploy({
+        projectSlug: a.slug,
+        deployId: deploy.deployId,
+        completionHash: sha("completion-message"),
+        completedAt: at("2030-01-02T00:00:00Z"),
+        projectExpiresAt: at("2031-01-01T00:00:00Z"),
+        message,
+      });
+      await completeAt(a.slug, 2, "2030-01-03T00:00:00Z");
+      expect((await store.listRevisions(a.slug)).map((r) => r.message)).toEqual([null, message]);
     });
 
     it("setProductionRevision: moves the project to a kept revision; undefined and nothing changed for one it has not", async () => {

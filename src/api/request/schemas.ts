@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { HEX64 } from "../../core/formats.js";
+import { DEPLOY_MESSAGE_MAX, deployMessageProblem, HEX64, previewAliasProblem } from "../../core/formats.js";
 import { MAX_RULES_FILE_BYTES } from "../../core/site-rules/index.js";
 
 /**
@@ -75,6 +75,28 @@ export const deploySchema = identitySchema.extend({
     .describe(
       "the site's rules files, as in the manifest; a platform that never sees asset bytes (Cloudflare) applies them from here",
     ),
+  message: z
+    .string()
+    .max(DEPLOY_MESSAGE_MAX * 2)
+    .superRefine((value, ctx) => {
+      const problem = deployMessageProblem(value);
+      if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+    })
+    .optional()
+    .describe(
+      `what the deploy is (\`deploy --message\`): 1 to ${DEPLOY_MESSAGE_MAX} characters on one line, stored with the revision`,
+    ),
+  alias: z
+    .string()
+    .max(100)
+    .superRefine((value, ctx) => {
+      const problem = previewAliasProblem(value);
+      if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+    })
+    .optional()
+    .describe(
+      "a preview alias: <alias>--<slug>.<domain> serves this revision from now on (deploy --alias); at most 20 per project",
+    ),
 });
 
 export const promoteSchema = identitySchema.extend({
@@ -110,6 +132,7 @@ const revisionSummary = z.object({
   production: z.boolean().describe("the revision the project's hostnames serve"),
   preview: z.boolean().describe("completed as a preview"),
   revisionUrl: z.string(),
+  message: z.string().nullable().describe("the deploy's message, null without one"),
 });
 
 /** Response bodies, for the reference only. */
@@ -135,6 +158,10 @@ export const responses = {
     revisionId: z.string(),
     productionUrl: z.string(),
     revisionUrl: z.string(),
+    aliasUrl: z
+      .string()
+      .optional()
+      .describe("with an alias: the stable preview URL now serving this revision"),
     project: publicProject,
   }),
   state: z.object({ project: publicProject, revisions: z.array(revisionSummary).describe("newest first") }),

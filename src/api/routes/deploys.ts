@@ -36,6 +36,8 @@ export function deployRoutes(deps: RouteDeps & { prepareLimits: RouteLimits }): 
       completionJwt: body.completionJwt,
       preview: body.preview,
       siteRules: body.siteRules,
+      message: body.message,
+      alias: body.alias,
     });
     return c.json(result, 200);
   });

@@ -129,8 +129,8 @@ describe("parseArgs", () => {
   });
 
   it("parseArgs: an unknown option is a usage error naming it", () => {
-    const error = usage(["./dist", "--prod"]);
-    expect(error.message).toContain("--prod");
+    const error = usage(["./dist", "--production"]);
+    expect(error.message).toContain("--production");
     expect(error.exitCode).toBe(2);
     expect(() => parseArgs(["domain", "x.com", "--yes"])).toThrow(/unknown option --yes/);
   });
@@ -166,6 +166,23 @@ describe("parseArgs", () => {
   it("parseArgs: --api-url must be an http(s) URL", () => {
     expect(() => parseArgs(["--api-url", "localhost:8787"])).toThrow(/http:\/\//);
     expect(() => parseArgs(["--api-url", "not a url"])).toThrow(/not a URL/);
+  });
+
+  it("parseArgs: --prod, -m and --alias on deploy; open, completion, login and whoami as commands", () => {
+    expect(parseArgs(["--prod", "dist", "-m", "hello there"])).toMatchObject({
+      kind: "deploy",
+      prod: true,
+      message: "hello there",
+      common: { dir: "dist" },
+    });
+    expect(parseArgs(["--alias", "staging", "dist"])).toMatchObject({ kind: "deploy", alias: "staging" });
+    expect(usage(["--alias", "abcdefgh12"]).message).toContain("would look like a revision id");
+    expect(usage(["--alias", "Big--Name"]).message).toContain("an alias is 1 to 20");
+    expect(usage(["--alias", "x", "--prod"]).message).toBe("give --prod or --alias, not both");
+    expect(parseArgs(["open", "--preview"])).toMatchObject({ kind: "open", preview: true });
+    expect(parseArgs(["completion", "fish"])).toMatchObject({ kind: "completion", shell: "fish" });
+    expect(parseArgs(["whoami"])).toMatchObject({ kind: "whoami" });
+    expect(usage(["login", "me"]).message).toContain("login takes no argument");
   });
 
   it("parseArgs: after -- everything is a folder, even a subcommand's name", () => {

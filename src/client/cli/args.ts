@@ -1,19 +1,18 @@
 import { UsageError } from "../errors.js";
 import { helpHint, lookup, scan, wantsFlag } from "./flags.js";
-import { ALL_FLAGS, COMMAND_FLAGS, COMMON_FLAGS, type CommandName, SUBCOMMANDS } from "./commands-list.js";
+import {
+  ALL_FLAGS,
+  COMMAND_FLAGS,
+  COMMON_FLAGS,
+  type CommandName,
+  type CommonOptions,
+  SUBCOMMANDS,
+} from "./commands-list.js";
 import { closest } from "./suggest.js";
 import { checkApiUrl } from "../settings.js";
+import { deployExtras, parseHabit, type HabitArgs } from "./habit-args.js";
 
-export type { CommandName } from "./commands-list.js";
-
-/** Options every command accepts. */
-export interface CommonOptions {
-  /** From `--api-url`; the environment and the default are applied later. */
-  apiUrl: string | undefined;
-  json: boolean;
-  /** The site folder: `--dir`, or deploy's positional, else the current folder. */
-  dir: string;
-}
+export type { CommandName, CommonOptions } from "./commands-list.js";
 
 /** The command line, parsed: what to run and with which options. */
 export type ParsedArgs =
@@ -26,12 +25,19 @@ export type ParsedArgs =
       includeDotfiles: boolean;
       /** The folder as typed as a word, when it was: a mistyped command looks like one. */
       positional: string | undefined;
+      /** `--prod` was given: production is the default anyway, and the run says so. */
+      prod?: true;
+      /** `--message`: stored with the revision, shown by list and status. */
+      message?: string;
+      /** `--alias`: a preview also served at `<alias>--<slug>.<domain>`. */
+      alias?: string;
     }
   | { kind: "status" | "list" | "credential"; common: CommonOptions }
   | { kind: "rollback"; revisionId: string | undefined; common: CommonOptions }
   | { kind: "promote"; revisionId: string; common: CommonOptions }
   | { kind: "domain"; hostname: string | undefined; reset: boolean; check: boolean; common: CommonOptions }
-  | { kind: "delete"; yes: boolean; common: CommonOptions };
+  | { kind: "delete"; yes: boolean; common: CommonOptions }
+  | HabitArgs;
 
 const REVISION_ID = /^[a-z0-9]{10}$/;
 
@@ -68,6 +74,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
         preview: flags.has("preview"),
         includeDotfiles: flags.has("include-dotfiles"),
         positional,
+        ...deployExtras(flags),
       };
     }
     case "status":
@@ -115,6 +122,8 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     case "delete":
       tooMany(positionals, 0, "delete", "delete takes no argument; name the folder with --dir");
       return { kind: "delete", yes: flags.has("yes"), common };
+    default:
+      return parseHabit(name, flags, positionals, common);
   }
 }
 

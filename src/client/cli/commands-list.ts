@@ -7,10 +7,25 @@ export interface FlagSpec {
 
 /** The subcommands; `deploy [dir]` is the default one. */
 export type CommandName =
-  "deploy" | "status" | "list" | "rollback" | "promote" | "credential" | "domain" | "delete";
+  "deploy" | "status" | "list" | "rollback" | "promote" | "credential" | "domain" | "delete" | HabitCommand;
+
+/**
+ * Commands people bring from netlify-cli, vercel, wrangler and surge: `open` and `completion` do
+ * what they do there; `login`, `logout` and `whoami` say that there are no accounts here.
+ */
+export type HabitCommand = "open" | "completion" | "login" | "logout" | "whoami";
 
 /** What `deploy help <topic>` knows. */
 export type HelpTopic = CommandName;
+
+/** Options every command accepts, parsed. */
+export interface CommonOptions {
+  /** From `--api-url`; the environment and the default are applied later. */
+  apiUrl: string | undefined;
+  json: boolean;
+  /** The site folder: `--dir`, or deploy's positional, else the current folder. */
+  dir: string;
+}
 
 /** Options every command accepts. */
 export const COMMON_FLAGS: FlagSpec[] = [
@@ -26,6 +41,10 @@ export const COMMAND_FLAGS: Record<CommandName, FlagSpec[]> = {
   deploy: [
     { name: "preview", takesValue: false },
     { name: "include-dotfiles", takesValue: false },
+    // Production is the default here; --prod (netlify, vercel) is accepted and says so.
+    { name: "prod", takesValue: false },
+    { name: "message", alias: "m", takesValue: true },
+    { name: "alias", takesValue: true },
   ],
   status: [],
   list: [],
@@ -37,6 +56,11 @@ export const COMMAND_FLAGS: Record<CommandName, FlagSpec[]> = {
     { name: "check", takesValue: false },
   ],
   delete: [{ name: "yes", alias: "y", takesValue: false }],
+  open: [{ name: "preview", takesValue: false }],
+  completion: [],
+  login: [],
+  logout: [],
+  whoami: [],
 };
 
 /** Commands typed as a word after `deploy` (everything but the default one, and help). */
@@ -48,6 +72,11 @@ export const SUBCOMMANDS: readonly string[] = [
   "credential",
   "domain",
   "delete",
+  "open",
+  "completion",
+  "login",
+  "logout",
+  "whoami",
   "help",
 ];
 

@@ -1,6 +1,7 @@
 import type { HelpTopic } from "./commands-list.js";
 import { formatBytes, formatCount } from "../format.js";
 import { DEFAULT_API_URL, DEFAULTS } from "../settings.js";
+import { HABIT_TOPICS } from "./help-habits.js";
 
 // Every number below comes from the code's own defaults (settings.ts), never typed twice.
 const D = DEFAULTS;
@@ -21,6 +22,7 @@ export const CLIENT_ERROR_CODES = [
   "NO_PROJECT",
   "PROJECT_GONE",
   "NO_PREVIOUS_REVISION",
+  "NO_PREVIEW",
   "CREDENTIAL_INVALID",
   "CREDENTIAL_IN_USE",
   "LOCKED",
@@ -39,6 +41,10 @@ const MAIN = `deploy — publish a folder of static files and get a production U
 Usage
   deploy [dir]                       Deploy a folder (default: the current one) to production
   deploy --preview [dir]             Deploy it to its revision URL only; production is unchanged
+                                     (production is the default: --prod is accepted, not needed)
+  deploy --alias NAME [dir]          A preview also served at NAME--<project>, which moves to
+                                     each deploy with --alias NAME (a stable preview URL)
+  deploy -m "text" [dir]             Store a message with the revision (list and status show it)
   deploy status [--dir DIR]          The project: production URL, revision, domain, expiry
   deploy list [--dir DIR]            Its kept revisions, newest first, production marked
   deploy rollback [revision]         Put the revision before the current one (or the one named) back
@@ -49,6 +55,9 @@ Usage
   deploy domain --check [--dir DIR]  Ask DNS now whether the hostname points here
   deploy domain --reset [--dir DIR]  Go back to the generated hostname
   deploy delete [--dir DIR] [--yes]  Delete the project and take the site down
+  deploy open [--preview]            Open the production URL (or the newest preview) in a browser
+  deploy completion bash|zsh|fish    Print a shell completion script
+  deploy login | logout | whoami     There are no accounts: these say what identifies a project
   deploy help [command]              Show help for a command
 
 Options (every command)
@@ -89,6 +98,8 @@ Environment
   DEPLOY_MAX_ATTEMPTS       Tries per request on network errors, 5xx and 429 (default ${D.maxAttempts};
                             at most ${D.maxRefusedAttempts} when the connection is refused)
   DEPLOY_LOCK_WAIT_SECONDS  How long to wait for another run on the same folder (default ${D.lockWaitSeconds})
+  NO_COLOR                  Set (not empty): no colour, even on a terminal (never off one)
+  BROWSER                   What \`deploy open\` opens URLs with (none: print them only)
   DEBUG=1                   Print stack traces on errors
 
 Exit status: 0 success, 1 failure, 2 usage error.
@@ -99,13 +110,15 @@ Examples
   deploy ./dist
   deploy ./dist --json | jq -r .productionUrl
   deploy --preview ./dist
+  deploy --alias staging -m "new checkout" ./dist
   deploy rollback --dir ./dist
   deploy credential --dir ./dist         then, in CI: DEPLOY_CREDENTIAL=… deploy ./dist
   deploy domain www.example.com --dir ./dist
   deploy delete --dir ./dist --yes
 `;
 
-const DEPLOY = `Usage: deploy [dir] [--preview] [--include-dotfiles] [--api-url URL] [--json]
+const DEPLOY = `Usage: deploy [dir] [--preview | --prod] [--alias NAME] [-m, --message TEXT]
+              [--include-dotfiles] [--api-url URL] [--json]
 
 Deploys the folder (default: the current one; --dir DIR works too). Prints the production URL,
 the revision URL (this exact version, kept while the project keeps the revision), the number of
@@ -115,9 +128,22 @@ service already held, the bytes sent and the time.
 --preview publishes the revision on its revision URL only: production stays as it was, until
 \`deploy promote <revision>\`. --include-dotfiles deploys dotfiles and dot-folders too.
 
+Production is the default, the opposite of netlify-cli and vercel: \`deploy\` publishes to
+production, \`deploy --preview\` does not. --prod is accepted (it changes nothing, and says so).
+
+--message TEXT (-m) stores TEXT with the revision (one line, at most 500 characters); \`deploy
+list\` and \`deploy status\` show it. A deploy with a message always makes a new revision.
+
+--alias NAME deploys a preview and also serves it at NAME--<project>.<domain> (like netlify's
+--alias and wrangler's --branch): a URL that stays the same and moves to each deploy with that
+alias. NAME is 1 to 20 of a-z, 0-9 and - (not 10 letters and digits: that is a revision id);
+a project keeps at most 20 aliases.
+
 With --json, prints one object on stdout:
   { projectSlug, revisionId, productionUrl, revisionUrl, preview, files, uploaded, identical,
     bytesUploaded, durationMs }
+(and message, alias and aliasUrl when given; domainPending: true while the custom domain waits
+for DNS, when productionUrl does not answer yet)
 (bytesUploaded counts the raw bytes of the files uploaded, before base64; skippedDotfiles lists
 what was skipped as a dotfile, when anything was.)
 
@@ -133,15 +159,17 @@ const STATUS = `Usage: deploy status [--dir DIR] [--api-url URL] [--json]
 
 Shows the project of DIR (or of DEPLOY_CREDENTIAL): its production URL, the revision it serves,
 its domain, how many revisions it keeps and when it expires (30 days after its last deploy).
-With --json: { projectSlug, productionUrl, revisionId, revisionUrl, hostname, customHostname,
-createdAt, expiresAt, expired, revisions }.
+Production is the URL that serves now: while a custom domain waits for DNS it is the generated
+one, and the domain is marked pending. With --json: { projectSlug, productionUrl, revisionId,
+revisionUrl, hostname, customHostname, createdAt, expiresAt, expired, revisions } (and
+customHostnameStatus: "pending" while it is; message: the production revision's, when it has one).
 `;
 
 const LIST = `Usage: deploy list [--dir DIR] [--api-url URL] [--json]
 
 Lists the project's kept revisions, newest first: id, when, files, size; the production one is
 marked, previews are marked. With --json: { projectSlug, revisions: [{ revisionId, createdAt,
-files, bytes, production, preview, revisionUrl }] }.
+files, bytes, production, preview, revisionUrl, message }] } (message: --message's, or null).
 `;
 
 const ROLLBACK = `Usage: deploy rollback [revision] [--dir DIR] [--api-url URL] [--json]
@@ -197,6 +225,7 @@ const TOPICS: Record<HelpTopic, string> = {
   credential: CREDENTIAL,
   domain: DOMAIN,
   delete: DELETE,
+  ...HABIT_TOPICS,
 };
 
 /** The help text of a command, or the main help. */

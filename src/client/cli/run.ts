@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { mistypedCommand, parseArgs, type ParsedArgs } from "./args.js";
 import { CliError, EXIT_FAILURE, EXIT_OK } from "../errors.js";
 import type { CliIo } from "../io.js";
+import { paintFor } from "../paint.js";
 
 // Set by the bundler for the standalone package (packages/client), where no package.json sits
 // at a known place beside the code.
@@ -21,6 +22,16 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       io.stdout.write(`${clientVersion()}\n`);
       return EXIT_OK;
     }
+    if (parsed.kind === "completion") {
+      const { completionScript } = await import("./completion.js");
+      io.stdout.write(completionScript(parsed.shell));
+      return EXIT_OK;
+    }
+    if (parsed.kind === "login" || parsed.kind === "logout" || parsed.kind === "whoami") {
+      const { accountsAnswer } = await import("./commands/accounts.js");
+      io.stdout.write(accountsAnswer(parsed.kind, parsed.common.json));
+      return EXIT_OK;
+    }
     await runCommand(parsed, io);
     return EXIT_OK;
   } catch (error) {
@@ -30,7 +41,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 
 /** Runs a parsed command; each command's code is loaded only when it runs (a faster start). */
 async function runCommand(
-  parsed: Exclude<ParsedArgs, { kind: "help" | "version" }>,
+  parsed: Exclude<ParsedArgs, { kind: "help" | "version" | "completion" | "login" | "logout" | "whoami" }>,
   io: CliIo,
 ): Promise<void> {
   const [{ readSettings }, { createContext }] = await Promise.all([
@@ -43,8 +54,11 @@ async function runCommand(
     case "deploy": {
       const { deployCommand } = await import("./commands/deploy.js");
       return deployCommand(ctx, common.dir, {
-        preview: parsed.preview,
+        preview: parsed.preview || parsed.alias !== undefined,
         includeDotfiles: parsed.includeDotfiles,
+        prod: parsed.prod,
+        message: parsed.message,
+        alias: parsed.alias,
       });
     }
     case "status":
@@ -68,6 +82,10 @@ async function runCommand(
     case "delete": {
       const { deleteCommand } = await import("./commands/delete.js");
       return deleteCommand(ctx, common.dir, parsed.yes);
+    }
+    case "open": {
+      const { openCommand } = await import("./commands/open.js");
+      return openCommand(ctx, common.dir, parsed.preview);
     }
   }
 }
@@ -93,9 +111,10 @@ function wantsJson(argv: readonly string[], parsed: ParsedArgs | undefined): boo
  */
 function reportError(io: CliIo, error: unknown, json: boolean): number {
   const debug = io.env.DEBUG === "1" || io.env.DEBUG === "true";
+  const label = paintFor(io.stderr, io.env).red("Error:");
   if (error instanceof CliError) {
     if (json) io.stdout.write(`${JSON.stringify({ error: { code: error.code, message: error.message } })}\n`);
-    io.stderr.write(`Error: ${error.message}\n`);
+    io.stderr.write(`${label} ${error.message}\n`);
     if (error.hint !== undefined) io.stderr.write(`${error.hint}\n`);
     if (debug && error.stack !== undefined) io.stderr.write(`${error.stack}\n`);
     return error.exitCode;
@@ -106,7 +125,7 @@ function reportError(io: CliIo, error: unknown, json: boolean): number {
       `${JSON.stringify({ error: { code: "INTERNAL", message: `unexpected failure: ${message}` } })}\n`,
     );
   }
-  io.stderr.write(`Error: unexpected failure: ${message}\n`);
+  io.stderr.write(`${label} unexpected failure: ${message}\n`);
   io.stderr.write(
     debug && error instanceof Error ? `${error.stack}\n` : "Run again with DEBUG=1 for details.\n",
   );

@@ -7,6 +7,7 @@ import type { DeploySummary } from "./deploy-summary.js";
 import { hashListed, listSite, type ScannedSite } from "./scan-site.js";
 import { deployIfUnchanged, rememberProduction, unchangedSummary } from "./unchanged-deploy.js";
 import { uploadAll, type UploadOutcome } from "./upload-rounds.js";
+import { pendingDomain } from "../project-urls.js";
 
 export type { DeploySummary } from "./deploy-summary.js";
 
@@ -14,6 +15,12 @@ export type { DeploySummary } from "./deploy-summary.js";
 export interface DeployOptions {
   preview: boolean;
   includeDotfiles: boolean;
+  /** `--prod` was given (production is the default): the command notes it. */
+  prod?: boolean;
+  /** Stored with the revision; a deploy with one always makes a revision of its own. */
+  message?: string;
+  /** Also serve the revision at `<alias>--<slug>.<domain>` (a preview: production is left). */
+  alias?: string;
 }
 
 /** Codes of a deploy completion that another prepare and upload round can fix. */
@@ -44,14 +51,16 @@ async function deployLocked(
   startedAt: number,
 ): Promise<DeploySummary> {
   const listed = await listSite(ctx, folder, options);
-  // A preview wants a revision of its own even when production serves the same files.
-  if (!options.preview) {
+  // A preview wants a revision of its own even when production serves the same files, and so
+  // does a deploy with a message: the message belongs to a revision.
+  const skipUnchanged = !options.preview && options.message === undefined;
+  if (skipUnchanged) {
     const unchanged = await deployIfUnchanged(ctx, folder, listed, startedAt);
     if (unchanged !== undefined) return unchanged;
   }
   const site = await hashListed(ctx, folder, listed);
   const manifestFor = (project: SavedProject) => manifestOf(project.projectSlug, site);
-  const first = await prepareProject(ctx, folder, manifestFor, !options.preview);
+  const first = await prepareProject(ctx, folder, manifestFor, skipUnchanged);
   const { project, previousProjectSlug } = first;
   if ("unchanged" in first.prepared) {
     await rememberProduction(folder, project.projectSlug, site);
@@ -61,7 +70,7 @@ async function deployLocked(
   const prepareAgain = () => folder.api.prepare(project.projectSlug, project.apiToken, manifestFor(project));
 
   const outcome = await uploadAll(ctx, prepared, site.fileByHash, prepareAgain);
-  const result = await complete(folder, project, outcome, site, options.preview, async () => {
+  const result = await complete(folder, project, outcome, site, options, async () => {
     ctx.progress.note("The prepared deploy expired or was incomplete; preparing it again.");
     return uploadAll(ctx, await prepareAgain(), site.fileByHash, prepareAgain);
   });
@@ -79,6 +88,9 @@ async function deployLocked(
     identical: site.files.length - distinct,
     reused: distinct - outcome.uploadedHashes.size,
     preview: options.preview,
+    ...(options.message === undefined ? {} : { message: options.message }),
+    ...(result.aliasUrl === undefined ? {} : { alias: options.alias, aliasUrl: result.aliasUrl }),
+    ...pendingDomain(result.project),
     skippedDotfiles: site.skippedDotfiles,
     bytesUploaded: [...outcome.uploadedHashes].reduce(
       (sum, hash) => sum + site.fileByHash.get(hash)!.size,
@@ -104,14 +116,16 @@ async function complete(
   project: SavedProject,
   outcome: UploadOutcome,
   site: Pick<ScannedSite, "siteRules">,
-  preview: boolean,
+  options: DeployOptions,
   redo: () => Promise<UploadOutcome>,
 ): Promise<CompletedDeploy> {
   const { projectSlug, apiToken } = project;
   const deploy = (round: UploadOutcome) =>
     folder.api.deploy(projectSlug, apiToken, round.deployId, round.completionJwt, {
-      preview,
+      preview: options.preview,
       siteRules: site.siteRules,
+      message: options.message,
+      alias: options.alias,
     });
   try {
     return await deploy(outcome);

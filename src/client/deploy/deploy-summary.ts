@@ -13,6 +13,13 @@ export interface DeploySummary {
   identical: number;
   /** Published on its revision URL only; production left where it was. */
   preview: boolean;
+  /** The deploy's message (`--message`), stored with its revision. */
+  message?: string;
+  /** The preview alias (`--alias`) and the URL that now serves this revision under it. */
+  alias?: string;
+  aliasUrl?: string;
+  /** Set while the custom hostname waits for DNS: productionUrl may not answer yet, servingUrl does. */
+  pendingDomain?: { hostname: string; servingUrl: string };
   /** Production already served exactly these files: nothing was sent or published (its expiry renewed). */
   unchanged?: boolean;
   /** Skipped for being dotfiles or dot-folders. */

@@ -6,6 +6,7 @@ import type { SavedProject } from "../local/saved-projects.js";
 import { PROJECT_GONE_CODES } from "../net/api-client.js";
 import type { UnchangedDeploy } from "../net/api-types.js";
 import type { DeploySummary } from "./deploy-summary.js";
+import { pendingDomain } from "../project-urls.js";
 import { unchangedLine, type ListedSite, type ScannedSite } from "./scan-site.js";
 
 /**
@@ -101,6 +102,7 @@ export async function unchangedSummary(
     reused: distinctHashes,
     preview: false,
     unchanged: true,
+    ...pendingDomain(unchanged.project),
     skippedDotfiles: site.skippedDotfiles,
     bytesUploaded: 0,
     durationMs: Date.now() - startedAt,

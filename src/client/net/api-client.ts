@@ -86,15 +86,22 @@ export class ApiClient {
     token: string,
     deployId: string,
     completionJwt: string,
-    options: { preview?: boolean; siteRules?: { redirects?: string; headers?: string } } = {},
+    options: {
+      preview?: boolean;
+      siteRules?: { redirects?: string; headers?: string };
+      message?: string | undefined;
+      alias?: string | undefined;
+    } = {},
   ): Promise<CompletedDeploy> {
-    const { preview, siteRules } = options;
+    const { preview, siteRules, message, alias } = options;
     const hasRules = siteRules !== undefined && Object.keys(siteRules).length > 0;
     const body = {
       deployId,
       completionJwt,
       ...(preview && { preview }),
       ...(hasRules && { siteRules }),
+      ...(message !== undefined && { message }),
+      ...(alias !== undefined && { alias }),
     };
     return this.call("complete the deploy", "POST", `/projects/${slug}/deploy`, token, body);
   }

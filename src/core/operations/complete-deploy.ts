@@ -4,7 +4,7 @@ import { DeployAlreadyCompletedError, DeployExpiredError, DeployNotFoundError } 
 import { digestsEqual, sha256Hex } from "../ids.js";
 import { addSeconds, type PublicProject, type Services, toPublicProject } from "./services.js";
 import { siteSettings } from "./site-routing.js";
-import { revisionUrl } from "../site-urls.js";
+import { aliasUrl, revisionUrl } from "../site-urls.js";
 import { authorize, hasPassed, type ProjectCredentials } from "./authorize.js";
 import { callPlatform } from "./platform-call.js";
 import { withProjectLock } from "./project-lock.js";
@@ -14,6 +14,8 @@ export interface CompletedDeploy {
   revisionId: string;
   productionUrl: string;
   revisionUrl: string;
+  /** With an alias: the stable preview URL that now serves this revision. */
+  aliasUrl?: string;
   project: PublicProject;
 }
 
@@ -30,6 +32,10 @@ export async function completeDeploy(
     completionJwt: string;
     preview?: boolean;
     siteRules?: PublishInput["siteRules"];
+    /** Stored with the revision. */
+    message?: string;
+    /** A preview alias that serves this revision from now on (contract §3). */
+    alias?: string;
   },
 ): Promise<CompletedDeploy> {
   const { store, platform, config } = services;
@@ -57,6 +63,7 @@ export async function completeDeploy(
         ...siteSettings(current, config.sites, projectExpiresAt),
         preview: input.preview,
         siteRules: input.siteRules,
+        alias: input.alias,
       }),
     );
     const published = await store.completeDeploy({
@@ -66,8 +73,13 @@ export async function completeDeploy(
       completedAt: now.toISOString(),
       projectExpiresAt: projectExpiresAt.toISOString(),
       preview: input.preview,
+      message: input.message,
     });
-    return result(services, deploy.revisionId, toPublicProject(published, config.sites));
+    return withAlias(
+      services,
+      result(services, deploy.revisionId, toPublicProject(published, config.sites)),
+      input.alias,
+    );
   });
 }
 
@@ -81,6 +93,12 @@ function repeatCompletion(
     throw new DeployAlreadyCompletedError();
   }
   return result(services, deploy.revisionId, toPublicProject(project, services.config.sites));
+}
+
+/** The answer with `aliasUrl` when the deploy named an alias. */
+function withAlias(services: Services, answer: CompletedDeploy, alias: string | undefined): CompletedDeploy {
+  if (alias === undefined) return answer;
+  return { ...answer, aliasUrl: aliasUrl(alias, answer.project.projectSlug, services.config.sites) };
 }
 
 function result(services: Services, revisionId: string, project: PublicProject): CompletedDeploy {

@@ -18,6 +18,8 @@ export interface RevisionSummary {
   /** Completed as a preview (production was left where it was). */
   preview: boolean;
   revisionUrl: string;
+  /** The deploy's message, null without one. */
+  message: string | null;
 }
 
 /** The state route's answer: the project and its kept revisions, newest first. */
@@ -98,5 +100,6 @@ function summary(
     production: revision.revisionId === productionId,
     preview: revision.preview,
     revisionUrl: revisionUrl(revision.revisionId, slug, services.config.sites),
+    message: revision.message,
   };
 }

@@ -39,7 +39,16 @@ export interface PublishInput extends SiteSettings {
    * the built-in platform reads the files it holds.
    */
   siteRules?: Partial<RulesFiles>;
+  /**
+   * A preview alias (contract §3): `<alias>--<slug>.<domain>` serves this revision from now on.
+   * A project has at most MAX_ALIASES; one more is refused (AliasLimitError) before anything is
+   * published.
+   */
+  alias?: string;
 }
+
+/** Most preview aliases a project may have (`deploy --alias`). */
+export const MAX_ALIASES = 20;
 
 /**
  * The edge platform, shaped like Cloudflare's Workers static-assets flow: open an upload session
@@ -87,6 +96,11 @@ export interface Platform {
    * Asks for the hostname again if the platform does not hold it.
    */
   customHostnameStatus?(hostname: string): Promise<{ active: boolean; message: string }>;
+  /**
+   * The revision a project's preview alias serves now, or undefined: how `/tls/ask` knows an alias
+   * host. A platform that issues its own certificates (Cloudflare) need not have it.
+   */
+  aliasRevision?(projectSlug: string, alias: string): Promise<string | undefined>;
   /** Throws when the platform cannot answer. */
   check(): Promise<void>;
   /** What else the platform depends on (say, an object store), by name, each check throwing when down. */

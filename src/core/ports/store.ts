@@ -57,6 +57,8 @@ export interface RevisionRecord {
   preview: boolean;
   /** Its deploy's manifest digest: equal digests, equal files (paths, hashes, sizes). */
   manifestDigest: string | null;
+  /** The deploy's message (`message` of the deploy request), null without one. */
+  message: string | null;
 }
 
 /** Which revisions retention keeps: the last `keep` of each project and any created at or after `keepAfter`. */
@@ -74,6 +76,8 @@ export interface CompleteDeployInput {
   projectExpiresAt: string;
   /** True records the revision without making it the production revision. */
   preview?: boolean;
+  /** Stored with the revision (contract §3), at most DEPLOY_MESSAGE_MAX characters. */
+  message?: string;
 }
 
 /**

@@ -1,8 +1,19 @@
 import { randomBytes } from "node:crypto";
 import Cloudflare from "cloudflare";
-import { InvalidCompletionError, InvalidManifestError, RevisionNotFoundError } from "../../core/errors.js";
+import {
+  AliasLimitError,
+  InvalidCompletionError,
+  InvalidManifestError,
+  RevisionNotFoundError,
+} from "../../core/errors.js";
 import type { ManifestEntry } from "../../core/manifest.js";
-import type { Platform, PublishInput, SiteSettings, UploadSession } from "../../core/ports/index.js";
+import {
+  MAX_ALIASES,
+  type Platform,
+  type PublishInput,
+  type SiteSettings,
+  type UploadSession,
+} from "../../core/ports/index.js";
 import { cloudflareCall, CloudflareRefusal, type RetryBudget } from "./cloudflare-calls.js";
 import { CustomHostnames } from "./custom-hostnames.js";
 import { KvStore } from "./kv-store.js";
@@ -100,6 +111,15 @@ export class CloudflarePlatform implements Platform {
     if (session === undefined || session.projectSlug !== input.projectSlug)
       throw new InvalidCompletionError();
     const project = (await this.kv.get<ProjectRecord>(projectKey(input.projectSlug))) ?? emptyProject(input);
+    // Checked before anything is written: one alias too many publishes nothing.
+    const aliases = project.aliases ?? {};
+    if (input.alias !== undefined && aliases[input.alias] === undefined) {
+      if (Object.keys(aliases).length >= MAX_ALIASES) {
+        throw new AliasLimitError(
+          `a project has at most ${MAX_ALIASES} aliases; this one has ${MAX_ALIASES}`,
+        );
+      }
+    }
     // Published already (a retry): the script is never uploaded again, only the hostnames rewritten.
     if (project.revisions[input.revisionId] !== session.script) {
       if (session.expiresAt <= this.options.now())
@@ -109,6 +129,7 @@ export class CloudflarePlatform implements Platform {
       await this.uploadScript(session, input, rules);
       project.revisions[input.revisionId] = session.script;
     }
+    if (input.alias !== undefined) project.aliases = { ...aliases, [input.alias]: input.revisionId };
     if (!input.preview) {
       project.production = input.revisionId;
       project.hostnames = input.hostnames;
@@ -172,8 +193,10 @@ export class CloudflarePlatform implements Platform {
       (id) => id !== project.production && project.revisions[id] !== undefined,
     );
     if (pruned.length === 0) return;
-    // Their hosts stop answering first; the record, then the scripts, after.
-    await this.hosts.unpublishRevisions(projectSlug, pruned);
+    // Their hosts (and their aliases') stop answering first; the record, then the scripts, after.
+    const aliases = Object.entries(project.aliases ?? {}).filter(([, id]) => pruned.includes(id));
+    await this.hosts.unpublishRevisions(projectSlug, [...pruned, ...aliases.map(([alias]) => alias)]);
+    for (const [alias] of aliases) delete project.aliases![alias];
     const scripts = pruned.map((id) => project.revisions[id]!);
     for (const id of pruned) delete project.revisions[id];
     await this.kv.put(projectKey(projectSlug), project);
@@ -198,7 +221,10 @@ export class CloudflarePlatform implements Platform {
     if (project === undefined) return;
     // The hostnames stop answering at once; scripts and custom hostnames go after.
     await this.hosts.remove(project.hostnames);
-    await this.hosts.unpublishRevisions(projectSlug, Object.keys(project.revisions));
+    await this.hosts.unpublishRevisions(projectSlug, [
+      ...Object.keys(project.revisions),
+      ...Object.keys(project.aliases ?? {}),
+    ]);
     for (const script of Object.values(project.revisions)) await this.deleteScript(script);
     await this.kv.delete(projectKey(projectSlug));
   }

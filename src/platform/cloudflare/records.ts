@@ -23,6 +23,8 @@ export interface ProjectRecord {
   hostnames: string[];
   canonical?: { hostname: string; url: string };
   expiresAt: number;
+  /** Preview alias → the revision `<alias>--<slug>` serves (deploy --alias); absent: none yet. */
+  aliases?: Record<string, string>;
 }
 
 /** An upload session: the script its completion token is for. */

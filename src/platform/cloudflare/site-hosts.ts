@@ -23,6 +23,15 @@ export class SiteHosts {
         expiresAt: project.expiresAt,
       });
     }
+    // Alias hosts of those revisions: `<alias>--<slug>` has the revision host's form.
+    for (const [alias, id] of Object.entries(project.aliases ?? {})) {
+      const script = project.revisions[id];
+      if (script === undefined || !revisionIds.includes(id)) continue;
+      await this.kv.put(revisionHostname(alias, slug, this.sitesDomain), {
+        script,
+        expiresAt: project.expiresAt,
+      });
+    }
     if (project.production === null) return;
     const script = project.revisions[project.production]!;
     for (const hostname of project.hostnames) {
@@ -34,7 +43,7 @@ export class SiteHosts {
     }
   }
 
-  /** Deletes the host entries of revisions: their URLs answer 404 at once. */
+  /** Deletes the host entries of revisions (or aliases): their URLs answer 404 at once. */
   async unpublishRevisions(slug: string, revisionIds: string[]): Promise<void> {
     for (const id of revisionIds) await this.kv.delete(revisionHostname(id, slug, this.sitesDomain));
   }

@@ -75,6 +75,15 @@ CREATE TABLE IF NOT EXISTS site_hosts (
   canonical_url TEXT
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS site_hosts_project ON site_hosts(project_slug);
+-- Stable preview names (deploy --alias): <alias>--<slug>.<SITES_DOMAIN> serves revision_id,
+-- which moves to each deploy with that alias; since: when it last moved (its Last-Modified).
+CREATE TABLE IF NOT EXISTS site_aliases (
+  project_slug TEXT NOT NULL,
+  alias TEXT NOT NULL,
+  revision_id TEXT NOT NULL,
+  since INTEGER NOT NULL,
+  PRIMARY KEY (project_slug, alias)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS revisions (
   project_slug TEXT NOT NULL,
   revision_id TEXT NOT NULL,

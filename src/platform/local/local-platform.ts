@@ -11,7 +11,13 @@ import type { ManifestEntry } from "../../core/manifest.js";
 import { type BucketLimits, groupIntoBuckets } from "./buckets.js";
 import type { UploadTokens } from "./tokens.js";
 import type { UploadSessions } from "./upload-sessions.js";
-import type { Platform, PublishInput, SiteSettings, UploadSession } from "../../core/ports/index.js";
+import {
+  MAX_ALIASES,
+  type Platform,
+  type PublishInput,
+  type SiteSettings,
+  type UploadSession,
+} from "../../core/ports/index.js";
 import type { BlobReader } from "./blob-reader.js";
 import { compactStep } from "./compaction.js";
 import type { PlatformDatabase } from "./database.js";
@@ -223,6 +229,7 @@ export class LocalPlatform implements Platform {
       expiresAt: input.expiresAt.getTime(),
       now: now(),
       preview: input.preview,
+      ...(input.alias === undefined ? {} : { alias: { name: input.alias, max: MAX_ALIASES } }),
     });
   }
 
@@ -230,6 +237,10 @@ export class LocalPlatform implements Platform {
     if (!(await this.sites.promote(projectSlug, revisionId, this.options.now()))) {
       throw new RevisionNotFoundError(`revision ${revisionId} not found for project ${projectSlug}`);
     }
+  }
+
+  aliasRevision(projectSlug: string, alias: string): Promise<string | undefined> {
+    return this.sites.aliasRevision(projectSlug, alias);
   }
 
   async pruneRevisions(projectSlug: string, revisionIds: string[]): Promise<void> {

@@ -45,6 +45,20 @@ export const PLATFORM_MIGRATIONS: Migrations = {
       await sql`ALTER TABLE session_assets ADD PRIMARY KEY (session_id, hash, path)`.execute(db);
     },
   },
+  "0004_site_aliases": {
+    // Stable preview names (deploy --alias), as on SQLite (database.ts); the edge reads them, so
+    // their writes notify like the other manifest tables'.
+    async up(db: Kysely<unknown>) {
+      await sql`CREATE TABLE site_aliases (
+        project_slug TEXT NOT NULL,
+        alias TEXT NOT NULL,
+        revision_id TEXT NOT NULL,
+        since BIGINT NOT NULL,
+        PRIMARY KEY (project_slug, alias))`.execute(db);
+      await sql`CREATE TRIGGER site_aliases_notify AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
+        ON site_aliases FOR EACH STATEMENT EXECUTE FUNCTION manifest_notify()`.execute(db);
+    },
+  },
 };
 
 /** The channel the manifest triggers notify on. */

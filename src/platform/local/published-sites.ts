@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { PROJECT_SLUG } from "../../core/formats.js";
+import { PREVIEW_ALIAS, PROJECT_SLUG, REVISION_ID } from "../../core/formats.js";
 import { CompiledRules, NO_RULES, type SiteRules } from "../../core/site-rules/index.js";
 import { type Executor, firstOf, type PlatformDatabase } from "./platform-db.js";
 import { manifestGeneration, type ManifestGeneration } from "./site-tables.js";
@@ -13,6 +13,8 @@ export interface SiteTarget {
   readonly revisionId: string;
   /** True on a revision host, whose content can never change. */
   readonly immutable: boolean;
+  /** True on an alias host (`<alias>--<slug>`): a preview that moves, never indexed. */
+  readonly preview?: boolean;
   /**
    * Since when this host serves this revision (ms since the epoch), its files' Last-Modified: on a
    * production host the last publish or promote (a rollback must not look older than what the
@@ -60,7 +62,8 @@ const MAX_PATH_KEY = 1024;
 // Compiled rules of at most this many revisions are kept (a revision's can hold 2,100 rules).
 const MAX_RULE_SETS = 256;
 
-const REVISION_LABEL = /^([a-z0-9]{10})--([a-z0-9-]+)$/;
+// `<revisionId>--<slug>` or `<alias>--<slug>`: neither a revision id nor an alias holds `--`.
+const PINNED_LABEL = /^([a-z0-9-]+?)--([a-z0-9-]+)$/;
 
 /** Lowercases a Host header value and strips a `:port` and one trailing dot. */
 export function normalizeHost(host: string): string {
@@ -188,17 +191,24 @@ export class PublishedSites {
   // Expiry is read, not filtered on: what is cached must not depend on the time it was read.
   private async readHost(hostname: string): Promise<HostEntry> {
     let pinned: Live | undefined;
-    const revision = this.revisionHost(hostname);
+    const labelled = this.pinnedHost(hostname);
+    const revision = labelled && REVISION_ID.test(labelled.label) ? labelled : undefined;
+    if (labelled !== undefined && revision === undefined) pinned = await this.readAlias(labelled);
     if (revision) {
       const row = await firstOf(
         this.db,
         sql<{ expires_at: number | string; created_at: number | string }>`SELECT s.expires_at, r.created_at
           FROM sites s JOIN revisions r ON r.project_slug = s.project_slug
-          WHERE s.project_slug = ${revision.projectSlug} AND r.revision_id = ${revision.revisionId}`,
+          WHERE s.project_slug = ${revision.projectSlug} AND r.revision_id = ${revision.label}`,
       );
       if (row)
         pinned = {
-          target: Object.freeze({ ...revision, immutable: true, publishedAt: Number(row.created_at) }),
+          target: Object.freeze({
+            projectSlug: revision.projectSlug,
+            revisionId: revision.label,
+            immutable: true,
+            publishedAt: Number(row.created_at),
+          }),
           expiresAt: Number(row.expires_at),
         };
     }
@@ -260,11 +270,30 @@ export class PublishedSites {
     this.fileCount++;
   }
 
-  /** Splits `<revisionId>--<slug>.<sitesDomain>`; a slug never holds `--`, so the split is unique. */
-  private revisionHost(hostname: string): { projectSlug: string; revisionId: string } | undefined {
+  /** The revision an alias host (`<alias>--<slug>`) serves now: a preview, whose files may move. */
+  private async readAlias(host: { projectSlug: string; label: string }): Promise<Live | undefined> {
+    if (!PREVIEW_ALIAS.test(host.label)) return undefined;
+    const row = await firstOf(
+      this.db,
+      sql<{ revision_id: string; since: number | string; expires_at: number | string }>`SELECT a.revision_id,
+          a.since, s.expires_at FROM site_aliases a
+        JOIN sites s ON s.project_slug = a.project_slug
+        JOIN revisions r ON r.project_slug = a.project_slug AND r.revision_id = a.revision_id
+        WHERE a.project_slug = ${host.projectSlug} AND a.alias = ${host.label}`,
+    );
+    if (!row) return undefined;
+    const target = { projectSlug: host.projectSlug, revisionId: row.revision_id, immutable: false };
+    return {
+      target: Object.freeze({ ...target, preview: true, publishedAt: Number(row.since) }),
+      expiresAt: Number(row.expires_at),
+    };
+  }
+
+  /** Splits `<label>--<slug>.<sitesDomain>` (a revision id or an alias); a slug never holds `--`. */
+  private pinnedHost(hostname: string): { projectSlug: string; label: string } | undefined {
     if (!hostname.endsWith(this.suffix)) return undefined;
-    const match = REVISION_LABEL.exec(hostname.slice(0, -this.suffix.length));
+    const match = PINNED_LABEL.exec(hostname.slice(0, -this.suffix.length));
     if (!match || !PROJECT_SLUG.test(match[2]!)) return undefined;
-    return { revisionId: match[1]!, projectSlug: match[2]! };
+    return { label: match[1]!, projectSlug: match[2]! };
   }
 }

@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { AliasLimitError } from "../../core/errors.js";
 import { type Executor, firstOf, forUpdate, type PlatformDatabase, rowsOf } from "./platform-db.js";
 
 /**
@@ -12,7 +13,14 @@ export interface ManifestGeneration {
 
 // The tables the edge reads; blobs are left out (a blob row never changes, and one is only
 // deleted once no revision file names it).
-const MANIFEST_TABLES = ["sites", "site_hosts", "revisions", "revision_files", "revision_rules"] as const;
+const MANIFEST_TABLES = [
+  "sites",
+  "site_hosts",
+  "revisions",
+  "revision_files",
+  "revision_rules",
+  "site_aliases",
+] as const;
 const generations = new WeakMap<PlatformDatabase, { value: number }>();
 
 /**
@@ -93,9 +101,13 @@ export class SiteTables {
     preview?: boolean;
     /** The revision's parsed `_redirects` and `_headers` (JSON), when it has either. */
     rules?: string;
+    /** A preview alias to move to this revision, and how many aliases a project may have. */
+    alias?: { name: string; max: number };
   }): Promise<void> {
     const { projectSlug: slug, revisionId, sessionId, expiresAt, now } = input;
     await this.write(async (trx) => {
+      // First: a project at its alias bound publishes nothing.
+      if (input.alias !== undefined) await moveAlias(trx, slug, input.alias, revisionId, now);
       await sql`INSERT INTO revisions (project_slug, revision_id, created_at)
         VALUES (${slug}, ${revisionId}, ${now}) ON CONFLICT DO NOTHING`.execute(trx);
       await sql`INSERT INTO revision_files (project_slug, revision_id, path, hash, content_type)
@@ -153,6 +165,7 @@ export class SiteTables {
         const where = sql`project_slug = ${projectSlug} AND revision_id = ${revisionId}`;
         await sql`DELETE FROM revision_files WHERE ${where}`.execute(trx);
         await sql`DELETE FROM revision_rules WHERE ${where}`.execute(trx);
+        await sql`DELETE FROM site_aliases WHERE ${where}`.execute(trx);
         await sql`DELETE FROM revisions WHERE ${where}`.execute(trx);
       }
     });
@@ -176,6 +189,7 @@ export class SiteTables {
     await this.write(async (trx) => {
       const sessions = sql`SELECT id FROM upload_sessions WHERE project_slug = ${projectSlug}`;
       await sql`DELETE FROM site_hosts WHERE project_slug = ${projectSlug}`.execute(trx);
+      await sql`DELETE FROM site_aliases WHERE project_slug = ${projectSlug}`.execute(trx);
       await sql`DELETE FROM sites WHERE project_slug = ${projectSlug}`.execute(trx);
       await sql`DELETE FROM revision_files WHERE project_slug = ${projectSlug}`.execute(trx);
       await sql`DELETE FROM revision_rules WHERE project_slug = ${projectSlug}`.execute(trx);
@@ -184,6 +198,16 @@ export class SiteTables {
       await sql`DELETE FROM session_blobs WHERE session_id IN (${sessions})`.execute(trx);
       await sql`DELETE FROM upload_sessions WHERE project_slug = ${projectSlug}`.execute(trx);
     });
+  }
+
+  /** The revision a project's alias serves now, or undefined. */
+  async aliasRevision(projectSlug: string, alias: string): Promise<string | undefined> {
+    const row = await firstOf(
+      this.database.db,
+      sql<{ revision_id: string }>`SELECT revision_id FROM site_aliases
+        WHERE project_slug = ${projectSlug} AND alias = ${alias}`,
+    );
+    return row?.revision_id;
   }
 
   /** Every content hash a project's revisions and sessions name. */
@@ -196,6 +220,28 @@ export class SiteTables {
     );
     return rows.map((row) => row.hash);
   }
+}
+
+/** Points a project's alias at a revision; AliasLimitError when it would be one alias too many. */
+async function moveAlias(
+  trx: Executor,
+  slug: string,
+  alias: { name: string; max: number },
+  revisionId: string,
+  now: number,
+): Promise<void> {
+  const others = await firstOf(
+    trx,
+    sql<{ count: number | string }>`SELECT COUNT(*) AS count FROM site_aliases
+      WHERE project_slug = ${slug} AND alias <> ${alias.name}`,
+  );
+  if (Number(others?.count ?? 0) >= alias.max) {
+    throw new AliasLimitError(`a project has at most ${alias.max} aliases; this one has ${alias.max}`);
+  }
+  await sql`INSERT INTO site_aliases (project_slug, alias, revision_id, since)
+    VALUES (${slug}, ${alias.name}, ${revisionId}, ${now})
+    ON CONFLICT (project_slug, alias) DO UPDATE SET revision_id = excluded.revision_id,
+      since = excluded.since`.execute(trx);
 }
 
 async function upsertSiteExpiry(trx: Executor, projectSlug: string, expiresAt: number): Promise<void> {

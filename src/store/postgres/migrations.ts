@@ -25,6 +25,12 @@ export const POSTGRES_MIGRATIONS: Migrations = {
         PRIMARY KEY (scope, key))`.execute(db);
     },
   },
+  "0003_revision_message": {
+    async up(db: Kysely<unknown>) {
+      // What the deploy said of itself (`deploy --message`), shown by list and status.
+      await sql`ALTER TABLE revisions ADD COLUMN message text`.execute(db);
+    },
+  },
 };
 
 const INITIAL = [

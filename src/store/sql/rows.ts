@@ -121,5 +121,6 @@ export function toRevision(row: RevisionRow): RevisionRecord {
     byteCount: row.byte_count,
     preview: row.preview === 1,
     manifestDigest: row.manifest_digest,
+    message: row.message,
   };
 }

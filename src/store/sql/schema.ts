@@ -41,6 +41,8 @@ export interface MetadataTables {
     /** 1 when completed as a preview. */
     preview: number;
     manifest_digest: string | null;
+    /** The deploy's message, NULL without one. */
+    message: Generated<string | null>;
   };
   hostname_releases: {
     hostname: string;

@@ -249,6 +249,7 @@ export class SqlStore implements Store {
           byte_count: deploy.byte_count,
           preview: input.preview === true ? 1 : 0,
           manifest_digest: deploy.manifest_digest,
+          message: input.message ?? null,
         })
         .execute();
       const project = await trx

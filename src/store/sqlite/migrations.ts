@@ -111,4 +111,10 @@ export const SQLITE_MIGRATIONS: Migrations = {
       await db.schema.alterTable("revisions").addColumn("manifest_digest", "text").execute();
     },
   },
+  "0006_revision_message": {
+    async up(db: Kysely<unknown>) {
+      // What the deploy said of itself (`deploy --message`), shown by list and status.
+      await db.schema.alterTable("revisions").addColumn("message", "text").execute();
+    },
+  },
 };

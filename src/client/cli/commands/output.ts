@@ -1,6 +1,7 @@
 import type { DomainResult, PublicProject } from "../../net/api-types.js";
 import type { DeploySummary } from "../../deploy/deploy-folder.js";
 import { formatBytes, formatCount, formatDuration } from "../../format.js";
+import { PLAIN, type Paint } from "../../paint.js";
 
 /** One JSON object and a newline, for `--json`. */
 export function jsonLine(value: unknown): string {
@@ -15,6 +16,7 @@ export function deployJson(summary: DeploySummary): string {
   const { projectSlug, revisionId, productionUrl, revisionUrl, preview, files, uploaded, identical } =
     summary;
   const { bytesUploaded, durationMs, skippedDotfiles, previousProjectSlug } = summary;
+  const { message, alias, aliasUrl, pendingDomain } = summary;
   return jsonLine({
     projectSlug,
     revisionId,
@@ -29,34 +31,56 @@ export function deployJson(summary: DeploySummary): string {
     durationMs,
     ...(skippedDotfiles.length > 0 ? { skippedDotfiles } : {}),
     ...(previousProjectSlug === undefined ? {} : { previousProjectSlug }),
+    ...(message === undefined ? {} : { message }),
+    ...(aliasUrl === undefined ? {} : { alias, aliasUrl }),
+    ...(pendingDomain === undefined ? {} : { domainPending: true }),
   });
 }
 
-/** The human report of a deploy. */
-export function deployText(summary: DeploySummary): string {
+/** The human report of a deploy, coloured by `paint` (on a terminal). */
+export function deployText(summary: DeploySummary, paint: Paint = PLAIN): string {
   const files =
     `  Files:      ${formatCount(summary.files)} total: ${formatCount(summary.uploaded)} uploaded, ` +
     (summary.identical > 0 ? `${formatCount(summary.identical)} identical to another file, ` : "") +
     `${formatCount(summary.reused)} already on the server`;
+  // A pending custom hostname does not serve yet (no DNS, no certificate): show the one that does.
+  const production = summary.pendingDomain?.servingUrl ?? summary.productionUrl;
   const head = summary.unchanged
     ? [
-        `No changes: ${summary.projectSlug} already serves these files (revision ${summary.revisionId}); nothing sent, its expiry renewed`,
-        `  Production: ${summary.productionUrl}`,
+        paint.green(
+          `No changes: ${summary.projectSlug} already serves these files (revision ${summary.revisionId}); nothing sent, its expiry renewed`,
+        ),
+        `  Production: ${paint.bold(production)}`,
         `  Revision:   ${summary.revisionUrl}`,
       ]
     : summary.preview
       ? [
-          `Preview of ${summary.projectSlug} (revision ${summary.revisionId}); production unchanged`,
-          `  Revision:   ${summary.revisionUrl}`,
-          `  Production: ${summary.productionUrl} (unchanged; \`deploy promote ${summary.revisionId}\` puts this revision live)`,
+          paint.yellow(
+            `Preview of ${summary.projectSlug} (revision ${summary.revisionId}); production unchanged`,
+          ),
+          `  Revision:   ${paint.bold(summary.revisionUrl)}`,
+          ...(summary.aliasUrl === undefined
+            ? []
+            : [
+                `  Alias:      ${paint.bold(summary.aliasUrl)} (${summary.alias}: moves to each deploy with --alias ${summary.alias})`,
+              ]),
+          `  Production: ${production} (unchanged; \`deploy promote ${summary.revisionId}\` puts this revision live)`,
         ]
       : [
-          `Deployed ${summary.projectSlug} (revision ${summary.revisionId})`,
-          `  Production: ${summary.productionUrl}`,
+          paint.green(`Deployed ${summary.projectSlug} (revision ${summary.revisionId})`),
+          `  Production: ${paint.bold(production)}`,
           `  Revision:   ${summary.revisionUrl}`,
         ];
   const lines = [
     ...head,
+    ...(summary.pendingDomain === undefined
+      ? []
+      : [
+          paint.yellow(
+            `  Domain:     ${summary.pendingDomain.hostname} (pending: DNS does not prove it yet; \`deploy domain --check\` asks again)`,
+          ),
+        ]),
+    ...(summary.message === undefined ? [] : [`  Message:    ${summary.message}`]),
     files,
     `  Sent:       ${formatBytes(summary.bytesUploaded)}`,
     `  Time:       ${formatDuration(summary.durationMs)}`,

@@ -1,4 +1,5 @@
 import { openProject, type CommandContext } from "../../context.js";
+import { paintFor } from "../../paint.js";
 import { listJson, listText, statusJson, statusText } from "./revisions-output.js";
 
 /** `deploy status` and `deploy list`: the project's state, or its kept revisions. */
@@ -6,13 +7,14 @@ export async function stateCommand(ctx: CommandContext, dir: string, what: "stat
   const handle = await openProject(ctx, dir, { lock: false });
   const state = await handle.api.state(handle.project.projectSlug, handle.project.apiToken);
   const now = new Date();
+  const paint = paintFor(ctx.io.stdout, ctx.io.env);
   const text =
     what === "status"
       ? ctx.json
         ? statusJson(state, now)
-        : statusText(state, now)
+        : statusText(state, now, paint)
       : ctx.json
         ? listJson(state)
-        : listText(state);
+        : listText(state, paint);
   ctx.io.stdout.write(text);
 }
