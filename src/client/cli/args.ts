@@ -24,6 +24,8 @@ export type ParsedArgs =
       common: CommonOptions;
       preview: boolean;
       includeDotfiles: boolean;
+      /** --yes: deploy a folder that looks like a project's source without asking. */
+      yes: boolean;
       /** The folder as typed as a word, when it was: a mistyped command looks like one. */
       positional: string | undefined;
     }
@@ -67,6 +69,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
         common: { ...common, dir: positional ?? common.dir },
         preview: flags.has("preview"),
         includeDotfiles: flags.has("include-dotfiles"),
+        yes: flags.has("yes"),
         positional,
       };
     }

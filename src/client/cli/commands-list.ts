@@ -26,6 +26,8 @@ export const COMMAND_FLAGS: Record<CommandName, FlagSpec[]> = {
   deploy: [
     { name: "preview", takesValue: false },
     { name: "include-dotfiles", takesValue: false },
+    // Confirms deploying a folder that looks like a project's source (deploy/source-guard.ts).
+    { name: "yes", alias: "y", takesValue: false },
   ],
   status: [],
   list: [],

@@ -28,6 +28,7 @@ export const CLIENT_ERROR_CODES = [
   "CONFIG_INVALID",
   "CONFIG_INSIDE",
   "CANCELLED",
+  "SOURCE_FOLDER",
   "NETWORK",
   "BAD_RESPONSE",
   "UPLOAD_INCOMPLETE",
@@ -39,6 +40,7 @@ const MAIN = `deploy — publish a folder of static files and get a production U
 Usage
   deploy [dir]                       Deploy a folder (default: the current one) to production
   deploy --preview [dir]             Deploy it to its revision URL only; production is unchanged
+  deploy --yes [dir]                 Deploy a folder that looks like a project's source, unasked
   deploy status [--dir DIR]          The project: production URL, revision, domain, expiry
   deploy list [--dir DIR]            Its kept revisions, newest first, production marked
   deploy rollback [revision]         Put the revision before the current one (or the one named) back
@@ -64,10 +66,19 @@ update it, and only files whose contents changed are uploaded. The project's tok
 your config folder, never in the deployed folder. One run at a time acts on a folder: another
 waits for it (at most DEPLOY_LOCK_WAIT_SECONDS).
 
+Deploy the folder your build writes (dist/, build/, out/, public/, _site/), not your project's
+root: a folder with a package.json or a .git, or without an index.html while one of those has
+one, is deployed only once confirmed (a question on a terminal, --yes elsewhere); the message
+names the likely output folder.
+
 Skipped when deploying: .git, node_modules and .DS_Store; other dotfiles and dot-folders (.env,
 .cache/, …) except .well-known/, named in one line (--include-dotfiles, or a ! rule in
-.deployignore, deploys them); and what the folder's .deployignore names (gitignore syntax). Symbolic links are followed when they stay
-inside the folder and refused when they point outside it.
+.deployignore, deploys them); what a .gitignore ignores (the folder's own, those of its
+subfolders, and those of the folders above it in the same git repository, except one that
+ignores the deployed folder itself, as a dist/ line does), named in one line (a ! rule in
+.deployignore deploys one; a file in an ignored folder needs the folder brought back too); and
+what the folder's .deployignore names (gitignore syntax). Symbolic links are followed when they
+stay inside the folder and refused when they point outside it.
 
 A _redirects and a _headers at the folder's root (Netlify's and Cloudflare Pages' syntax; the
 README's "Site configuration") are checked before anything is uploaded: a line that does not
@@ -105,7 +116,7 @@ Examples
   deploy delete --dir ./dist --yes
 `;
 
-const DEPLOY = `Usage: deploy [dir] [--preview] [--include-dotfiles] [--api-url URL] [--json]
+const DEPLOY = `Usage: deploy [dir] [--preview] [--include-dotfiles] [--yes] [--api-url URL] [--json]
 
 Deploys the folder (default: the current one; --dir DIR works too). Prints the production URL,
 the revision URL (this exact version, kept while the project keeps the revision), the number of
@@ -115,11 +126,16 @@ service already held, the bytes sent and the time.
 --preview publishes the revision on its revision URL only: production stays as it was, until
 \`deploy promote <revision>\`. --include-dotfiles deploys dotfiles and dot-folders too.
 
+A folder that looks like a project's source (a package.json, a .git, or no index.html while
+dist/, build/, out/, public/ or _site/ has one) is deployed only once confirmed: on a terminal the
+client asks; elsewhere it stops with SOURCE_FOLDER and the likely output folder, and --yes (-y)
+confirms. A yes is remembered in the folder's project file.
+
 With --json, prints one object on stdout:
   { projectSlug, revisionId, productionUrl, revisionUrl, preview, files, uploaded, identical,
     bytesUploaded, durationMs }
-(bytesUploaded counts the raw bytes of the files uploaded, before base64; skippedDotfiles lists
-what was skipped as a dotfile, when anything was.)
+(bytesUploaded counts the raw bytes of the files uploaded, before base64; skippedDotfiles and
+skippedGitignored list what was skipped as a dotfile or for a .gitignore, when anything was.)
 
 Before anything is uploaded the client checks that the folder holds at most DEPLOY_MAX_FILES
 files (${formatCount(D.maxFiles)}) and none larger than DEPLOY_MAX_FILE_BYTES (${formatBytes(D.maxFileBytes)}), and names the files that do not fit.

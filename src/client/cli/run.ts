@@ -45,6 +45,7 @@ async function runCommand(
       return deployCommand(ctx, common.dir, {
         preview: parsed.preview,
         includeDotfiles: parsed.includeDotfiles,
+        yes: parsed.yes,
       });
     }
     case "status":

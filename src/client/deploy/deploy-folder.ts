@@ -2,6 +2,7 @@ import type { CompletedDeploy, Manifest } from "../net/api-types.js";
 import { openFolder, type CommandContext, type FolderProject } from "../context.js";
 import { ApiError } from "../errors.js";
 import { prepareProject } from "./prepare-project.js";
+import { guardSourceFolder } from "./source-guard.js";
 import type { SavedProject } from "../local/saved-projects.js";
 import type { DeploySummary } from "./deploy-summary.js";
 import { hashListed, listSite, type ScannedSite } from "./scan-site.js";
@@ -14,6 +15,8 @@ export type { DeploySummary } from "./deploy-summary.js";
 export interface DeployOptions {
   preview: boolean;
   includeDotfiles: boolean;
+  /** Deploy a folder that looks like a project's source without asking. */
+  yes: boolean;
 }
 
 /** Codes of a deploy completion that another prepare and upload round can fix. */
@@ -43,6 +46,7 @@ async function deployLocked(
   options: DeployOptions,
   startedAt: number,
 ): Promise<DeploySummary> {
+  await guardSourceFolder(ctx, folder.realDir, options.yes);
   const listed = await listSite(ctx, folder, options);
   // A preview wants a revision of its own even when production serves the same files.
   if (!options.preview) {
@@ -80,6 +84,7 @@ async function deployLocked(
     reused: distinct - outcome.uploadedHashes.size,
     preview: options.preview,
     skippedDotfiles: site.skippedDotfiles,
+    skippedGitignored: site.skippedGitignored,
     bytesUploaded: [...outcome.uploadedHashes].reduce(
       (sum, hash) => sum + site.fileByHash.get(hash)!.size,
       0,

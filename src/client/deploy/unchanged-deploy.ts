@@ -78,7 +78,7 @@ export async function unchangedSummary(
   folder: FolderProject,
   project: SavedProject,
   unchanged: UnchangedDeploy,
-  site: Pick<ListedSite, "files" | "skippedDotfiles">,
+  site: Pick<ListedSite, "files" | "skippedDotfiles" | "skippedGitignored">,
   distinctHashes: number,
   startedAt: number,
 ): Promise<DeploySummary> {
@@ -102,6 +102,7 @@ export async function unchangedSummary(
     preview: false,
     unchanged: true,
     skippedDotfiles: site.skippedDotfiles,
+    skippedGitignored: site.skippedGitignored,
     bytesUploaded: 0,
     durationMs: Date.now() - startedAt,
   };

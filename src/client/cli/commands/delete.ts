@@ -1,7 +1,7 @@
-import { createInterface } from "node:readline";
 import { PROJECT_GONE_CODES } from "../../net/api-client.js";
 import { openProject, type CommandContext, type ProjectHandle } from "../../context.js";
-import { ApiError, CliError, UsageError } from "../../errors.js";
+import { confirm } from "../../confirm.js";
+import { ApiError, CliError } from "../../errors.js";
 import { deleteText, jsonLine } from "./output.js";
 
 /** `deploy delete`: deletes the folder's project after a confirmation (or --yes). */
@@ -17,7 +17,16 @@ export async function deleteCommand(ctx: CommandContext, dir: string, yes: boole
 async function deleteLocked(ctx: CommandContext, handle: ProjectHandle, yes: boolean): Promise<void> {
   const { project, api, folder } = handle;
   const where = project.productionUrl === "" ? "" : ` (${project.productionUrl})`;
-  if (!yes) await confirm(ctx, `Delete project ${project.projectSlug}${where}? [y/N] `);
+  if (!yes) {
+    await confirm(ctx.io, {
+      text: `Delete project ${project.projectSlug}${where}? [y/N] `,
+      notOnTerminal: {
+        message: "not on a terminal: confirm the deletion with --yes",
+        hint: "Example: deploy delete --dir ./dist --yes",
+      },
+      cancelled: "deletion cancelled; nothing was changed",
+    });
+  }
   let result;
   try {
     result = await api.deleteProject(project.projectSlug, project.apiToken);
@@ -37,24 +46,4 @@ async function deleteLocked(ctx: CommandContext, handle: ProjectHandle, yes: boo
   await folder?.savedProjects.remove(ctx.apiUrl, folder.projectHash);
   const url = project.productionUrl === "" ? undefined : project.productionUrl;
   ctx.io.stdout.write(ctx.json ? jsonLine(result) : deleteText(result.projectSlug, url));
-}
-
-async function confirm(ctx: CommandContext, question: string): Promise<void> {
-  const stdin = ctx.io.stdin;
-  if (stdin?.isTTY !== true || ctx.io.stderr.isTTY !== true) {
-    throw new UsageError(
-      "not on a terminal: confirm the deletion with --yes",
-      "Example: deploy delete --dir ./dist --yes",
-    );
-  }
-  ctx.io.stderr.write(question);
-  const lines = createInterface({ input: stdin, terminal: false });
-  let answer = "";
-  for await (const line of lines) {
-    answer = line.trim().toLowerCase();
-    break;
-  }
-  lines.close();
-  if (answer !== "y" && answer !== "yes")
-    throw new CliError("CANCELLED", "deletion cancelled; nothing was changed");
 }
