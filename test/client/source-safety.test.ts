@@ -67,6 +67,10 @@ describe("deploying a project's source by accident", () => {
     const result = JSON.parse(accepted.stdout);
     const served = await edgeGet(bed.server.urls.edge, result.productionUrl, "package.json");
     expect(served.status).toBe(200);
+    // The yes is remembered in the folder's project file: the next deploy does not ask again.
+    const again = await runInProcess(["--json"], bed.env, root);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout).projectSlug).toBe(result.projectSlug);
   });
 
   it("deploy: a folder without index.html whose build/ has one is refused and names build/", async () => {

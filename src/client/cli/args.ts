@@ -33,7 +33,9 @@ export type ParsedArgs =
   | { kind: "rollback"; revisionId: string | undefined; common: CommonOptions }
   | { kind: "promote"; revisionId: string; common: CommonOptions }
   | { kind: "domain"; hostname: string | undefined; reset: boolean; check: boolean; common: CommonOptions }
-  | { kind: "delete"; yes: boolean; common: CommonOptions };
+  | { kind: "delete"; yes: boolean; common: CommonOptions }
+  | { kind: "link"; projectSlug: string; common: CommonOptions }
+  | { kind: "unlink" | "projects"; common: CommonOptions };
 
 const REVISION_ID = /^[a-z0-9]{10}$/;
 
@@ -118,6 +120,21 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     case "delete":
       tooMany(positionals, 0, "delete", "delete takes no argument; name the folder with --dir");
       return { kind: "delete", yes: flags.has("yes"), common };
+    case "link": {
+      tooMany(positionals, 1, "link", "link takes one project name; name the folder with --dir");
+      const projectSlug = positionals[0];
+      if (projectSlug === undefined) {
+        throw new UsageError(
+          "missing project name",
+          "Usage: deploy link <project>; `deploy projects` lists them.",
+        );
+      }
+      return { kind: "link", projectSlug, common };
+    }
+    case "unlink":
+    case "projects":
+      tooMany(positionals, 0, name, `${name} takes no argument`);
+      return { kind: name, common };
   }
 }
 

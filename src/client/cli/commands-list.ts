@@ -7,7 +7,18 @@ export interface FlagSpec {
 
 /** The subcommands; `deploy [dir]` is the default one. */
 export type CommandName =
-  "deploy" | "status" | "list" | "rollback" | "promote" | "credential" | "domain" | "delete";
+  | "deploy"
+  | "status"
+  | "list"
+  | "rollback"
+  | "promote"
+  | "credential"
+  | "domain"
+  | "delete"
+  // Which project a folder deploys to (local/project-file.ts).
+  | "link"
+  | "unlink"
+  | "projects";
 
 /** What `deploy help <topic>` knows. */
 export type HelpTopic = CommandName;
@@ -39,6 +50,9 @@ export const COMMAND_FLAGS: Record<CommandName, FlagSpec[]> = {
     { name: "check", takesValue: false },
   ],
   delete: [{ name: "yes", alias: "y", takesValue: false }],
+  link: [],
+  unlink: [],
+  projects: [],
 };
 
 /** Commands typed as a word after `deploy` (everything but the default one, and help). */
@@ -50,6 +64,9 @@ export const SUBCOMMANDS: readonly string[] = [
   "credential",
   "domain",
   "delete",
+  "link",
+  "unlink",
+  "projects",
   "help",
 ];
 

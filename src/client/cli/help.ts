@@ -29,6 +29,9 @@ export const CLIENT_ERROR_CODES = [
   "CONFIG_INSIDE",
   "CANCELLED",
   "SOURCE_FOLDER",
+  "PROJECT_FILE",
+  "PROJECT_NOT_HELD",
+  "LINKED_ELSEWHERE",
   "NETWORK",
   "BAD_RESPONSE",
   "UPLOAD_INCOMPLETE",
@@ -51,6 +54,9 @@ Usage
   deploy domain --check [--dir DIR]  Ask DNS now whether the hostname points here
   deploy domain --reset [--dir DIR]  Go back to the generated hostname
   deploy delete [--dir DIR] [--yes]  Delete the project and take the site down
+  deploy link <project> [--dir DIR]  Make the folder deploy to a project this machine holds
+  deploy unlink [--dir DIR]          Detach the folder from its project (the token is kept)
+  deploy projects                    The projects this machine holds tokens for: URL, expiry
   deploy help [command]              Show help for a command
 
 Options (every command)
@@ -61,9 +67,14 @@ Options (every command)
   -h, --help      Show help
   -v, --version   Print the client's version
 
-The first deploy of a folder creates a project; later deploys of the same folder (same real path)
-update it, and only files whose contents changed are uploaded. The project's token is kept in
-your config folder, never in the deployed folder. One run at a time acts on a folder: another
+The first deploy of a folder creates a project and writes a project file, .static-deploy.json,
+that names it (no secret: commit it): in the folder, or, when the folder is inside a git
+repository, in the repository's root (it then names the folder, as "dir": "dist"). Later deploys
+of the folder update that project wherever the folder is moved or cloned, and only files whose
+contents changed are uploaded. The project's token is kept in your config folder, never in the
+deployed folder: on another machine, deploy with DEPLOY_CREDENTIAL (\`deploy credential\`).
+Folders deployed before project files existed keep their project (found by their path) and get
+the file on their next deploy. One run at a time acts on a folder: another
 waits for it (at most DEPLOY_LOCK_WAIT_SECONDS).
 
 Deploy the folder your build writes (dist/, build/, out/, public/, _site/), not your project's
@@ -204,6 +215,29 @@ its hostnames are freed. Asks for confirmation on a terminal; pass --yes (-y) to
 (required when not on a terminal). With --json, prints { projectSlug, deleted }.
 `;
 
+const LINK = `Usage: deploy link <project> [--dir DIR] [--api-url URL] [--json]
+
+Makes DIR (default: the current folder) deploy to <project>, one this machine holds the token of
+(\`deploy projects\` lists them; the server is asked first that it answers), by writing the
+folder's project file, .static-deploy.json (in the folder, or in its repository's root). The
+token stays in the config folder. With --json: { projectSlug, productionUrl, dir, projectFile }.
+`;
+
+const UNLINK = `Usage: deploy unlink [--dir DIR] [--api-url URL] [--json]
+
+Detaches DIR from its project: removes the project file that names it, and the folder's path
+from the project's record. The token is kept (\`deploy link\` attaches it again); the folder's
+next deploy creates a new project. With --json: { projectSlug, dir, unlinked }.
+`;
+
+const PROJECTS = `Usage: deploy projects [--api-url URL] [--json]
+
+Lists the projects this machine holds tokens for on the API: each one's production URL, its
+expiry as the server tells it now ("gone" when the server no longer has it) and the folder it is
+linked to here. With --json: { apiUrl, projects: [{ projectSlug, productionUrl, expiresAt,
+expired, status, dir }], otherApis } (otherApis: how many are held for other API URLs).
+`;
+
 const TOPICS: Record<HelpTopic, string> = {
   deploy: DEPLOY,
   status: STATUS,
@@ -213,6 +247,9 @@ const TOPICS: Record<HelpTopic, string> = {
   credential: CREDENTIAL,
   domain: DOMAIN,
   delete: DELETE,
+  link: LINK,
+  unlink: UNLINK,
+  projects: PROJECTS,
 };
 
 /** The help text of a command, or the main help. */

@@ -70,6 +70,17 @@ async function runCommand(
       const { deleteCommand } = await import("./commands/delete.js");
       return deleteCommand(ctx, common.dir, parsed.yes);
     }
+    case "link":
+    case "unlink": {
+      const { linkCommand, unlinkCommand } = await import("./commands/link.js");
+      return parsed.kind === "link"
+        ? linkCommand(ctx, common.dir, parsed.projectSlug)
+        : unlinkCommand(ctx, common.dir);
+    }
+    case "projects": {
+      const { projectsCommand } = await import("./commands/projects.js");
+      return projectsCommand(ctx);
+    }
   }
 }
 

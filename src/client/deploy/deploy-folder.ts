@@ -3,6 +3,7 @@ import { openFolder, type CommandContext, type FolderProject } from "../context.
 import { ApiError } from "../errors.js";
 import { prepareProject } from "./prepare-project.js";
 import { guardSourceFolder } from "./source-guard.js";
+import { recordLink } from "./record-link.js";
 import type { SavedProject } from "../local/saved-projects.js";
 import type { DeploySummary } from "./deploy-summary.js";
 import { hashListed, listSite, type ScannedSite } from "./scan-site.js";
@@ -34,7 +35,11 @@ export async function deployFolder(
   const startedAt = Date.now();
   const folder = await openFolder(ctx, dir, { lock: true });
   try {
-    return await deployLocked(ctx, folder, options, startedAt);
+    const remembered = folder.projectFile?.link.publishAsIs === true;
+    const asIs = await guardSourceFolder(ctx, folder.realDir, options.yes || remembered);
+    const summary = await deployLocked(ctx, folder, options, startedAt);
+    await recordLink(ctx, folder, summary.projectSlug, asIs);
+    return summary;
   } finally {
     await folder.release();
   }
@@ -46,7 +51,6 @@ async function deployLocked(
   options: DeployOptions,
   startedAt: number,
 ): Promise<DeploySummary> {
-  await guardSourceFolder(ctx, folder.realDir, options.yes);
   const listed = await listSite(ctx, folder, options);
   // A preview wants a revision of its own even when production serves the same files.
   if (!options.preview) {
@@ -69,7 +73,11 @@ async function deployLocked(
     ctx.progress.note("The prepared deploy expired or was incomplete; preparing it again.");
     return uploadAll(ctx, await prepareAgain(), site.fileByHash, prepareAgain);
   });
-  await folder.savedProjects.put(folder.projectHash, { ...project, productionUrl: result.productionUrl });
+  await folder.savedProjects.put(folder.identityHash, {
+    ...project,
+    dir: folder.realDir,
+    productionUrl: result.productionUrl,
+  });
   if (!options.preview) await rememberProduction(folder, result.project.projectSlug, site);
 
   const distinct = site.fileByHash.size;

@@ -34,16 +34,17 @@ export function sourceSigns(realDir: string): SourceSigns | undefined {
  * package.json, src/ and whatever secrets lie there) unless it is confirmed: by `confirmed` (the
  * --yes option, or the folder's project file recording an earlier yes), else by a question on a
  * terminal. Off a terminal the error names the option and the likely output folder. Returns true
- * when a person answered yes just now (worth remembering), false when nothing needed asking.
+ * when the folder looks like a source and was confirmed (worth remembering in its project file),
+ * false when it does not look like one.
  */
 export async function guardSourceFolder(
   ctx: CommandContext,
   realDir: string,
   confirmed: boolean,
 ): Promise<boolean> {
-  if (confirmed) return false;
   const found = sourceSigns(realDir);
   if (found === undefined) return false;
+  if (confirmed) return true;
   const why = `${realDir} looks like a project's source, not a built site: it has ${joinWords(found.signs)}`;
   const output = found.outputFolder;
   const instead =

@@ -85,7 +85,7 @@ export async function unchangedSummary(
   // Written only when production moved to another address (a custom domain since): it is the
   // one thing here that can have changed.
   if (project.productionUrl !== unchanged.urls.production) {
-    await folder.savedProjects.put(folder.projectHash, {
+    await folder.savedProjects.put(folder.identityHash, {
       ...project,
       productionUrl: unchanged.urls.production,
     });

@@ -3,6 +3,7 @@ import { openProject, type CommandContext, type ProjectHandle } from "../../cont
 import { confirm } from "../../confirm.js";
 import { ApiError, CliError } from "../../errors.js";
 import { deleteText, jsonLine } from "./output.js";
+import { removeProjectFile } from "../../local/project-file.js";
 
 /** `deploy delete`: deletes the folder's project after a confirmation (or --yes). */
 export async function deleteCommand(ctx: CommandContext, dir: string, yes: boolean): Promise<void> {
@@ -15,7 +16,7 @@ export async function deleteCommand(ctx: CommandContext, dir: string, yes: boole
 }
 
 async function deleteLocked(ctx: CommandContext, handle: ProjectHandle, yes: boolean): Promise<void> {
-  const { project, api, folder } = handle;
+  const { project, api } = handle;
   const where = project.productionUrl === "" ? "" : ` (${project.productionUrl})`;
   if (!yes) {
     await confirm(ctx.io, {
@@ -37,13 +38,22 @@ async function deleteLocked(ctx: CommandContext, handle: ProjectHandle, yes: boo
       error.code !== "PROJECT_EXPIRED"
     ))
       throw error;
-    await folder?.savedProjects.remove(ctx.apiUrl, folder.projectHash);
+    await forget(ctx, handle);
     throw new CliError(
       "PROJECT_GONE",
       `project ${project.projectSlug} no longer exists on ${ctx.apiUrl} (${error.code}); forgot it locally`,
     );
   }
-  await folder?.savedProjects.remove(ctx.apiUrl, folder.projectHash);
+  await forget(ctx, handle);
   const url = project.productionUrl === "" ? undefined : project.productionUrl;
   ctx.io.stdout.write(ctx.json ? jsonLine(result) : deleteText(result.projectSlug, url));
+}
+
+/** Forgets a deleted project: its token, and the project file that names it (a deploy makes a new one). */
+async function forget(ctx: CommandContext, handle: ProjectHandle): Promise<void> {
+  const folder = handle.folder;
+  if (folder === undefined) return;
+  await folder.savedProjects.remove(ctx.apiUrl, handle.project.projectSlug);
+  const file = folder.projectFile;
+  if (file?.link.project === handle.project.projectSlug) await removeProjectFile(file);
 }
