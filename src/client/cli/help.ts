@@ -74,8 +74,8 @@ of the folder update that project wherever the folder is moved or cloned, and on
 contents changed are uploaded. The project's token is kept in your config folder, never in the
 deployed folder: on another machine, deploy with DEPLOY_CREDENTIAL (\`deploy credential\`).
 Folders deployed before project files existed keep their project (found by their path) and get
-the file on their next deploy. One run at a time acts on a folder: another
-waits for it (at most DEPLOY_LOCK_WAIT_SECONDS).
+the file on their next deploy. One run at a time acts on a folder: another waits for it (at
+most DEPLOY_LOCK_WAIT_SECONDS).
 
 Deploy the folder your build writes (dist/, build/, out/, public/, _site/), not your project's
 root: a folder with a package.json or a .git, or without an index.html while one of those has
@@ -85,8 +85,8 @@ names the likely output folder.
 Skipped when deploying: .git, node_modules and .DS_Store; other dotfiles and dot-folders (.env,
 .cache/, …) except .well-known/, named in one line (--include-dotfiles, or a ! rule in
 .deployignore, deploys them); what a .gitignore ignores (the folder's own, those of its
-subfolders, and those of the folders above it in the same git repository, except one that
-ignores the deployed folder itself, as a dist/ line does), named in one line (a ! rule in
+subfolders, and those of the folders above it in the same git repository, but for their lines
+that ignore the deployed folder itself, as a dist/ line does), named in one line (a ! rule in
 .deployignore deploys one; a file in an ignored folder needs the folder brought back too); and
 what the folder's .deployignore names (gitignore syntax). Symbolic links are followed when they
 stay inside the folder and refused when they point outside it.
