@@ -7,6 +7,8 @@ import { anonFingerprint, projectHashOf, resolveSiteDir } from "./local/identity
 import type { CliIo } from "./io.js";
 import { createProgress, type Progress } from "./progress.js";
 import { SavedProjects, type SavedProject } from "./local/saved-projects.js";
+import { resolveFolderLink } from "./local/folder-link.js";
+import { findProjectFile, type FoundProjectFile } from "./local/project-file.js";
 import { defaultRetryPolicy, type RetryNotice, type RetryPolicy } from "./net/retry.js";
 import { formatDuration } from "./format.js";
 import { resolveApiUrl, type Settings } from "./settings.js";
@@ -25,8 +27,9 @@ export interface CommandContext {
 
 /** Where a folder's project is remembered: the config folder, or nowhere (under a credential). */
 export interface ProjectMemory {
+  findBySlug(apiUrl: string, projectSlug: string): Promise<{ project: SavedProject } | undefined>;
   put(projectHash: string, project: SavedProject): Promise<void>;
-  remove(apiUrl: string, projectHash: string): Promise<void>;
+  remove(apiUrl: string, projectSlug: string): Promise<void>;
 }
 
 /** A folder resolved to its project identity, with its saved project if any. */
@@ -34,6 +37,13 @@ export interface FolderProject {
   realDir: string;
   /** The folder's own projectHash (its hash cache and lock are keyed on it). */
   projectHash: string;
+  /**
+   * The projectHash its project's requests carry, and its saved project is kept under: the one
+   * the project was created with, which a moved or cloned folder no longer has.
+   */
+  identityHash: string;
+  /** The project file that names the folder, if one does. */
+  projectFile: FoundProjectFile | undefined;
   configDir: string;
   savedProjects: ProjectMemory;
   saved: SavedProject | undefined;
@@ -52,7 +62,11 @@ export interface ProjectHandle {
   release(): Promise<void>;
 }
 
-const FORGETFUL: ProjectMemory = { put: async () => {}, remove: async () => {} };
+const FORGETFUL: ProjectMemory = {
+  findBySlug: async () => undefined,
+  put: async () => {},
+  remove: async () => {},
+};
 
 /** Builds the context of a command from the process and its options. */
 export function createContext(
@@ -127,6 +141,8 @@ export async function openFolder(
       return {
         realDir,
         projectHash,
+        identityHash: credential.projectHash,
+        projectFile: await findProjectFile(realDir),
         configDir: config,
         savedProjects: FORGETFUL,
         saved,
@@ -135,13 +151,16 @@ export async function openFolder(
         release,
       };
     }
-    const identity = { projectHash, anonFingerprint: await anonFingerprint(config) };
     const savedProjects = new SavedProjects(config);
-    const saved = await savedProjects.get(ctx.apiUrl, projectHash);
+    const link = await resolveFolderLink(savedProjects, ctx.apiUrl, realDir, projectHash);
+    const identity = { projectHash: link.identityHash, anonFingerprint: await anonFingerprint(config) };
     const api = new ApiClient(ctx.apiUrl, identity, ctx.retry, retryNote(ctx.progress));
+    const { saved, identityHash, projectFile } = link;
     return {
       realDir,
       projectHash,
+      identityHash,
+      projectFile,
       configDir: config,
       savedProjects,
       saved,

@@ -112,7 +112,7 @@ describe("deploy end to end", () => {
     ).toContain("text/css");
   });
 
-  it("deploy: the token is kept in the config folder (0600), nothing is written in the site", async () => {
+  it("deploy: the token is kept in the config folder (0600); the site gets only a project file without it", async () => {
     // Other tests of this file deploy other folders into the same config folder, in any order.
     const saved = Object.values(await storedProjects(bed.configDir)).find(
       (p) => p.projectSlug === first.projectSlug,
@@ -123,8 +123,11 @@ describe("deploy end to end", () => {
       expect((await stat(join(bed.configDir, "projects", name))).mode & 0o777).toBe(0o600);
     }
     expect((await readdir(site)).sort()).toEqual(
-      [...new Set(Object.keys(files).map((path) => path.split("/")[0]!))].sort(),
+      [".static-deploy.json", ...new Set(Object.keys(files).map((path) => path.split("/")[0]!))].sort(),
     );
+    const projectFile = await readFile(join(site, ".static-deploy.json"), "utf8");
+    expect(JSON.parse(projectFile)).toMatchObject({ project: first.projectSlug, dir: "." });
+    expect(projectFile).not.toContain(saved!.apiToken);
   });
 
   it("deploy: an unchanged redeploy sends one prepare and nothing else, and names production's revision", async () => {

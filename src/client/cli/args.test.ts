@@ -4,7 +4,7 @@ import { UsageError } from "../errors.js";
 import { closest, editDistance } from "./suggest.js";
 
 const common = { apiUrl: undefined, json: false, dir: "." };
-const deploy = { kind: "deploy", preview: false, includeDotfiles: false };
+const deploy = { kind: "deploy", preview: false, includeDotfiles: false, yes: false };
 
 /** The UsageError a parse throws, for its message and hint. */
 function usage(argv: string[]): UsageError {
@@ -49,6 +49,11 @@ describe("parseArgs", () => {
       preview: false,
       includeDotfiles: true,
     });
+  });
+
+  it("parseArgs: deploy --yes and -y confirm a folder that looks like a project's source", () => {
+    expect(parseArgs(["--yes"])).toMatchObject({ kind: "deploy", yes: true, common: { dir: "." } });
+    expect(parseArgs(["-y", "dist"])).toMatchObject({ kind: "deploy", yes: true, common: { dir: "dist" } });
   });
 
   it("parseArgs: status, list and credential take --dir and --json, no argument", () => {

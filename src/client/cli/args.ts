@@ -23,6 +23,8 @@ export type ParsedArgs =
       common: CommonOptions;
       preview: boolean;
       includeDotfiles: boolean;
+      /** --yes: deploy a folder that looks like a project's source without asking. */
+      yes: boolean;
       /** The folder as typed as a word, when it was: a mistyped command looks like one. */
       positional: string | undefined;
       /** `--prod` was given: production is the default anyway, and the run says so. */
@@ -37,6 +39,8 @@ export type ParsedArgs =
   | { kind: "promote"; revisionId: string; common: CommonOptions }
   | { kind: "domain"; hostname: string | undefined; reset: boolean; check: boolean; common: CommonOptions }
   | { kind: "delete"; yes: boolean; common: CommonOptions }
+  | { kind: "link"; projectSlug: string; common: CommonOptions }
+  | { kind: "unlink" | "projects"; common: CommonOptions }
   | HabitArgs;
 
 const REVISION_ID = /^[a-z0-9]{10}$/;
@@ -73,6 +77,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
         common: { ...common, dir: positional ?? common.dir },
         preview: flags.has("preview"),
         includeDotfiles: flags.has("include-dotfiles"),
+        yes: flags.has("yes"),
         positional,
         ...deployExtras(flags),
       };
@@ -122,6 +127,21 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     case "delete":
       tooMany(positionals, 0, "delete", "delete takes no argument; name the folder with --dir");
       return { kind: "delete", yes: flags.has("yes"), common };
+    case "link": {
+      tooMany(positionals, 1, "link", "link takes one project name; name the folder with --dir");
+      const projectSlug = positionals[0];
+      if (projectSlug === undefined) {
+        throw new UsageError(
+          "missing project name",
+          "Usage: deploy link <project>; `deploy projects` lists them.",
+        );
+      }
+      return { kind: "link", projectSlug, common };
+    }
+    case "unlink":
+    case "projects":
+      tooMany(positionals, 0, name, `${name} takes no argument`);
+      return { kind: name, common };
     default:
       return parseHabit(name, flags, positionals, common);
   }

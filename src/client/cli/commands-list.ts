@@ -7,7 +7,19 @@ export interface FlagSpec {
 
 /** The subcommands; `deploy [dir]` is the default one. */
 export type CommandName =
-  "deploy" | "status" | "list" | "rollback" | "promote" | "credential" | "domain" | "delete" | HabitCommand;
+  | "deploy"
+  | "status"
+  | "list"
+  | "rollback"
+  | "promote"
+  | "credential"
+  | "domain"
+  | "delete"
+  // Which project a folder deploys to (local/project-file.ts).
+  | "link"
+  | "unlink"
+  | "projects"
+  | HabitCommand;
 
 /**
  * Commands people bring from netlify-cli, vercel, wrangler and surge: `open` and `completion` do
@@ -45,6 +57,8 @@ export const COMMAND_FLAGS: Record<CommandName, FlagSpec[]> = {
     { name: "prod", takesValue: false },
     { name: "message", alias: "m", takesValue: true },
     { name: "alias", takesValue: true },
+    // Confirms deploying a folder that looks like a project's source (deploy/source-guard.ts).
+    { name: "yes", alias: "y", takesValue: false },
   ],
   status: [],
   list: [],
@@ -61,6 +75,9 @@ export const COMMAND_FLAGS: Record<CommandName, FlagSpec[]> = {
   login: [],
   logout: [],
   whoami: [],
+  link: [],
+  unlink: [],
+  projects: [],
 };
 
 /** Commands typed as a word after `deploy` (everything but the default one, and help). */
@@ -77,6 +94,9 @@ export const SUBCOMMANDS: readonly string[] = [
   "login",
   "logout",
   "whoami",
+  "link",
+  "unlink",
+  "projects",
   "help",
 ];
 

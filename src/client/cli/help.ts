@@ -30,6 +30,10 @@ export const CLIENT_ERROR_CODES = [
   "CONFIG_INVALID",
   "CONFIG_INSIDE",
   "CANCELLED",
+  "SOURCE_FOLDER",
+  "PROJECT_FILE",
+  "PROJECT_NOT_HELD",
+  "LINKED_ELSEWHERE",
   "NETWORK",
   "BAD_RESPONSE",
   "UPLOAD_INCOMPLETE",
@@ -45,6 +49,7 @@ Usage
   deploy --alias NAME [dir]          A preview also served at NAME--<project>, which moves to
                                      each deploy with --alias NAME (a stable preview URL)
   deploy -m "text" [dir]             Store a message with the revision (list and status show it)
+  deploy --yes [dir]                 Deploy a folder that looks like a project's source, unasked
   deploy status [--dir DIR]          The project: production URL, revision, domain, expiry
   deploy list [--dir DIR]            Its kept revisions, newest first, production marked
   deploy rollback [revision]         Put the revision before the current one (or the one named) back
@@ -58,6 +63,9 @@ Usage
   deploy open [--preview]            Open the production URL (or the newest preview) in a browser
   deploy completion bash|zsh|fish    Print a shell completion script
   deploy login | logout | whoami     There are no accounts: these say what identifies a project
+  deploy link <project> [--dir DIR]  Make the folder deploy to a project this machine holds
+  deploy unlink [--dir DIR]          Detach the folder from its project (the token is kept)
+  deploy projects                    The projects this machine holds tokens for: URL, expiry
   deploy help [command]              Show help for a command
 
 Options (every command)
@@ -68,15 +76,29 @@ Options (every command)
   -h, --help      Show help
   -v, --version   Print the client's version
 
-The first deploy of a folder creates a project; later deploys of the same folder (same real path)
-update it, and only files whose contents changed are uploaded. The project's token is kept in
-your config folder, never in the deployed folder. One run at a time acts on a folder: another
-waits for it (at most DEPLOY_LOCK_WAIT_SECONDS).
+The first deploy of a folder creates a project and writes a project file, .static-deploy.json,
+that names it (no secret: commit it): in the folder, or, when the folder is inside a git
+repository, in the repository's root (it then names the folder, as "dir": "dist"). Later deploys
+of the folder update that project wherever the folder is moved or cloned, and only files whose
+contents changed are uploaded. The project's token is kept in your config folder, never in the
+deployed folder: on another machine, deploy with DEPLOY_CREDENTIAL (\`deploy credential\`).
+Folders deployed before project files existed keep their project (found by their path) and get
+the file on their next deploy. One run at a time acts on a folder: another waits for it (at
+most DEPLOY_LOCK_WAIT_SECONDS).
+
+Deploy the folder your build writes (dist/, build/, out/, public/, _site/), not your project's
+root: a folder with a package.json or a .git, or without an index.html while one of those has
+one, is deployed only once confirmed (a question on a terminal, --yes elsewhere); the message
+names the likely output folder.
 
 Skipped when deploying: .git, node_modules and .DS_Store; other dotfiles and dot-folders (.env,
 .cache/, …) except .well-known/, named in one line (--include-dotfiles, or a ! rule in
-.deployignore, deploys them); and what the folder's .deployignore names (gitignore syntax). Symbolic links are followed when they stay
-inside the folder and refused when they point outside it.
+.deployignore, deploys them); what a .gitignore ignores (the folder's own, those of its
+subfolders, and those of the folders above it in the same git repository, but for their lines
+that ignore the deployed folder itself, as a dist/ line does), named in one line (a ! rule in
+.deployignore deploys one; a file in an ignored folder needs the folder brought back too); and
+what the folder's .deployignore names (gitignore syntax). Symbolic links are followed when they
+stay inside the folder and refused when they point outside it.
 
 A _redirects and a _headers at the folder's root (Netlify's and Cloudflare Pages' syntax; the
 README's "Site configuration") are checked before anything is uploaded: a line that does not
@@ -118,7 +140,7 @@ Examples
 `;
 
 const DEPLOY = `Usage: deploy [dir] [--preview | --prod] [--alias NAME] [-m, --message TEXT]
-              [--include-dotfiles] [--api-url URL] [--json]
+              [--include-dotfiles] [--yes] [--api-url URL] [--json]
 
 Deploys the folder (default: the current one; --dir DIR works too). Prints the production URL,
 the revision URL (this exact version, kept while the project keeps the revision), the number of
@@ -139,13 +161,18 @@ list\` and \`deploy status\` show it. A deploy with a message always makes a new
 alias. NAME is 1 to 20 of a-z, 0-9 and - (not 10 letters and digits: that is a revision id);
 a project keeps at most 20 aliases.
 
+A folder that looks like a project's source (a package.json, a .git, or no index.html while
+dist/, build/, out/, public/ or _site/ has one) is deployed only once confirmed: on a terminal the
+client asks; elsewhere it stops with SOURCE_FOLDER and the likely output folder, and --yes (-y)
+confirms. A yes is remembered in the folder's project file.
+
 With --json, prints one object on stdout:
   { projectSlug, revisionId, productionUrl, revisionUrl, preview, files, uploaded, identical,
     bytesUploaded, durationMs }
 (and message, alias and aliasUrl when given; domainPending: true while the custom domain waits
 for DNS, when productionUrl does not answer yet)
-(bytesUploaded counts the raw bytes of the files uploaded, before base64; skippedDotfiles lists
-what was skipped as a dotfile, when anything was.)
+(bytesUploaded counts the raw bytes of the files uploaded, before base64; skippedDotfiles and
+skippedGitignored list what was skipped as a dotfile or for a .gitignore, when anything was.)
 
 Before anything is uploaded the client checks that the folder holds at most DEPLOY_MAX_FILES
 files (${formatCount(D.maxFiles)}) and none larger than DEPLOY_MAX_FILE_BYTES (${formatBytes(D.maxFileBytes)}), and names the files that do not fit.
@@ -216,6 +243,29 @@ its hostnames are freed. Asks for confirmation on a terminal; pass --yes (-y) to
 (required when not on a terminal). With --json, prints { projectSlug, deleted }.
 `;
 
+const LINK = `Usage: deploy link <project> [--dir DIR] [--api-url URL] [--json]
+
+Makes DIR (default: the current folder) deploy to <project>, one this machine holds the token of
+(\`deploy projects\` lists them; the server is asked first that it answers), by writing the
+folder's project file, .static-deploy.json (in the folder, or in its repository's root). The
+token stays in the config folder. With --json: { projectSlug, productionUrl, dir, projectFile }.
+`;
+
+const UNLINK = `Usage: deploy unlink [--dir DIR] [--api-url URL] [--json]
+
+Detaches DIR from its project: removes the project file that names it, and the folder's path
+from the project's record. The token is kept (\`deploy link\` attaches it again); the folder's
+next deploy creates a new project. With --json: { projectSlug, dir, unlinked }.
+`;
+
+const PROJECTS = `Usage: deploy projects [--api-url URL] [--json]
+
+Lists the projects this machine holds tokens for on the API: each one's production URL, its
+expiry as the server tells it now ("gone" when the server no longer has it) and the folder it is
+linked to here. With --json: { apiUrl, projects: [{ projectSlug, productionUrl, expiresAt,
+expired, status, dir }], otherApis } (otherApis: how many are held for other API URLs).
+`;
+
 const TOPICS: Record<HelpTopic, string> = {
   deploy: DEPLOY,
   status: STATUS,
@@ -226,6 +276,9 @@ const TOPICS: Record<HelpTopic, string> = {
   domain: DOMAIN,
   delete: DELETE,
   ...HABIT_TOPICS,
+  link: LINK,
+  unlink: UNLINK,
+  projects: PROJECTS,
 };
 
 /** The help text of a command, or the main help. */

@@ -59,6 +59,7 @@ async function runCommand(
         prod: parsed.prod,
         message: parsed.message,
         alias: parsed.alias,
+        yes: parsed.yes,
       });
     }
     case "status":
@@ -82,6 +83,17 @@ async function runCommand(
     case "delete": {
       const { deleteCommand } = await import("./commands/delete.js");
       return deleteCommand(ctx, common.dir, parsed.yes);
+    }
+    case "link":
+    case "unlink": {
+      const { linkCommand, unlinkCommand } = await import("./commands/link.js");
+      return parsed.kind === "link"
+        ? linkCommand(ctx, common.dir, parsed.projectSlug)
+        : unlinkCommand(ctx, common.dir);
+    }
+    case "projects": {
+      const { projectsCommand } = await import("./commands/projects.js");
+      return projectsCommand(ctx);
     }
     case "open": {
       const { openCommand } = await import("./commands/open.js");

@@ -2,6 +2,8 @@ import type { CompletedDeploy, Manifest } from "../net/api-types.js";
 import { openFolder, type CommandContext, type FolderProject } from "../context.js";
 import { ApiError } from "../errors.js";
 import { prepareProject } from "./prepare-project.js";
+import { guardSourceFolder } from "./source-guard.js";
+import { recordLink } from "./record-link.js";
 import type { SavedProject } from "../local/saved-projects.js";
 import type { DeploySummary } from "./deploy-summary.js";
 import { hashListed, listSite, type ScannedSite } from "./scan-site.js";
@@ -21,6 +23,8 @@ export interface DeployOptions {
   message?: string;
   /** Also serve the revision at `<alias>--<slug>.<domain>` (a preview: production is left). */
   alias?: string;
+  /** Deploy a folder that looks like a project's source without asking. */
+  yes: boolean;
 }
 
 /** Codes of a deploy completion that another prepare and upload round can fix. */
@@ -38,7 +42,11 @@ export async function deployFolder(
   const startedAt = Date.now();
   const folder = await openFolder(ctx, dir, { lock: true });
   try {
-    return await deployLocked(ctx, folder, options, startedAt);
+    const remembered = folder.projectFile?.link.publishAsIs === true;
+    const asIs = await guardSourceFolder(ctx, folder.realDir, options.yes || remembered);
+    const summary = await deployLocked(ctx, folder, options, startedAt);
+    await recordLink(ctx, folder, summary.projectSlug, asIs);
+    return summary;
   } finally {
     await folder.release();
   }
@@ -74,7 +82,11 @@ async function deployLocked(
     ctx.progress.note("The prepared deploy expired or was incomplete; preparing it again.");
     return uploadAll(ctx, await prepareAgain(), site.fileByHash, prepareAgain);
   });
-  await folder.savedProjects.put(folder.projectHash, { ...project, productionUrl: result.productionUrl });
+  await folder.savedProjects.put(folder.identityHash, {
+    ...project,
+    dir: folder.realDir,
+    productionUrl: result.productionUrl,
+  });
   if (!options.preview) await rememberProduction(folder, result.project.projectSlug, site);
 
   const distinct = site.fileByHash.size;
@@ -92,6 +104,7 @@ async function deployLocked(
     ...(result.aliasUrl === undefined ? {} : { alias: options.alias, aliasUrl: result.aliasUrl }),
     ...pendingDomain(result.project),
     skippedDotfiles: site.skippedDotfiles,
+    skippedGitignored: site.skippedGitignored,
     bytesUploaded: [...outcome.uploadedHashes].reduce(
       (sum, hash) => sum + site.fileByHash.get(hash)!.size,
       0,

@@ -24,6 +24,8 @@ export interface DeploySummary {
   unchanged?: boolean;
   /** Skipped for being dotfiles or dot-folders. */
   skippedDotfiles: string[];
+  /** Skipped because a `.gitignore` ignores them (and `.deployignore` did not bring them back). */
+  skippedGitignored: string[];
   /** Set when the saved project was gone and a new one (with a new URL) was made. */
   previousProjectSlug?: string;
 }

@@ -48,6 +48,8 @@ export async function prepareProject(
     }
     const why = error.code === "PROJECT_EXPIRED" ? "has expired" : "no longer exists";
     const project = await createProject(ctx, folder);
+    // The old project is gone: its record would only name the folder twice.
+    await folder.savedProjects.remove(ctx.apiUrl, saved.projectSlug);
     ctx.progress.note(
       `The project ${saved.projectSlug} ${why}; created a new project, ${project.projectSlug}. ` +
         `The site's URL changed: it is now ${project.productionUrl}`,
@@ -68,7 +70,7 @@ async function createProject(ctx: CommandContext, folder: FolderProject): Promis
     productionUrl: created.project.productionUrl,
     createdAt: created.project.createdAt,
   };
-  await folder.savedProjects.put(folder.projectHash, project);
+  await folder.savedProjects.put(folder.identityHash, project);
   ctx.progress.note(`Created project ${project.projectSlug} for ${folder.realDir}`);
   return project;
 }

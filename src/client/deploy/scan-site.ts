@@ -12,6 +12,8 @@ export interface ListedSite {
   files: SiteFile[];
   /** Paths skipped only for being dotfiles or dot-folders (a folder ends in `/`). */
   skippedDotfiles: string[];
+  /** Paths skipped because a `.gitignore` ignores them (a folder ends in `/`). */
+  skippedGitignored: string[];
   /** The texts of `_redirects` and `_headers`, sent with the deploy. */
   siteRules: SiteRulesTexts;
   /** When the listing started (before any stat), for the racy windows of the caches. */
@@ -38,11 +40,22 @@ export async function listSite(
   // Taken before any stat: a file modified after it is never trusted from the cache next time.
   const scannedAt = Date.now();
   const skippedDotfiles: string[] = [];
-  const files = await walkSite(folder.realDir, { includeDotfiles: options.includeDotfiles, skippedDotfiles });
+  const skippedGitignored: string[] = [];
+  const files = await walkSite(folder.realDir, {
+    includeDotfiles: options.includeDotfiles,
+    skippedDotfiles,
+    skippedGitignored,
+  });
   if (skippedDotfiles.length > 0) ctx.progress.note(dotfilesLine(skippedDotfiles));
+  if (skippedGitignored.length > 0) ctx.progress.note(gitignoredLine(skippedGitignored));
+  if (!files.some((file) => file.path === "index.html")) {
+    ctx.progress.note(
+      `Note: ${folder.realDir} has no index.html: the site's address (/) answers 404 unless a _redirects rule serves it.`,
+    );
+  }
   checkLimits(folder.realDir, files, ctx.settings);
   const siteRules = await checkSiteRules(ctx.io.cwd, files);
-  return { files, skippedDotfiles, siteRules, scannedAt, statDigest: statDigest(files) };
+  return { files, skippedDotfiles, skippedGitignored, siteRules, scannedAt, statDigest: statDigest(files) };
 }
 
 /** Hashes the listed files, from the hash cache where they are unchanged. */
@@ -72,6 +85,16 @@ export function dotfilesLine(paths: readonly string[]): string {
   return (
     `Skipped ${plural(paths.length, "dotfile")}: ${named}${more} ` +
     "(--include-dotfiles, or a ! rule in .deployignore, deploys them)"
+  );
+}
+
+/** The one line that names what a `.gitignore` kept out, and how to deploy one anyway. */
+export function gitignoredLine(paths: readonly string[]): string {
+  const named = paths.slice(0, NAMED_DOTFILES).join(", ");
+  const more = paths.length > NAMED_DOTFILES ? ` and ${formatCount(paths.length - NAMED_DOTFILES)} more` : "";
+  return (
+    `Skipped ${plural(paths.length, "path")} a .gitignore ignores: ${named}${more} ` +
+    "(a ! rule in .deployignore deploys one)"
   );
 }
 

@@ -79,14 +79,14 @@ export async function unchangedSummary(
   folder: FolderProject,
   project: SavedProject,
   unchanged: UnchangedDeploy,
-  site: Pick<ListedSite, "files" | "skippedDotfiles">,
+  site: Pick<ListedSite, "files" | "skippedDotfiles" | "skippedGitignored">,
   distinctHashes: number,
   startedAt: number,
 ): Promise<DeploySummary> {
   // Written only when production moved to another address (a custom domain since): it is the
   // one thing here that can have changed.
   if (project.productionUrl !== unchanged.urls.production) {
-    await folder.savedProjects.put(folder.projectHash, {
+    await folder.savedProjects.put(folder.identityHash, {
       ...project,
       productionUrl: unchanged.urls.production,
     });
@@ -104,6 +104,7 @@ export async function unchangedSummary(
     unchanged: true,
     ...pendingDomain(unchanged.project),
     skippedDotfiles: site.skippedDotfiles,
+    skippedGitignored: site.skippedGitignored,
     bytesUploaded: 0,
     durationMs: Date.now() - startedAt,
   };

@@ -1,7 +1,8 @@
-import { mkdtemp, readdir, readFile, realpath, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { sha256Hex } from "../../core/ids.js";
 import { SavedProjects, type SavedProject } from "./saved-projects.js";
 
 let config: string;
@@ -21,17 +22,40 @@ const projectOf = (n: number, apiUrl = "http://api"): SavedProject => ({
   createdAt: "2030-01-01T00:00:00.000Z",
 });
 const hashOf = (n: number) => n.toString(16).padStart(64, "0");
+const slugOf = (n: number) => `site-number-${n}`;
+const held = (n: number, apiUrl = "http://api") => ({
+  projectHash: hashOf(n),
+  project: projectOf(n, apiUrl),
+});
 
 describe("SavedProjects", () => {
-  it("SavedProjects: saved projects are keyed by API URL and projectHash, and can be forgotten", async () => {
+  it("SavedProjects: saved projects are keyed by API URL and project, keep their projectHash, and can be forgotten", async () => {
     const projects = new SavedProjects(config);
     await projects.put(hashOf(1), projectOf(1, "http://one"));
-    expect(await projects.get("http://one", hashOf(1))).toEqual(projectOf(1, "http://one"));
-    expect(await projects.get("http://two", hashOf(1))).toBeUndefined();
-    expect(await projects.get("http://one", hashOf(2))).toBeUndefined();
-    await projects.remove("http://one", hashOf(1));
-    expect(await projects.get("http://one", hashOf(1))).toBeUndefined();
-    await projects.remove("http://one", hashOf(1));
+    expect(await projects.findBySlug("http://one", slugOf(1))).toEqual(held(1, "http://one"));
+    expect(await projects.findBySlug("http://two", slugOf(1))).toBeUndefined();
+    expect(await projects.findBySlug("http://one", slugOf(2))).toBeUndefined();
+    expect(await projects.findByDir("http://one", "/sites/1")).toEqual(held(1, "http://one"));
+    expect(await projects.list()).toEqual([held(1, "http://one")]);
+    await projects.remove("http://one", slugOf(1));
+    expect(await projects.findBySlug("http://one", slugOf(1))).toBeUndefined();
+    await projects.remove("http://one", slugOf(1));
+  });
+
+  it("SavedProjects: an earlier version's file, keyed by the folder, is found by folder and name and replaced on write", async () => {
+    const folder = join(config, "projects");
+    await mkdir(folder, { recursive: true });
+    const legacy = join(folder, `${sha256Hex(`http://api ${hashOf(1)}`)}.json`);
+    await writeFile(legacy, JSON.stringify({ version: 1, projectHash: hashOf(1), record: projectOf(1) }));
+    const projects = new SavedProjects(config);
+    expect(await projects.findByDir("http://api", "/sites/1")).toEqual(held(1));
+    expect(await projects.findBySlug("http://api", slugOf(1))).toEqual(held(1));
+    await projects.put(hashOf(1), { ...projectOf(1), dir: "/moved" });
+    await expect(stat(legacy)).rejects.toThrow(/ENOENT/);
+    expect(await projects.list()).toEqual([
+      { projectHash: hashOf(1), project: { ...projectOf(1), dir: "/moved" } },
+    ]);
+    expect(await projects.findByDir("http://api", "/sites/1")).toBeUndefined();
   });
 
   it("SavedProjects: many concurrent writes of different projects all survive", async () => {
@@ -40,7 +64,7 @@ describe("SavedProjects", () => {
     const numbers = Array.from({ length: count }, (_, n) => n);
     await Promise.all(numbers.map((n) => new SavedProjects(config).put(hashOf(n), projectOf(n))));
     const projects = new SavedProjects(config);
-    for (const n of numbers) expect(await projects.get("http://api", hashOf(n))).toEqual(projectOf(n));
+    for (const n of numbers) expect(await projects.findBySlug("http://api", slugOf(n))).toEqual(held(n));
   });
 
   it("SavedProjects: each saved project is its own 0600 file in a 0700 folder, no temporary file left", async () => {
@@ -68,10 +92,14 @@ describe("SavedProjects", () => {
     };
     await writeFile(join(config, "projects.json"), JSON.stringify(legacy), { mode: 0o600 });
     const projects = new SavedProjects(config);
-    expect(await projects.get("http://api", hashOf(1))).toEqual(projectOf(1));
-    expect(await projects.get("http://api", hashOf(2))).toEqual(newer);
+    expect(await projects.findBySlug("http://api", slugOf(1))).toEqual(held(1));
+    expect(await projects.findBySlug("http://api", slugOf(2))).toEqual({
+      projectHash: hashOf(2),
+      project: newer,
+    });
     await expect(stat(join(config, "projects.json"))).rejects.toThrow(/ENOENT/);
-    expect(await new SavedProjects(config).get("http://api", hashOf(1))).toEqual(projectOf(1));
+    expect(await new SavedProjects(config).findBySlug("http://api", slugOf(1))).toEqual(held(1));
+    expect(await new SavedProjects(config).list()).toHaveLength(2);
   });
 
   it("SavedProjects: a projects.json that does not parse is named and left as it is", async () => {
@@ -79,7 +107,7 @@ describe("SavedProjects", () => {
     const path = join(config, "projects.json");
     await writeFile(path, '{"version":1,"projects":{', { mode: 0o600 });
     const projects = new SavedProjects(config);
-    await expect(projects.get("http://api", hashOf(1))).rejects.toThrow(`${path} is not valid JSON`);
+    await expect(projects.findBySlug("http://api", slugOf(1))).rejects.toThrow(`${path} is not valid JSON`);
     await expect(projects.put(hashOf(2), projectOf(2))).rejects.toThrow(path);
     expect(await readFile(path, "utf8")).toBe('{"version":1,"projects":{');
   });
@@ -89,7 +117,7 @@ describe("SavedProjects", () => {
     const [name] = await readdir(join(config, "projects"));
     const path = join(config, "projects", name!);
     await writeFile(path, "garbage");
-    await expect(new SavedProjects(config).get("http://api", hashOf(1))).rejects.toThrow(
+    await expect(new SavedProjects(config).findBySlug("http://api", slugOf(1))).rejects.toThrow(
       `${path} is not valid JSON`,
     );
     await expect(new SavedProjects(config).put(hashOf(1), projectOf(1))).rejects.toThrow(path);

@@ -13,6 +13,8 @@ const NAMES = [
   ".ds_store",
   ".deployignore",
   ".DeployIgnore",
+  ".static-deploy.json",
+  ".Static-Deploy.JSON",
   ".well-known",
   ".Well-Known",
   ".env",

@@ -6,6 +6,8 @@ export interface SkipRules {
 
 /** Names skipped wherever they are (`.git`, `node_modules`, `.DS_Store`), lowercased. */
 const ANYWHERE = new Set([".git", "node_modules", ".ds_store"]);
+/** Names skipped at the top only: the ignore file and the project file (local/project-file.ts). */
+const TOP_ONLY = new Set([".deployignore", ".static-deploy.json"]);
 
 /**
  * The default rules of walk.ts (and, unless `includeDotfiles`, its dotfile rules) without an
@@ -27,7 +29,7 @@ export function defaultRules(includeDotfiles: boolean): SkipRules {
 }
 
 function skipsName(name: string, top: boolean, isFolder: boolean, includeDotfiles: boolean): boolean {
-  if (ANYWHERE.has(name) || (top && name === ".deployignore")) return true;
+  if (ANYWHERE.has(name) || (top && TOP_ONLY.has(name))) return true;
   if (includeDotfiles || !name.startsWith(".")) return false;
   // `.well-known/` at the top is public by definition (RFC 8615): only the folder, not a file so named.
   return !(top && isFolder && name === ".well-known");

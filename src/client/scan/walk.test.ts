@@ -125,3 +125,44 @@ describe("walkSite", () => {
     expect(await paths()).toEqual(["index.html"]);
   });
 });
+
+describe("walkSite and .gitignore", () => {
+  it("walkSite: skips what the site's .gitignore files ignore (each for its own folder) and names them", async () => {
+    await put("index.html");
+    await put(".gitignore", "secrets.json\ncoverage/\n");
+    await put("secrets.json", '{"key":"k"}');
+    await put("coverage/report.html");
+    await put("sub/.gitignore", "*.log\n!keep.log\n");
+    await put("sub/a.log");
+    await put("sub/keep.log");
+    await put("a.log");
+    const skippedGitignored: string[] = [];
+    const files = await walkSite(root, { skippedGitignored });
+    expect(files.map((file) => file.path)).toEqual(["a.log", "index.html", "sub/keep.log"]);
+    expect(skippedGitignored.sort()).toEqual(["coverage/", "secrets.json", "sub/a.log"]);
+  });
+
+  it("walkSite: a parent's .gitignore inside the same repository applies, but for its lines that ignore the site itself", async () => {
+    root = join(base, "repo", "app", "dist");
+    await mkdir(join(base, "repo", ".git"), { recursive: true });
+    await mkdir(root, { recursive: true });
+    await writeFile(join(base, "repo", ".gitignore"), "dist/\nsecrets.json\n");
+    await writeFile(join(base, "repo", "app", ".gitignore"), "*.map\n");
+    // Outside the repository: never read.
+    await writeFile(join(base, ".gitignore"), "index.html\n");
+    await put("index.html");
+    await put("app.js.map");
+    await put("app.js");
+    await put("secrets.json");
+    expect(await paths()).toEqual(["app.js", "index.html"]);
+  });
+
+  it("walkSite: a ! rule in .deployignore brings back a gitignored file", async () => {
+    await put("index.html");
+    await put(".gitignore", "*.json\n");
+    await put("public.json");
+    await put("secret.json");
+    await put(".deployignore", "!public.json\n");
+    expect(await paths()).toEqual(["index.html", "public.json"]);
+  });
+});

@@ -1,9 +1,10 @@
 import { lstatSync, readdirSync, realpathSync, statSync, type Dirent, type Stats } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
-import ignore from "ignore";
+import ignore, { type Ignore } from "ignore";
 import { CliError } from "../errors.js";
 import { defaultRules, type SkipRules } from "./default-rules.js";
+import { GITIGNORE, gitignored, parentLayers, siteLayer, type GitignoreLayer } from "./gitignore.js";
 
 /** One file of the site: its path inside the site (`/` separators, no leading `/`) and its stat. */
 export interface SiteFile {
@@ -14,8 +15,14 @@ export interface SiteFile {
   ino: number;
 }
 
-/** Always skipped, wherever they are; `.deployignore` itself is skipped at the top. */
-export const DEFAULT_IGNORES = [".git", "node_modules", ".DS_Store", "/.deployignore"];
+/** Always skipped, wherever they are; `.deployignore` and the project file are skipped at the top. */
+export const DEFAULT_IGNORES = [
+  ".git",
+  "node_modules",
+  ".DS_Store",
+  "/.deployignore",
+  "/.static-deploy.json",
+];
 /**
  * Dotfiles and dot-folders are private by habit (.env, .npmrc, .ssh/): skipped unless asked for,
  * except `.well-known/`, which is public by definition (RFC 8615). A `!` rule in .deployignore
@@ -31,6 +38,8 @@ export interface WalkOptions {
   includeDotfiles?: boolean;
   /** Receives the paths skipped only for being dotfiles or dot-folders (a folder ends in `/`). */
   skippedDotfiles?: string[];
+  /** Receives the paths skipped because a `.gitignore` ignores them (a folder ends in `/`). */
+  skippedGitignored?: string[];
 }
 
 interface WalkState {
@@ -39,13 +48,17 @@ interface WalkState {
   /** The same rules without the dotfile ones: what is skipped by these only is a skipped dotfile. */
   withoutDotfiles: SkipRules;
   skippedDotfiles: string[];
+  /** `.deployignore`'s rules alone, when it has any: a `!` rule there beats a `.gitignore`. */
+  user: Ignore | undefined;
+  skippedGitignored: string[];
   files: SiteFile[];
   problems: string[];
 }
 
 /**
  * Lists the files of a site folder (given as its real path), sorted by path. Skips the default
- * ignores and what `.deployignore` names; follows symbolic links that stay inside the folder and
+ * ignores, what `.deployignore` names, and what a `.gitignore` ignores (the site's own, at any
+ * depth, and those above it in the same repository) unless `.deployignore` brings it back; follows symbolic links that stay inside the folder and
  * refuses, naming them, those that leave it, dangle or loop.
  */
 export async function walkSite(root: string, options: WalkOptions = {}): Promise<SiteFile[]> {
@@ -63,10 +76,12 @@ export async function walkSite(root: string, options: WalkOptions = {}): Promise
     rules,
     withoutDotfiles,
     skippedDotfiles: options.skippedDotfiles ?? [],
+    user: plain ? undefined : ignore().add(user),
+    skippedGitignored: options.skippedGitignored ?? [],
     files: [],
     problems: [],
   };
-  visitDir(state, root, "", [root]);
+  visitDir(state, root, "", [root], parentLayers(root));
   if (state.problems.length > 0) {
     const shown = state.problems.slice(0, 20).map((line) => `  ${line}`);
     if (state.problems.length > 20) shown.push(`  … and ${state.problems.length - 20} more`);
@@ -93,9 +108,14 @@ async function readIgnoreFile(root: string): Promise<string> {
   }
 }
 
-/** True when the rules skip `path`; notes it when only the dotfile rules do. */
-function skips(state: WalkState, path: string): boolean {
-  if (!state.rules.ignores(path)) return false;
+/** True when the rules skip `path`; notes it when only the dotfile rules, or a `.gitignore`, do. */
+function skips(state: WalkState, path: string, layers: readonly GitignoreLayer[]): boolean {
+  if (!state.rules.ignores(path)) {
+    if (layers.length === 0 || state.user?.test(path).unignored === true) return false;
+    if (!gitignored(layers, path)) return false;
+    state.skippedGitignored.push(path);
+    return true;
+  }
   if (state.rules !== state.withoutDotfiles && !state.withoutDotfiles.ignores(path)) {
     state.skippedDotfiles.push(path);
   }
@@ -106,13 +126,23 @@ function skips(state: WalkState, path: string): boolean {
  * Lists one folder with synchronous calls (far cheaper than a promise per file): directories
  * need no stat, regular files one `lstat` for the cache key, links are resolved then stat'ed.
  */
-function visitDir(state: WalkState, dir: string, prefix: string, chain: string[]): void {
+function visitDir(
+  state: WalkState,
+  dir: string,
+  prefix: string,
+  chain: string[],
+  above: readonly GitignoreLayer[],
+): void {
   let entries: Dirent[];
   try {
     entries = readdirSync(dir, { withFileTypes: true });
   } catch (error) {
     throw unreadable(prefix === "" ? "." : prefix, error);
   }
+  const own = entries.some((entry) => entry.name === GITIGNORE && entry.isFile())
+    ? siteLayer(join(dir, GITIGNORE), prefix)
+    : undefined;
+  const layers = own === undefined ? above : [...above, own];
   const subdirs: Array<{ abs: string; rel: string; real: string }> = [];
   // dir is absolute and normalized, entry names hold no separator: no need for join's normalize.
   const base = dir.endsWith(sep) ? dir : dir + sep;
@@ -120,15 +150,15 @@ function visitDir(state: WalkState, dir: string, prefix: string, chain: string[]
     const abs = base + entry.name;
     const rel = prefix + entry.name;
     if (entry.isDirectory()) {
-      if (!skips(state, `${rel}/`)) subdirs.push({ abs, rel, real: abs });
+      if (!skips(state, `${rel}/`, layers)) subdirs.push({ abs, rel, real: abs });
     } else if (entry.isFile()) {
-      if (!skips(state, rel)) addFile(state, rel, abs, statOf(abs, rel, lstatSync));
+      if (!skips(state, rel, layers)) addFile(state, rel, abs, statOf(abs, rel, lstatSync));
     } else if (entry.isSymbolicLink()) {
-      const real = followLink(state, abs, rel);
+      const real = followLink(state, abs, rel, layers);
       if (real === undefined) continue;
       const info = statOf(real, rel, statSync);
       if (info.isDirectory()) {
-        if (skips(state, `${rel}/`)) continue;
+        if (skips(state, `${rel}/`, layers)) continue;
         if (chain.includes(real)) {
           state.problems.push(
             `${rel} → ${relative(state.root, real) || "."} (a loop: it points to a folder above it)`,
@@ -136,12 +166,12 @@ function visitDir(state: WalkState, dir: string, prefix: string, chain: string[]
           continue;
         }
         subdirs.push({ abs, rel, real });
-      } else if (info.isFile() && !skips(state, rel)) {
+      } else if (info.isFile() && !skips(state, rel, layers)) {
         addFile(state, rel, abs, info);
       }
     }
   }
-  for (const sub of subdirs) visitDir(state, sub.abs, `${sub.rel}/`, [...chain, sub.real]);
+  for (const sub of subdirs) visitDir(state, sub.abs, `${sub.rel}/`, [...chain, sub.real], layers);
 }
 
 function statOf(path: string, rel: string, how: typeof statSync): Stats {
@@ -157,8 +187,13 @@ function addFile(state: WalkState, rel: string, abs: string, info: Stats): void 
 }
 
 /** The real target of a link inside the folder, or undefined after recording why it is refused. */
-function followLink(state: WalkState, abs: string, rel: string): string | undefined {
-  if (state.rules.ignores(`${rel}/`) || skips(state, rel)) return undefined;
+function followLink(
+  state: WalkState,
+  abs: string,
+  rel: string,
+  layers: readonly GitignoreLayer[],
+): string | undefined {
+  if (state.rules.ignores(`${rel}/`) || skips(state, rel, layers)) return undefined;
   let target: string;
   try {
     target = realpathSync.native(abs);

@@ -25,7 +25,7 @@ export async function credentialCommand(ctx: CommandContext, dir: string): Promi
     apiUrl: ctx.apiUrl,
     projectSlug,
     apiToken,
-    projectHash: folder.projectHash,
+    projectHash: folder.identityHash,
     anonFingerprint: handle.api.identityFields.anonFingerprint,
   });
   if (ctx.json) {

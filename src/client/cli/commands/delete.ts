@@ -1,8 +1,9 @@
-import { createInterface } from "node:readline";
 import { PROJECT_GONE_CODES } from "../../net/api-client.js";
 import { openProject, type CommandContext, type ProjectHandle } from "../../context.js";
-import { ApiError, CliError, UsageError } from "../../errors.js";
+import { confirm } from "../../confirm.js";
+import { ApiError, CliError } from "../../errors.js";
 import { deleteText, jsonLine } from "./output.js";
+import { removeProjectFile } from "../../local/project-file.js";
 
 /** `deploy delete`: deletes the folder's project after a confirmation (or --yes). */
 export async function deleteCommand(ctx: CommandContext, dir: string, yes: boolean): Promise<void> {
@@ -15,9 +16,18 @@ export async function deleteCommand(ctx: CommandContext, dir: string, yes: boole
 }
 
 async function deleteLocked(ctx: CommandContext, handle: ProjectHandle, yes: boolean): Promise<void> {
-  const { project, api, folder } = handle;
+  const { project, api } = handle;
   const where = project.productionUrl === "" ? "" : ` (${project.productionUrl})`;
-  if (!yes) await confirm(ctx, `Delete project ${project.projectSlug}${where}? [y/N] `);
+  if (!yes) {
+    await confirm(ctx.io, {
+      text: `Delete project ${project.projectSlug}${where}? [y/N] `,
+      notOnTerminal: {
+        message: "not on a terminal: confirm the deletion with --yes",
+        hint: "Example: deploy delete --dir ./dist --yes",
+      },
+      cancelled: "deletion cancelled; nothing was changed",
+    });
+  }
   let result;
   try {
     result = await api.deleteProject(project.projectSlug, project.apiToken);
@@ -28,33 +38,22 @@ async function deleteLocked(ctx: CommandContext, handle: ProjectHandle, yes: boo
       error.code !== "PROJECT_EXPIRED"
     ))
       throw error;
-    await folder?.savedProjects.remove(ctx.apiUrl, folder.projectHash);
+    await forget(ctx, handle);
     throw new CliError(
       "PROJECT_GONE",
       `project ${project.projectSlug} no longer exists on ${ctx.apiUrl} (${error.code}); forgot it locally`,
     );
   }
-  await folder?.savedProjects.remove(ctx.apiUrl, folder.projectHash);
+  await forget(ctx, handle);
   const url = project.productionUrl === "" ? undefined : project.productionUrl;
   ctx.io.stdout.write(ctx.json ? jsonLine(result) : deleteText(result.projectSlug, url));
 }
 
-async function confirm(ctx: CommandContext, question: string): Promise<void> {
-  const stdin = ctx.io.stdin;
-  if (stdin?.isTTY !== true || ctx.io.stderr.isTTY !== true) {
-    throw new UsageError(
-      "not on a terminal: confirm the deletion with --yes",
-      "Example: deploy delete --dir ./dist --yes",
-    );
-  }
-  ctx.io.stderr.write(question);
-  const lines = createInterface({ input: stdin, terminal: false });
-  let answer = "";
-  for await (const line of lines) {
-    answer = line.trim().toLowerCase();
-    break;
-  }
-  lines.close();
-  if (answer !== "y" && answer !== "yes")
-    throw new CliError("CANCELLED", "deletion cancelled; nothing was changed");
+/** Forgets a deleted project: its token, and the project file that names it (a deploy makes a new one). */
+async function forget(ctx: CommandContext, handle: ProjectHandle): Promise<void> {
+  const folder = handle.folder;
+  if (folder === undefined) return;
+  await folder.savedProjects.remove(ctx.apiUrl, handle.project.projectSlug);
+  const file = folder.projectFile;
+  if (file?.link.project === handle.project.projectSlug) await removeProjectFile(file);
 }

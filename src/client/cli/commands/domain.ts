@@ -20,7 +20,7 @@ export async function domainCommand(
     }
     if (hostname === undefined) {
       const result = await api.resetDomain(project.projectSlug, project.apiToken);
-      await folder?.savedProjects.put(folder.projectHash, {
+      await folder?.savedProjects.put(folder.identityHash, {
         ...project,
         productionUrl: result.project.productionUrl,
       });
@@ -28,7 +28,7 @@ export async function domainCommand(
       return;
     }
     const result = await api.assignDomain(project.projectSlug, project.apiToken, hostname);
-    await folder?.savedProjects.put(folder.projectHash, {
+    await folder?.savedProjects.put(folder.identityHash, {
       ...project,
       productionUrl: result.project.productionUrl,
     });

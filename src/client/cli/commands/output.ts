@@ -10,12 +10,13 @@ export function jsonLine(value: unknown): string {
 
 /**
  * The `--json` object of a deploy: issue 3's keys with preview and identical, plus
- * skippedDotfiles when any was skipped and previousProjectSlug when the URL changed.
+ * skippedDotfiles and skippedGitignored when any was skipped, and previousProjectSlug when the URL
+ * changed.
  */
 export function deployJson(summary: DeploySummary): string {
   const { projectSlug, revisionId, productionUrl, revisionUrl, preview, files, uploaded, identical } =
     summary;
-  const { bytesUploaded, durationMs, skippedDotfiles, previousProjectSlug } = summary;
+  const { bytesUploaded, durationMs, skippedDotfiles, skippedGitignored, previousProjectSlug } = summary;
   const { message, alias, aliasUrl, pendingDomain } = summary;
   return jsonLine({
     projectSlug,
@@ -30,6 +31,7 @@ export function deployJson(summary: DeploySummary): string {
     bytesUploaded,
     durationMs,
     ...(skippedDotfiles.length > 0 ? { skippedDotfiles } : {}),
+    ...(skippedGitignored.length > 0 ? { skippedGitignored } : {}),
     ...(previousProjectSlug === undefined ? {} : { previousProjectSlug }),
     ...(message === undefined ? {} : { message }),
     ...(aliasUrl === undefined ? {} : { alias, aliasUrl }),
@@ -82,13 +84,28 @@ export function deployText(summary: DeploySummary, paint: Paint = PLAIN): string
         ]),
     ...(summary.message === undefined ? [] : [`  Message:    ${summary.message}`]),
     files,
+  ];
+  const skipped = skippedText(summary);
+  if (skipped !== undefined) lines.push(`  Skipped:    ${skipped}`);
+  lines.push(
     `  Sent:       ${formatBytes(summary.bytesUploaded)}`,
     `  Time:       ${formatDuration(summary.durationMs)}`,
-  ];
+  );
   if (summary.previousProjectSlug !== undefined) {
     lines.push(`  Note: the previous project ${summary.previousProjectSlug} was gone; the URL changed.`);
   }
   return `${lines.join("\n")}\n`;
+}
+
+/** How many paths were kept out of the deploy, and why; undefined when none was. */
+function skippedText(summary: DeploySummary): string | undefined {
+  const reasons = [
+    summary.skippedGitignored.length > 0
+      ? `${formatCount(summary.skippedGitignored.length)} ignored by .gitignore`
+      : "",
+    summary.skippedDotfiles.length > 0 ? `${formatCount(summary.skippedDotfiles.length)} dotfiles` : "",
+  ].filter((reason) => reason !== "");
+  return reasons.length === 0 ? undefined : `${reasons.join(", ")} (not deployed)`;
 }
 
 /** The human report of an assigned (or checked) domain: where it answers, its status, the DNS records. */

@@ -22,7 +22,7 @@ export async function promoteCommand(
     const target = revisionId ?? previousRevision(state);
     const result = await handle.api.promote(projectSlug, apiToken, target);
     if (handle.folder !== undefined) {
-      await handle.folder.savedProjects.put(handle.folder.projectHash, {
+      await handle.folder.savedProjects.put(handle.folder.identityHash, {
         ...handle.project,
         productionUrl: result.productionUrl,
       });
