@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { rowBytesSum } from "./quota-charges.js";
 import { type Executor, firstOf, forUpdate, type PlatformDatabase, rowsOf } from "./platform-db.js";
 
 /**
@@ -93,14 +94,19 @@ export class SiteTables {
     preview?: boolean;
     /** The revision's parsed `_redirects` and `_headers` (JSON), when it has either. */
     rules?: string;
+    /** Runs last in the transaction (the quotas); what it throws undoes the publish. */
+    check?: (trx: Executor) => Promise<void>;
   }): Promise<void> {
     const { projectSlug: slug, revisionId, sessionId, expiresAt, now } = input;
     await this.write(async (trx) => {
-      await sql`INSERT INTO revisions (project_slug, revision_id, created_at)
-        VALUES (${slug}, ${revisionId}, ${now}) ON CONFLICT DO NOTHING`.execute(trx);
-      await sql`INSERT INTO revision_files (project_slug, revision_id, path, hash, content_type)
-        SELECT CAST(${slug} AS TEXT), CAST(${revisionId} AS TEXT), path, hash, content_type FROM session_assets
-        WHERE session_id = ${sessionId} ON CONFLICT DO NOTHING`.execute(trx);
+      // With the charge of its rows (quota-charges.ts), counted once here.
+      await sql`INSERT INTO revisions (project_slug, revision_id, created_at, row_bytes)
+        SELECT CAST(${slug} AS TEXT), CAST(${revisionId} AS TEXT), CAST(${now} AS BIGINT),
+          ${rowBytesSum(this.database.dialect)} FROM session_assets WHERE session_id = ${sessionId}
+        ON CONFLICT DO NOTHING`.execute(trx);
+      await sql`INSERT INTO revision_files (project_slug, revision_id, path, hash, content_type, compressible)
+        SELECT CAST(${slug} AS TEXT), CAST(${revisionId} AS TEXT), path, hash, content_type, compressible
+        FROM session_assets WHERE session_id = ${sessionId} ON CONFLICT DO NOTHING`.execute(trx);
       if (input.rules !== undefined) {
         await sql`INSERT INTO revision_rules (project_slug, revision_id, rules)
           VALUES (${slug}, ${revisionId}, ${input.rules}) ON CONFLICT DO NOTHING`.execute(trx);
@@ -115,6 +121,7 @@ export class SiteTables {
       await replaceHosts(trx, slug, input.hostnames, input.canonical);
       // Published: its content is the project's now (its quota), no longer pending for its client.
       await sql`UPDATE upload_sessions SET pending_bytes = 0 WHERE id = ${sessionId}`.execute(trx);
+      await input.check?.(trx);
     });
   }
 
@@ -139,8 +146,15 @@ export class SiteTables {
     });
   }
 
-  /** Forgets revisions of a project, their files and rules, never the one its hostnames serve. */
-  async prune(projectSlug: string, revisionIds: string[]): Promise<void> {
+  /**
+   * Forgets revisions of a project, their files and rules, never the one its hostnames serve;
+   * `after` runs in the same transaction (the project's charge).
+   */
+  async prune(
+    projectSlug: string,
+    revisionIds: string[],
+    after?: (trx: Executor) => Promise<unknown>,
+  ): Promise<void> {
     await this.write(async (trx) => {
       // The site's row is locked (on PostgreSQL) so a promote cannot move production meanwhile.
       const site = await firstOf(
@@ -155,6 +169,7 @@ export class SiteTables {
         await sql`DELETE FROM revision_rules WHERE ${where}`.execute(trx);
         await sql`DELETE FROM revisions WHERE ${where}`.execute(trx);
       }
+      await after?.(trx);
     });
   }
 
@@ -171,8 +186,11 @@ export class SiteTables {
     });
   }
 
-  /** Removes every trace of a project from the published manifest and its upload sessions. */
-  async remove(projectSlug: string): Promise<void> {
+  /**
+   * Removes every trace of a project from the published manifest and its upload sessions; `after`
+   * runs in the same transaction (its charge).
+   */
+  async remove(projectSlug: string, after?: (trx: Executor) => Promise<unknown>): Promise<void> {
     await this.write(async (trx) => {
       const sessions = sql`SELECT id FROM upload_sessions WHERE project_slug = ${projectSlug}`;
       await sql`DELETE FROM site_hosts WHERE project_slug = ${projectSlug}`.execute(trx);
@@ -183,6 +201,7 @@ export class SiteTables {
       await sql`DELETE FROM session_assets WHERE session_id IN (${sessions})`.execute(trx);
       await sql`DELETE FROM session_blobs WHERE session_id IN (${sessions})`.execute(trx);
       await sql`DELETE FROM upload_sessions WHERE project_slug = ${projectSlug}`.execute(trx);
+      await after?.(trx);
     });
   }
 

@@ -25,6 +25,12 @@ export const POSTGRES_MIGRATIONS: Migrations = {
         PRIMARY KEY (scope, key))`.execute(db);
     },
   },
+  "0003_project_creator": {
+    async up(db: Kysely<unknown>) {
+      // As SQLite's 0006: the client address that created a project (CLIENT_QUOTA_BYTES).
+      await sql`ALTER TABLE projects ADD COLUMN created_by text`.execute(db);
+    },
+  },
 };
 
 const INITIAL = [
