@@ -17,7 +17,7 @@ const CODES_BY_STATUS: Record<number, string> = {
   404: "PROJECT_NOT_FOUND, DEPLOY_NOT_FOUND, REVISION_NOT_FOUND",
   409: "DOMAIN_TAKEN, DEPLOY_ALREADY_COMPLETED, MANIFEST_CHANGED, ALIAS_LIMIT",
   410: "PROJECT_EXPIRED, DEPLOY_EXPIRED",
-  413: "PAYLOAD_TOO_LARGE; on prepare also QUOTA_EXCEEDED (with quota, limitBytes, remainingBytes)",
+  413: "PAYLOAD_TOO_LARGE; on prepare and deploy also QUOTA_EXCEEDED (with quota, limitBytes, remainingBytes)",
   415: "UNSUPPORTED_MEDIA_TYPE",
   422: "INVALID_COMPLETION, or INVALID_SITE_CONFIG (a `_redirects` or `_headers` line that does not parse)",
   429: "RATE_LIMITED (with Retry-After)",

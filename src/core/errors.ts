@@ -132,8 +132,11 @@ export class DatabaseUnavailableError extends DeployError {
     super("DATABASE_UNAVAILABLE", "the database is unavailable, retry later", options);
   }
 }
-/** Which storage quota a request would exceed (PROJECT_QUOTA_BYTES or PENDING_QUOTA_BYTES). */
-export type Quota = "project" | "pending";
+/**
+ * Which storage quota a request would exceed: PROJECT_QUOTA_BYTES, PENDING_QUOTA_BYTES, or
+ * CLIENT_QUOTA_BYTES (over the projects one client address created).
+ */
+export type Quota = "project" | "pending" | "client";
 
 /** A deploy would store more than a quota allows; says which quota, its limit and what is left. */
 export class QuotaExceededError extends DeployError {

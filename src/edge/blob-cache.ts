@@ -22,6 +22,15 @@ const DEFAULT_CACHE_ENTRY_BYTES = 1 * MIB;
 const ENTRY_OVERHEAD = 256;
 
 /**
+ * The largest blob a cache of `maxBytes` (EDGE_CACHE_BYTES) holds in memory, with the variants
+ * made of it; a larger one is streamed from its pack and its variants are kept as files (0: every
+ * blob). The quotas count those files.
+ */
+export function largestCachedBlob(maxBytes = DEFAULT_CACHE_BYTES): number {
+  return maxBytes > 0 ? Math.min(DEFAULT_CACHE_ENTRY_BYTES, maxBytes) : 0;
+}
+
+/**
  * A cache of blob bodies by hash, bounded by bytes, evicting about the least recently used (the
  * "second chance" clock: a hit only sets a flag, so the hot path never reorders the map). Blobs are
  * immutable, so an entry never goes stale and nothing needs invalidating; eviction only bounds

@@ -1,2 +1,3 @@
 export { createEdgeHandler, type EdgeHandler, type EdgeOptions } from "./edge-handler.js";
 export { answerClientError } from "./http-exactness.js";
+export { largestCachedBlob } from "./blob-cache.js";

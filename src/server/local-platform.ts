@@ -4,7 +4,7 @@ import type { Logger } from "pino";
 import type { Metrics } from "../shared/metrics.js";
 import { generateAccountId } from "../core/ids.js";
 import type { PostgresOptions } from "../shared/postgres.js";
-import { createEdgeHandler, type EdgeHandler } from "../edge/index.js";
+import { createEdgeHandler, type EdgeHandler, largestCachedBlob } from "../edge/index.js";
 import { BlobReader } from "../platform/local/blob-reader.js";
 import type { BucketLimits } from "../platform/local/buckets.js";
 import { openPlatformDatabase, settingOrCreate } from "../platform/local/database.js";
@@ -76,6 +76,8 @@ export async function openLocalPlatform(
     (await settingOrCreate(db, "upload_jwt_secret", () => randomBytes(32).toString("hex")));
   const sessions = new UploadSessions(db);
   const storage: StorageLimits | undefined = options.storage && {
+    // What the edge keeps out of its memory cache has its compressed variants on disk.
+    diskVariantsAbove: largestCachedBlob(options.edgeCacheBytes),
     ...options.storage,
     freeBytes: freeBytesOf(dir),
   };

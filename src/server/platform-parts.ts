@@ -39,6 +39,8 @@ export async function openPlatformParts(
     storage: {
       projectQuotaBytes: config.projectQuotaBytes,
       pendingQuotaBytes: config.pendingQuotaBytes,
+      clientQuotaBytes: config.clientQuotaBytes,
+      clientQuotaWindowSeconds: config.clientQuotaWindowSeconds,
       minFreeBytes: config.minFreeBytes,
     },
     sitesDomain: config.sitesDomain,

@@ -169,7 +169,11 @@ function serviceConfig(config: ServerConfig, edgePort: number | undefined): Serv
     projectTtlSeconds: config.projectTtlSeconds,
     projectPurgeGraceSeconds: config.projectPurgeGraceSeconds,
     domainQuarantineSeconds: config.domainQuarantineDays * 86_400,
-    retention: { revisionsKept: config.revisionsKept, minAgeSeconds: config.revisionMinAgeDays * 86_400 },
+    retention: {
+      revisionsKept: config.revisionsKept,
+      minAgeSeconds: config.revisionMinAgeDays * 86_400,
+      revisionsMax: config.revisionsMax,
+    },
     domainPendingSeconds: config.domainPendingDays * 86_400,
     domainCheckIntervalSeconds: config.domainCheckIntervalSeconds,
     limits: { maxAssets: config.maxAssets, maxAssetBytes: config.maxAssetBytes },

@@ -21,7 +21,7 @@ describe("storage quotas", () => {
   let server: Awaited<ReturnType<typeof startTestServer>>;
   beforeAll(async () => {
     server = await startTestServer({
-      projectQuotaBytes: 10_000,
+      projectQuotaBytes: 12_000,
       pendingQuotaBytes: 15_000,
       // The clients of these tests come from addresses they choose.
       trustProxy: true,
@@ -54,19 +54,21 @@ describe("storage quotas", () => {
 
   it("POST prepare: 413 QUOTA_EXCEEDED past PROJECT_QUOTA_BYTES across the project's revisions, saying how much is left; nothing changed", async () => {
     const p = await project("10.1.0.1");
-    const first = await deployFiles(server.urls.api, p, files(3, 2000)); // 6,000 bytes kept
+    // 6,000 bytes of content, a revision (1,024) and 3 rows of a 7-byte path (256 + 4 × 7 each).
+    const first = await deployFiles(server.urls.api, p, files(3, 2000));
     expect(first.deployed.revisionId).toBeDefined();
+    const kept = 6000 + 1024 + 3 * 284;
 
     const { manifest: tooMuch } = await manifestOf(p.slug, files(3, 2000));
     const error = await expectRefused(p, tooMuch);
-    expect(error).toMatchObject({ quota: "project", limitBytes: 10_000, remainingBytes: 4_000 });
+    expect(error).toMatchObject({ quota: "project", limitBytes: 12_000, remainingBytes: 12_000 - kept });
     expect(error.message).toContain("PROJECT_QUOTA_BYTES");
     // A manifest over the quota by itself is refused before anything is written.
-    const { manifest: alone } = await manifestOf(p.slug, files(1, 10_001));
-    expect(await expectRefused(p, alone)).toMatchObject({ quota: "project", remainingBytes: 4_000 });
+    const { manifest: alone } = await manifestOf(p.slug, files(1, 12_001));
+    expect(await expectRefused(p, alone)).toMatchObject({ quota: "project", remainingBytes: 12_000 - kept });
 
-    // New content up to what is left fits.
-    const { manifest: fits } = await manifestOf(p.slug, files(2, 2000));
+    // A new revision up to what is left fits.
+    const { manifest: fits } = await manifestOf(p.slug, files(1, 12_000 - kept - 1024 - 284));
     const ok = await prepare(p, fits);
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
   });
@@ -77,12 +79,17 @@ describe("storage quotas", () => {
     const elsewhere = await project("10.2.0.2");
     const aFiles = files(4, 2000);
     const { manifest: aManifest, byHash } = await manifestOf(a.slug, aFiles);
-    const held = await prepare(a, aManifest); // 8,000 pending from 10.2.0.1
+    // 8,000 bytes to upload and 4 manifest rows (284 each) pending from 10.2.0.1.
+    const held = await prepare(a, aManifest);
     expect(held.status).toBe(200);
 
     const { manifest: bManifest } = await manifestOf(b.slug, files(4, 2000));
     const error = await expectRefused(b, bManifest);
-    expect(error).toMatchObject({ quota: "pending", limitBytes: 15_000, remainingBytes: 7_000 });
+    expect(error).toMatchObject({
+      quota: "pending",
+      limitBytes: 15_000,
+      remainingBytes: 15_000 - 8000 - 4 * 284,
+    });
     expect(error.message).toContain("PENDING_QUOTA_BYTES");
     // Another address has its own.
     const { manifest: otherManifest } = await manifestOf(elsewhere.slug, files(4, 2000));

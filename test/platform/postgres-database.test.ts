@@ -8,7 +8,13 @@ import {
 } from "../../src/platform/local/postgres-database.js";
 import { describePostgres, TEST_DATABASE_URL, testPostgres } from "../support/postgres.js";
 
-const MIGRATIONS = ["0001_platform", "0002_manifest_notify", "0003_session_assets_by_hash"];
+const MIGRATIONS = [
+  "0001_platform",
+  "0002_manifest_notify",
+  "0003_session_assets_by_hash",
+  "0004_site_aliases",
+  "0005_quota_charges",
+];
 
 await describePostgres("the platform database on PostgreSQL", () => {
   let admin: pg.Client;
@@ -59,6 +65,7 @@ await describePostgres("the platform database on PostgreSQL", () => {
       "packs",
       "platform_migration",
       "platform_migration_lock",
+      "project_charges",
       "revision_files",
       "revision_rules",
       "revisions",

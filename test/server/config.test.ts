@@ -42,6 +42,7 @@ describe("configuration: the environment read into settings", () => {
       projectPurgeGraceSeconds: 604_800,
       domainQuarantineDays: 30,
       revisionsKept: 50,
+      revisionsMax: 100,
       revisionMinAgeDays: 30,
       domainPendingDays: 7,
       domainCheckIntervalSeconds: 300,
@@ -72,6 +73,8 @@ describe("configuration: the environment read into settings", () => {
       trustProxy: false,
       projectQuotaBytes: 1024 * MIB,
       pendingQuotaBytes: 2048 * MIB,
+      clientQuotaBytes: 5120 * MIB,
+      clientQuotaWindowSeconds: 2_592_000,
       minFreeBytes: 1024 * MIB,
       edgeCacheBytes: 64 * MIB,
       timeouts: { headersMs: 30_000, requestMs: 300_000, keepAliveMs: 5_000 },
@@ -103,6 +106,7 @@ describe("configuration: the environment read into settings", () => {
       PROJECT_PURGE_GRACE_SECONDS: "13",
       DOMAIN_QUARANTINE_DAYS: "0",
       REVISIONS_KEPT: "3",
+      REVISIONS_MAX: "4",
       REVISION_MIN_AGE_DAYS: "2",
       DOMAIN_PENDING_DAYS: "1.5",
       DOMAIN_CHECK_INTERVAL_SECONDS: "14",
@@ -133,6 +137,8 @@ describe("configuration: the environment read into settings", () => {
       TRUST_PROXY: "1",
       PROJECT_QUOTA_BYTES: "32",
       PENDING_QUOTA_BYTES: "33",
+      CLIENT_QUOTA_BYTES: "36",
+      CLIENT_QUOTA_WINDOW_SECONDS: "37",
       MIN_FREE_BYTES: "34",
       EDGE_CACHE_BYTES: "35",
       HEADERS_TIMEOUT_SECONDS: "2",
@@ -163,6 +169,7 @@ describe("configuration: the environment read into settings", () => {
       projectPurgeGraceSeconds: 13,
       domainQuarantineDays: 0,
       revisionsKept: 3,
+      revisionsMax: 4,
       revisionMinAgeDays: 2,
       domainPendingDays: 1.5,
       domainCheckIntervalSeconds: 14,
@@ -193,12 +200,18 @@ describe("configuration: the environment read into settings", () => {
       trustProxy: true,
       projectQuotaBytes: 32,
       pendingQuotaBytes: 33,
+      clientQuotaBytes: 36,
+      clientQuotaWindowSeconds: 37,
       minFreeBytes: 34,
       edgeCacheBytes: 35,
       timeouts: { headersMs: 2000, requestMs: 500, keepAliveMs: 3000 },
       uploadJwtSecret: "s".repeat(32),
       logLevel: "debug",
     });
+  });
+
+  it("loadConfig: REVISIONS_MAX below REVISIONS_KEPT is taken as REVISIONS_KEPT (those are kept whatever their age)", () => {
+    expect(loadConfig({ REVISIONS_KEPT: "10", REVISIONS_MAX: "4" }).revisionsMax).toBe(10);
   });
 
   it("loadConfig: a variable set to the empty string counts as unset", () => {
@@ -220,6 +233,7 @@ describe("configuration: the environment read into settings", () => {
       "DATABASE_URL: must be a postgres:// URL (unset: SQLite in DATA_DIR)",
     );
     expect(refusal({ REVISIONS_KEPT: "0" }).message).toMatch(/^REVISIONS_KEPT: /);
+    expect(refusal({ REVISIONS_MAX: "0" }).message).toMatch(/^REVISIONS_MAX: /);
     expect(refusal({ TRUST_PROXY: "yes" }).message).toMatch(/^TRUST_PROXY: /);
     expect(refusal({ DNS_RESOLVER: "resolver.example:53" }).message).toBe(
       "DNS_RESOLVER: must be host:port, such as 127.0.0.1:53",

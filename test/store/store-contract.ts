@@ -70,6 +70,13 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       expect(await store.getProjectByHostname(record.generatedHostname)).toEqual(record);
     });
 
+    it("createProject: keeps the client address that created it (createdBy), read back with the record", async () => {
+      const record = projectRecord("amber", { createdBy: "203.0.113.7" });
+      expect(await store.createProject(record)).toBe(true);
+      expect(await store.getProject(record.slug)).toEqual(record);
+      expect((await store.getProjectByTokenHash(record.tokenHash))?.createdBy).toBe("203.0.113.7");
+    });
+
     it("getProject: unknown slug, token hash or hostname gives undefined", async () => {
       await store.createProject(projectRecord("amber"));
       expect(await store.getProject("nobody-here-00000")).toBeUndefined();
@@ -655,6 +662,32 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       expect(
         await store.listPrunableRevisions({ keep: 2, keepAfter: at("2030-01-01T00:00:00Z") }, 100),
       ).toEqual([]);
+    });
+
+    it("listPrunableRevisions: with `max`, young revisions beyond a project's last `max` too, never the production one; `projectSlug` keeps to one project", async () => {
+      const a = projectRecord("amber");
+      const b = projectRecord("birch");
+      await store.createProject(a);
+      await store.createProject(b);
+      const ids: string[] = [];
+      for (let n = 1; n <= 5; n++) ids.push(await completeAt(a.slug, n, `2030-01-0${n}T00:00:00Z`));
+      const theirs: string[] = [];
+      for (let n = 6; n <= 9; n++) theirs.push(await completeAt(b.slug, n, `2030-01-0${n - 5}T00:00:00Z`));
+      await store.setProductionRevision(a.slug, ids[0]!);
+      // Every revision is young: only `max` lets some go.
+      const policy = { keep: 2, keepAfter: at("2029-01-01T00:00:00Z"), max: 3 };
+      expect(await store.listPrunableRevisions(policy, 100)).toEqual([
+        { projectSlug: b.slug, revisionId: theirs[0] },
+        { projectSlug: a.slug, revisionId: ids[1] },
+      ]);
+      expect(await store.listPrunableRevisions({ ...policy, projectSlug: a.slug }, 100)).toEqual([
+        { projectSlug: a.slug, revisionId: ids[1] },
+      ]);
+      // Never fewer than `keep`, whatever `max` says.
+      expect(await store.listPrunableRevisions({ ...policy, keep: 3, max: 1 }, 100)).toEqual([
+        { projectSlug: b.slug, revisionId: theirs[0] },
+        { projectSlug: a.slug, revisionId: ids[1] },
+      ]);
     });
 
     it("deleteRevisions: removes the revisions and their deploys, never the project's current one", async () => {

@@ -25,7 +25,7 @@ export function projectRoutes(
     async (c) => {
       const { body } = await parseBody(c, createProjectSchema);
       await createLimits.perFingerprint.hit(body.anonFingerprint.toLowerCase());
-      return c.json(await createProject(services, body), 201);
+      return c.json(await createProject(services, { ...body, clientAddress: deps.clientAddress(c) }), 201);
     },
   );
 

@@ -43,7 +43,5 @@ export function tlsAskRoutes(deps: Pick<RouteDeps, "services" | "clientAddress">
  * /tls/ask through the same proxy is still limited as themselves.
  */
 function fromFrontend(c: Context, address: string, trusted: ReadonlySet<string>): boolean {
-  return (
-    trusted.size > 0 && trusted.has(address) && c.req.header("x-forwarded-for") === undefined
-  );
+  return trusted.size > 0 && trusted.has(address) && c.req.header("x-forwarded-for") === undefined;
 }

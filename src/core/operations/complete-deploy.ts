@@ -8,6 +8,7 @@ import { aliasUrl, revisionUrl } from "../site-urls.js";
 import { authorize, hasPassed, type ProjectCredentials } from "./authorize.js";
 import { callPlatform } from "./platform-call.js";
 import { withProjectLock } from "./project-lock.js";
+import { pruneProjectRevisions } from "./retention.js";
 
 /** The deploy response (contract §3). */
 export interface CompletedDeploy {
@@ -75,6 +76,9 @@ export async function completeDeploy(
       preview: input.preview,
       message: input.message,
     });
+    // The revision is recorded: one more may take the project past REVISIONS_MAX. A failure
+    // here leaves it to the sweep rather than failing a deploy that is done.
+    await pruneProjectRevisions(services, published).catch(() => undefined);
     return withAlias(
       services,
       result(services, deploy.revisionId, toPublicProject(published, config.sites)),

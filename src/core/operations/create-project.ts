@@ -5,10 +5,13 @@ import { addSeconds, type PublicProject, type Services, toPublicProject } from "
 
 const SLUG_ATTEMPTS = 8;
 
-/** Creates an anonymous project; the raw token is returned here once and never kept. */
+/**
+ * Creates an anonymous project, recording the client address that created it; the raw token is
+ * returned here once and never kept.
+ */
 export async function createProject(
   services: Services,
-  input: { projectHash: string; anonFingerprint: string },
+  input: { projectHash: string; anonFingerprint: string; clientAddress?: string },
 ): Promise<{ project: PublicProject; apiToken: string }> {
   const { store, config } = services;
   const apiToken = generateApiToken();
@@ -29,6 +32,8 @@ export async function createProject(
       revisionId: null,
       createdAt: now.toISOString(),
       expiresAt: addSeconds(now, config.projectTtlSeconds).toISOString(),
+      // Whose storage its content counts against (CLIENT_QUOTA_BYTES).
+      createdBy: input.clientAddress ?? null,
     };
     if (await store.createProject(record)) {
       return { project: toPublicProject(record, config.sites), apiToken };

@@ -60,6 +60,10 @@ export async function prepareDeploy(
         entries,
         expiresAt,
         clientAddress: input.clientAddress,
+        // Whose client quota the project's storage counts against (CLIENT_QUOTA_BYTES).
+        ...(current.createdBy
+          ? { owner: { clientAddress: current.createdBy, createdAt: new Date(current.createdAt) } }
+          : {}),
       }),
     );
     const deploy = {

@@ -16,8 +16,11 @@ export interface ServiceConfig {
   projectPurgeGraceSeconds: number;
   /** How long an external hostname a project released is withheld from other projects. */
   domainQuarantineSeconds: number;
-  /** Revisions kept per project: the last `revisionsKept`, and any younger than `minAgeSeconds`. */
-  retention: { revisionsKept: number; minAgeSeconds: number };
+  /**
+   * Revisions kept per project: the last `revisionsKept`, and any younger than `minAgeSeconds`
+   * while it is one of the last `revisionsMax` (default: no such bound).
+   */
+  retention: { revisionsKept: number; minAgeSeconds: number; revisionsMax?: number };
   /** How long a claim on an external hostname may stay pending (no DNS proof) before it lapses. */
   domainPendingSeconds: number;
   /** How long the sweeper leaves a pending hostname before asking DNS about it again. */

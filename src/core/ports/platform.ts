@@ -59,8 +59,8 @@ export const MAX_ALIASES = 20;
 export interface Platform {
   /**
    * Opens a session for a manifest. Refuses (QuotaExceededError) what would take the project past
-   * its quota across its kept revisions, or `clientAddress` past its quota of bytes prepared and not
-   * deployed; refuses (InsufficientStorageError) uploads the storage has no room for.
+   * its quota across its kept revisions, its `owner` past the quota of the projects it created, or
+   * `clientAddress` past its quota of bytes prepared and not deployed; refuses (InsufficientStorageError) uploads the storage has no room for.
    */
   openUploadSession(input: {
     projectSlug: string;
@@ -68,6 +68,8 @@ export interface Platform {
     expiresAt: Date;
     /** The address of the client that prepares it, whose pending bytes it counts against. */
     clientAddress?: string;
+    /** The client address that created the project, and when: its client quota's (when known). */
+    owner?: { clientAddress: string; createdAt: Date };
   }): Promise<UploadSession>;
   /** Checks the completion token against the session and that every asset is held, parses the
    * site's `_redirects` and `_headers` (InvalidSiteConfigError when one does not parse: nothing is

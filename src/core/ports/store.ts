@@ -12,6 +12,8 @@ export interface ProjectRecord {
   revisionId: string | null;
   createdAt: string;
   expiresAt: string;
+  /** The client address that created it (CLIENT_QUOTA_BYTES); null when unknown (older projects). */
+  createdBy?: string | null;
 }
 
 /** `pending` until DNS shows control of an external hostname; vanity names are `active` at once. */
@@ -61,10 +63,16 @@ export interface RevisionRecord {
   message: string | null;
 }
 
-/** Which revisions retention keeps: the last `keep` of each project and any created at or after `keepAfter`. */
+/**
+ * Which revisions retention keeps: the last `keep` of each project and any created at or after
+ * `keepAfter` while it is one of the project's last `max` (when given).
+ */
 export interface RetentionPolicy {
   keep: number;
   keepAfter: string;
+  max?: number;
+  /** Only this project's revisions (a deploy prunes its own). */
+  projectSlug?: string;
 }
 
 export interface CompleteDeployInput {
@@ -179,7 +187,8 @@ export interface Store {
   setProductionRevision(slug: string, revisionId: string): Promise<ProjectRecord | undefined>;
   /**
    * Revisions retention lets go, oldest first, at most `limit`: beyond the last `policy.keep` of
-   * their project, created before `policy.keepAfter`, and never a project's current revision.
+   * their project, and created before `policy.keepAfter` or beyond its last `policy.max`; never a
+   * project's current revision.
    */
   listPrunableRevisions(
     policy: RetentionPolicy,

@@ -69,12 +69,14 @@ const CURRENT = {
     "pending_bytes",
     "asset_hashes",
   ],
-  session_assets: ["session_id#1", "path#3", "hash#2", "size", "content_type"],
+  session_assets: ["session_id#1", "path#3", "hash#2", "size", "content_type", "compressible"],
+  project_charges: ["project_slug#1", "client_address", "created_at", "charged_bytes"],
   sites: ["project_slug#1", "revision_id", "expires_at", "production_since"],
   site_hosts: ["hostname#1", "project_slug", "canonical_url"],
 };
 const INDEXES = [
   "blobs_pack",
+  "project_charges_client",
   "revision_files_hash",
   "revision_files_project_hash",
   "session_assets_hash",
@@ -103,7 +105,7 @@ describe("openPlatformDatabase", () => {
       { pack: null, pack_offset: null, damaged: 0 },
     ]);
     // A session of today whose held blob has no session_blobs row keeps it so across an opening.
-    db.exec("INSERT INTO session_assets VALUES ('s', '/x', 'h', 1, 'text/plain')");
+    db.exec("INSERT INTO session_assets VALUES ('s', '/x', 'h', 1, 'text/plain', 0)");
     await first.close();
     const again = sqliteOf(await open());
     for (const [table, columns] of Object.entries(CURRENT)) expect(columnsOf(again, table)).toEqual(columns);
@@ -121,8 +123,8 @@ describe("openPlatformDatabase", () => {
     expect(indexesOf(db)).toEqual(INDEXES);
     expect(rows(db, "SELECT name FROM sqlite_master WHERE name = 'session_assets_by_path'")).toEqual([]);
     expect(rows(db, "SELECT * FROM session_assets ORDER BY path")).toEqual([
-      { session_id: "s1", path: "/a", hash: "held", size: 5, content_type: "text/plain" },
-      { session_id: "s1", path: "/b", hash: "missing", size: 7, content_type: "text/css" },
+      { session_id: "s1", path: "/a", hash: "held", size: 5, content_type: "text/plain", compressible: 0 },
+      { session_id: "s1", path: "/b", hash: "missing", size: 7, content_type: "text/css", compressible: 0 },
     ]);
     expect(rows(db, "SELECT * FROM session_blobs")).toEqual([{ session_id: "s1", hash: "held" }]);
     expect(rows(db, "SELECT client_address, pending_bytes, asset_hashes FROM upload_sessions")).toEqual([

@@ -4,6 +4,7 @@ import type { PostgresOptions } from "../../shared/postgres.js";
 import { openSqlite, type SqliteDatabase } from "../../shared/sqlite.js";
 import { openPostgresPlatformDatabase } from "./postgres-database.js";
 import { firstOf, type PlatformDatabase, sqlitePlatformDatabase } from "./platform-db.js";
+import { rowBytesSumSql } from "./quota-charges.js";
 import { REVISION_RULES_TABLE } from "./revision-rules.js";
 
 export type { PlatformDatabase } from "./platform-db.js";
@@ -147,12 +148,41 @@ function migrateSqlite(db: SqliteDatabase): void {
   if (!hostColumns.some((c) => c.name === "canonical_url")) {
     db.exec("ALTER TABLE site_hosts ADD COLUMN canonical_url TEXT");
   }
+  addQuotaCharges(db);
   // A database from before per-project deduplication: its open sessions were told that held
   // content need not be sent, so they keep it.
   if (before === undefined) {
     db.exec(`INSERT OR IGNORE INTO session_blobs (session_id, hash)
       SELECT DISTINCT s.session_id, s.hash FROM session_assets s JOIN blobs b ON b.hash = s.hash`);
   }
+}
+
+/**
+ * What the storage quotas count (quota-charges.ts, project-charges.ts): whether the edge
+ * compresses a path's file (its variants count), each revision's row charge (counted now for those
+ * from before), and each project's creator and charge. Rows from before have `compressible` 0 and
+ * projects from before no creator.
+ */
+function addQuotaCharges(db: SqliteDatabase): void {
+  for (const table of ["session_assets", "revision_files"]) {
+    const columns = db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[];
+    if (!columns.some((c) => c.name === "compressible")) {
+      db.exec(`ALTER TABLE ${table} ADD COLUMN compressible INTEGER NOT NULL DEFAULT 0`);
+    }
+  }
+  const revisionColumns = db.prepare("PRAGMA table_info(revisions)").all() as { name: string }[];
+  if (!revisionColumns.some((c) => c.name === "row_bytes")) {
+    db.exec("ALTER TABLE revisions ADD COLUMN row_bytes INTEGER NOT NULL DEFAULT 0");
+    db.exec(`UPDATE revisions SET row_bytes = (SELECT ${rowBytesSumSql("sqlite")}
+      FROM revision_files f WHERE f.project_slug = revisions.project_slug AND f.revision_id = revisions.revision_id)`);
+  }
+  db.exec(`CREATE TABLE IF NOT EXISTS project_charges (
+    project_slug TEXT PRIMARY KEY,
+    client_address TEXT,
+    created_at INTEGER,
+    charged_bytes INTEGER NOT NULL DEFAULT 0
+  ) WITHOUT ROWID`);
+  db.exec("CREATE INDEX IF NOT EXISTS project_charges_client ON project_charges(client_address, created_at)");
 }
 
 /**

@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import { InsufficientStorageError, QuotaExceededError } from "../../core/errors.js";
+import { REVISION_BYTES, rowCharge, rowsCharge } from "./quota-charges.js";
 import { UNLIMITED, type StorageLimits } from "./storage-limits.js";
 import {
   ACCOUNT,
@@ -19,6 +20,11 @@ const limits = (changes: Partial<StorageLimits>): StorageLimits => ({ ...UNLIMIT
 const expiresAt = () => new Date(t.clock.ms + 60_000);
 const open = (entries: ReturnType<typeof manifestOf>, clientAddress?: string) =>
   t.platform.openUploadSession({ projectSlug: "blue", entries, expiresAt: expiresAt(), clientAddress });
+/** The charge of a revision of `files` in a project that keeps nothing else. */
+const charge = (files: Record<string, string>) =>
+  REVISION_BYTES +
+  rowsCharge(manifestOf(files)) +
+  [...new Set(Object.values(files))].reduce((sum, text) => sum + Buffer.byteLength(text), 0);
 const sessionRows = async () =>
   (await rowsOfTable(t, "upload_sessions")).map((row) => [row["client_address"], row["pending_bytes"]]);
 
@@ -49,12 +55,13 @@ describe("LocalPlatform.openUploadSession", () => {
         project_slug: "blue",
         expires_at: at.getTime(),
         client_address: "10.0.0.1",
-        pending_bytes: 6,
+        // Its content to upload and its manifest's rows.
+        pending_bytes: 6 + rowsCharge(entries),
       }),
     ]);
   });
 
-  it("openUploadSession: with nothing to upload, no bucket and no bytes reserved, and the upload token completes the deploy too", async () => {
+  it("openUploadSession: with nothing to upload, no bucket, only its rows reserved, and the upload token completes the deploy too", async () => {
     t = await testPlatform();
     await deployed(t, "blue", "r1", { a: "1" });
     const session = await open(manifestOf({ again: "1" }), "10.0.0.1");
@@ -62,7 +69,7 @@ describe("LocalPlatform.openUploadSession", () => {
     expect(await t.tokens.verify("completion", session.uploadJwt, new Date(t.clock.ms))).toBe(
       session.sessionId,
     );
-    expect(await sessionRows()).toContainEqual(["10.0.0.1", 0]);
+    expect(await sessionRows()).toContainEqual(["10.0.0.1", rowCharge("/again")]);
   });
 
   it("openUploadSession: SQLITE_FULL while writing the manifest is InsufficientStorageError; another failure is thrown as it is", async () => {
@@ -84,65 +91,81 @@ describe("LocalPlatform.openUploadSession", () => {
 });
 
 describe("LocalPlatform quotas", () => {
-  it("openUploadSession: a manifest whose distinct content alone is over PROJECT_QUOTA_BYTES is refused before a row is written; at the quota it opens", async () => {
-    t = await testPlatform(limits({ projectQuotaBytes: 10 }));
+  it("openUploadSession: a manifest whose charge alone (content, rows, a revision) is over PROJECT_QUOTA_BYTES is refused before a row is written; at the quota it opens", async () => {
+    const over = { a: "1".repeat(1000), b: "2".repeat(1000), c: "3".repeat(1000) };
+    const quota = charge(over) - 1;
+    t = await testPlatform(limits({ projectQuotaBytes: quota }));
     await deployed(t, "blue", "r1", { kept: "1234" });
-    const over = manifestOf({ a: "123456", b: "12345", c: "123456" });
-    const error = (await open(over).catch((e: unknown) => e)) as QuotaExceededError;
+    const kept = charge({ kept: "1234" });
+    const error = (await open(manifestOf(over)).catch((e: unknown) => e)) as QuotaExceededError;
     expect(error).toBeInstanceOf(QuotaExceededError);
-    expect(error).toMatchObject({ quota: "project", limitBytes: 10, remainingBytes: 6 });
+    expect(error).toMatchObject({ quota: "project", limitBytes: quota, remainingBytes: quota - kept });
     expect(error.message).toBe(
-      "project quota exceeded: this deploy would keep 11 bytes (0.0 MiB) across the project's revisions; " +
-        "the limit (PROJECT_QUOTA_BYTES) is 10 bytes (0.0 MiB), 6 bytes (0.0 MiB) left",
+      `project quota exceeded: this deploy would keep ${quota + 1} bytes (0.0 MiB) across the project's ` +
+        "revisions (content, its compressed variants, manifest rows and revisions); the limit " +
+        `(PROJECT_QUOTA_BYTES) is ${quota} bytes (0.0 MiB), ${quota - kept} bytes (0.0 MiB) left`,
     );
     expect(await rowsOfTable(t, "upload_sessions")).toHaveLength(1);
-    await open(manifestOf({ a: "1234", b: "123456" }));
+    const fits = { pad: "p".repeat(quota - kept - charge({ pad: "" })) };
+    await open(manifestOf(fits));
     expect(await rowsOfTable(t, "upload_sessions")).toHaveLength(2);
   });
 
-  it("openUploadSession: content that would take the project's kept bytes past PROJECT_QUOTA_BYTES is refused and its session removed; up to the quota it opens", async () => {
-    t = await testPlatform(limits({ projectQuotaBytes: 10 }));
+  it("openUploadSession: a revision that would take the project's kept charge past PROJECT_QUOTA_BYTES is refused and its session removed; up to the quota it opens", async () => {
+    const quota = 4000;
+    t = await testPlatform(limits({ projectQuotaBytes: quota }));
     await deployed(t, "blue", "r1", { kept: "1234" });
-    const error = await open(manifestOf({ a: "1234567" })).catch((e: unknown) => e);
-    expect(error).toMatchObject({ quota: "project", limitBytes: 10, remainingBytes: 6 });
-    expect((error as Error).message).toMatch(/^project quota exceeded: this deploy would keep 11 bytes/);
+    const kept = charge({ kept: "1234" });
+    const room = quota - kept - charge({ a: "" });
+    const error = await open(manifestOf({ a: "x".repeat(room + 1) })).catch((e: unknown) => e);
+    expect(error).toMatchObject({ quota: "project", limitBytes: quota, remainingBytes: quota - kept });
+    expect((error as Error).message).toMatch(
+      `project quota exceeded: this deploy would keep ${quota + 1} bytes`,
+    );
     expect(await rowsOfTable(t, "upload_sessions")).toHaveLength(1);
-    await open(manifestOf({ kept: "1234", a: "123456" }));
+    await open(manifestOf({ a: "x".repeat(room) }));
     expect(await rowsOfTable(t, "upload_sessions")).toHaveLength(2);
   });
 
-  it("openUploadSession: a manifest that adds nothing to the project opens though the project is over PROJECT_QUOTA_BYTES already (the quota lowered since)", async () => {
+  it("openUploadSession: a manifest of content the project keeps adds its rows and a revision only: refused once those pass PROJECT_QUOTA_BYTES, opened up to it", async () => {
     const storage = limits({});
     t = await testPlatform(storage);
     await deployed(t, "blue", "r1", { x: "123456", y: "abcdef" });
-    storage.projectQuotaBytes = 10;
+    const kept = charge({ x: "123456", y: "abcdef" });
+    storage.projectQuotaBytes = kept + REVISION_BYTES + rowCharge("/again") - 1;
+    await expect(open(manifestOf({ again: "123456" }))).rejects.toMatchObject({ quota: "project" });
+    storage.projectQuotaBytes += 1;
     await open(manifestOf({ again: "123456" }));
     expect(await rowsOfTable(t, "upload_sessions")).toHaveLength(2);
   });
 
-  it("openUploadSession: an address's prepared and undeployed bytes past PENDING_QUOTA_BYTES are refused, its session removed; up to the quota, with no address, or asking for nothing, it opens", async () => {
-    t = await testPlatform(limits({ pendingQuotaBytes: 10 }));
+  it("openUploadSession: an address's prepared and undeployed bytes (content to upload and manifest rows) past PENDING_QUOTA_BYTES are refused, its session removed; up to the quota, with no address, or an empty manifest, it opens", async () => {
+    const first = 7 + rowCharge("/a");
+    const second = 4 + rowCharge("/b");
+    const quota = first + second - 1;
+    t = await testPlatform(limits({ pendingQuotaBytes: quota }));
     await open(manifestOf({ a: "1234567" }), "10.0.0.1");
     const error = (await open(manifestOf({ b: "1234" }), "10.0.0.1").catch((e: unknown) => e)) as Error;
-    expect(error).toMatchObject({ quota: "pending", limitBytes: 10, remainingBytes: 3 });
+    expect(error).toMatchObject({ quota: "pending", limitBytes: quota, remainingBytes: quota - first });
     expect(error.message).toBe(
-      "pending quota exceeded: this prepare asks for 4 bytes (0.0 MiB) and this client address has 7 bytes (0.0 MiB) " +
-        "prepared and not deployed; the limit (PENDING_QUOTA_BYTES) is 10 bytes (0.0 MiB), 3 bytes (0.0 MiB) left. " +
+      `pending quota exceeded: this prepare asks for ${second} bytes (0.0 MiB) (content to upload and ` +
+        `manifest rows) and this client address has ${first} bytes (0.0 MiB) prepared and not deployed; ` +
+        `the limit (PENDING_QUOTA_BYTES) is ${quota} bytes (0.0 MiB), ${quota - first} bytes (0.0 MiB) left. ` +
         "Deploy or wait for earlier preparations to expire.",
     );
-    expect(await sessionRows()).toEqual([["10.0.0.1", 7]]);
+    expect(await sessionRows()).toEqual([["10.0.0.1", first]]);
     await open(manifestOf({ c: "123" }), "10.0.0.1");
     await open(manifestOf({ d: "12345678901" }));
-    await open(manifestOf({ e: "12345678901" }), "10.0.0.2").catch(() => undefined);
+    await open(manifestOf({ e: "e".repeat(quota) }), "10.0.0.2").catch(() => undefined);
     expect((await sessionRows()).sort()).toEqual([
-      [null, 11],
-      ["10.0.0.1", 3],
-      ["10.0.0.1", 7],
+      [null, 11 + rowCharge("/d")],
+      ["10.0.0.1", 3 + rowCharge("/c")],
+      ["10.0.0.1", first],
     ]);
     await deployed(t, "blue", "r1", { k: "k" });
-    await sql`UPDATE upload_sessions SET pending_bytes = 12`.execute(t.database.db);
+    await sql`UPDATE upload_sessions SET pending_bytes = ${quota + 1}`.execute(t.database.db);
     // Over the quota already, the address may still prepare what asks for nothing.
-    await open(manifestOf({ again: "k" }), "10.0.0.1");
+    await open([], "10.0.0.1");
     expect(await rowsOfTable(t, "upload_sessions")).toHaveLength(5);
     const nothingLeft = await open(manifestOf({ f: "1" }), "10.0.0.1").catch((e: unknown) => e);
     expect(nothingLeft).toMatchObject({ quota: "pending", remainingBytes: 0 });

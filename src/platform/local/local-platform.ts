@@ -2,7 +2,6 @@ import { sql } from "kysely";
 import {
   InsufficientStorageError,
   InvalidCompletionError,
-  QuotaExceededError,
   RevisionNotFoundError,
 } from "../../core/errors.js";
 import { generateOpaqueId } from "../../core/ids.js";
@@ -31,13 +30,9 @@ import {
 } from "./garbage-collector.js";
 import { readSessionRules } from "./revision-rules.js";
 import { SiteTables } from "./site-tables.js";
-import {
-  describeBytes,
-  isOutOfSpace,
-  lacksRoomFor,
-  type StorageLimits,
-  UNLIMITED,
-} from "./storage-limits.js";
+import type { ProjectOwner } from "./project-charges.js";
+import { type PrepareCharge, pendingQuotaError, QuotaGate } from "./quota-gate.js";
+import { isOutOfSpace, lacksRoomFor, type StorageLimits, UNLIMITED } from "./storage-limits.js";
 
 /**
  * How long one transaction of a large session's rows may take before the event loop gets a turn;
@@ -70,9 +65,11 @@ export interface LocalPlatformOptions {
  */
 export class LocalPlatform implements Platform {
   private readonly sites: SiteTables;
+  private readonly quotas: QuotaGate;
 
   constructor(private readonly options: LocalPlatformOptions) {
     this.sites = new SiteTables(options.db);
+    this.quotas = new QuotaGate(options.db, options.storage ?? UNLIMITED, options.now);
   }
 
   async openUploadSession(input: {
@@ -80,11 +77,12 @@ export class LocalPlatform implements Platform {
     entries: ManifestEntry[];
     expiresAt: Date;
     clientAddress?: string;
+    owner?: { clientAddress: string; createdAt: Date };
   }): Promise<UploadSession> {
     const { sessions, tokens, accountId, now } = this.options;
     const sessionId = generateOpaqueId();
     const expiresAt = input.expiresAt.getTime();
-    await this.refuseOverProjectQuota(input.projectSlug, input.entries);
+    await this.quotas.refuseManifest(input.projectSlug, input.entries);
     let opened;
     try {
       opened = await sessions.open(
@@ -99,8 +97,13 @@ export class LocalPlatform implements Platform {
     }
     const { missing } = opened;
     const asked = missing.reduce((sum, asset) => sum + asset.size, 0);
+    const charge = this.quotas.chargeOf(input.entries, opened.added, asked);
+    const owner = input.owner && {
+      clientAddress: input.owner.clientAddress,
+      createdAt: input.owner.createdAt.getTime(),
+    };
     try {
-      await this.admit(input.projectSlug, sessionId, input.clientAddress, asked, opened.addedBytes);
+      await this.admit(input.projectSlug, sessionId, input.clientAddress, owner, asked, charge);
     } catch (error) {
       await sessions.discard(sessionId);
       if (isOutOfSpace(error)) throw new InsufficientStorageError(undefined, { cause: error });
@@ -122,76 +125,39 @@ export class LocalPlatform implements Platform {
   }
 
   /**
-   * Refuses at once, before a row is written, a manifest whose distinct content alone is over the
-   * project quota: whatever the project already keeps, the deploy would take it past.
-   */
-  private async refuseOverProjectQuota(projectSlug: string, entries: ManifestEntry[]): Promise<void> {
-    const limit = this.storage.projectQuotaBytes;
-    if (limit <= 0) return;
-    const sizes = new Map<string, number>();
-    for (const entry of entries) sizes.set(entry.hash, Math.max(sizes.get(entry.hash) ?? 0, entry.size));
-    let total = 0;
-    for (const size of sizes.values()) total += size;
-    if (total > limit)
-      throw this.projectQuotaError(total, await this.options.sessions.projectBytes(projectSlug));
-  }
-
-  /**
-   * Admits a session that asks for `asked` bytes and adds `added` bytes to its project's content:
-   * storage must have room for the upload (MIN_FREE_BYTES), the project stays within its quota
-   * across its kept revisions, the client address within its quota of bytes prepared and not
-   * deployed. The quotas are checked and the reservation recorded in one transaction, so racing
-   * prepares of one address cannot both take the same room.
+   * Admits a session that asks for `asked` bytes and is charged `charge`: storage must have room
+   * for the upload (MIN_FREE_BYTES), the project stay within its quota across its kept revisions,
+   * the projects its owner created within the client quota, the client address within its quota
+   * of bytes prepared and not deployed. The quotas are checked and the reservation recorded in one
+   * transaction, so racing prepares of one project, owner or address cannot both take the same room.
    */
   private async admit(
     projectSlug: string,
     sessionId: string,
     clientAddress: string | undefined,
+    owner: ProjectOwner | undefined,
     asked: number,
-    added: number,
+    charge: PrepareCharge,
   ): Promise<void> {
     const { db, sessions, now } = this.options;
-    const { projectQuotaBytes, pendingQuotaBytes } = this.storage;
+    const { pendingQuotaBytes } = this.storage;
     if (asked > 0 && (await lacksRoomFor(this.storage, asked))) throw new InsufficientStorageError();
     await db.transaction(async (trx) => {
-      // Racing prepares (of any process, on PostgreSQL) of one project or address count in turn.
+      // Racing prepares (of any process, on PostgreSQL) of one project, owner or address count in turn.
       await lockKeys(db, trx, [
         `project ${projectSlug}`,
+        ...(owner ? [`owner ${owner.clientAddress}`] : []),
         ...(clientAddress ? [`address ${clientAddress}`] : []),
       ]);
-      if (projectQuotaBytes > 0 && added > 0) {
-        const kept = await sessions.projectBytes(projectSlug, trx);
-        if (kept + added > projectQuotaBytes) throw this.projectQuotaError(kept + added, kept);
-      }
-      if (pendingQuotaBytes > 0 && clientAddress !== undefined && asked > 0) {
+      await this.quotas.admit(trx, projectSlug, owner, charge.added);
+      if (pendingQuotaBytes > 0 && clientAddress !== undefined && charge.pending > 0) {
         const pending = await sessions.pendingBytesOf(trx, clientAddress, now());
-        if (pending + asked > pendingQuotaBytes) {
-          const left = Math.max(0, pendingQuotaBytes - pending);
-          throw new QuotaExceededError(
-            "pending",
-            pendingQuotaBytes,
-            left,
-            `pending quota exceeded: this prepare asks for ${describeBytes(asked)} and this client ` +
-              `address has ${describeBytes(pending)} prepared and not deployed; the limit ` +
-              `(PENDING_QUOTA_BYTES) is ${describeBytes(pendingQuotaBytes)}, ${describeBytes(left)} left. ` +
-              "Deploy or wait for earlier preparations to expire.",
-          );
+        if (pending + charge.pending > pendingQuotaBytes) {
+          throw pendingQuotaError(pendingQuotaBytes, pending, charge.pending);
         }
       }
-      await sessions.reserve(trx, sessionId, clientAddress ?? null, asked);
+      await sessions.reserve(trx, sessionId, clientAddress ?? null, charge.pending);
     });
-  }
-
-  private projectQuotaError(total: number, kept: number): QuotaExceededError {
-    const limit = this.storage.projectQuotaBytes;
-    const left = Math.max(0, limit - kept);
-    return new QuotaExceededError(
-      "project",
-      limit,
-      left,
-      `project quota exceeded: this deploy would keep ${describeBytes(total)} across the project's ` +
-        `revisions; the limit (PROJECT_QUOTA_BYTES) is ${describeBytes(limit)}, ${describeBytes(left)} left`,
-    );
   }
 
   private get storage(): StorageLimits {
@@ -230,6 +196,7 @@ export class LocalPlatform implements Platform {
       now: now(),
       preview: input.preview,
       ...(input.alias === undefined ? {} : { alias: { name: input.alias, max: MAX_ALIASES } }),
+      check: (trx) => this.quotas.published(trx, input.projectSlug),
     });
   }
 
@@ -244,7 +211,7 @@ export class LocalPlatform implements Platform {
   }
 
   async pruneRevisions(projectSlug: string, revisionIds: string[]): Promise<void> {
-    await this.sites.prune(projectSlug, revisionIds);
+    await this.sites.prune(projectSlug, revisionIds, (trx) => this.quotas.recharge(trx, projectSlug));
   }
 
   async updateSite(projectSlug: string, settings: SiteSettings): Promise<void> {
@@ -259,7 +226,7 @@ export class LocalPlatform implements Platform {
   async unpublishProject(projectSlug: string): Promise<void> {
     const { db, files } = this.options;
     const candidates = await this.sites.hashesOf(projectSlug);
-    await this.sites.remove(projectSlug);
+    await this.sites.remove(projectSlug, (trx) => this.quotas.forget(trx, projectSlug));
     await reclaimBlobs(db, files, candidates);
   }
 

@@ -1,5 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import type { Migrations } from "../../shared/migrator.js";
+import { rowBytesSumSql } from "./quota-charges.js";
 
 /**
  * The platform database's tables on PostgreSQL, as SQLite has them (database.ts): the same names
@@ -57,6 +58,30 @@ export const PLATFORM_MIGRATIONS: Migrations = {
         PRIMARY KEY (project_slug, alias))`.execute(db);
       await sql`CREATE TRIGGER site_aliases_notify AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
         ON site_aliases FOR EACH STATEMENT EXECUTE FUNCTION manifest_notify()`.execute(db);
+    },
+  },
+  "0005_quota_charges": {
+    // What the storage quotas count, as on SQLite (database.ts, addQuotaCharges).
+    async up(db: Kysely<unknown>) {
+      for (const table of ["session_assets", "revision_files"]) {
+        await sql.raw(`ALTER TABLE ${table} ADD COLUMN compressible INTEGER NOT NULL DEFAULT 0`).execute(db);
+      }
+      await sql`ALTER TABLE revisions ADD COLUMN row_bytes BIGINT NOT NULL DEFAULT 0`.execute(db);
+      await sql
+        .raw(
+          `UPDATE revisions SET row_bytes = (SELECT ${rowBytesSumSql("postgres")} FROM revision_files f
+          WHERE f.project_slug = revisions.project_slug AND f.revision_id = revisions.revision_id)`,
+        )
+        .execute(db);
+      await sql`CREATE TABLE project_charges (
+        project_slug TEXT PRIMARY KEY,
+        client_address TEXT,
+        created_at BIGINT,
+        charged_bytes BIGINT NOT NULL DEFAULT 0
+      )`.execute(db);
+      await sql`CREATE INDEX project_charges_client ON project_charges (client_address, created_at)`.execute(
+        db,
+      );
     },
   },
 };

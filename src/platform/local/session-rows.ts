@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { ManifestEntry } from "../../core/manifest.js";
 import { mediaTypeFor } from "../../shared/media-types.js";
+import { compressibleFlag } from "./quota-charges.js";
 import { type Executor, forUpdate, rowsOf, slicesOf, type SqlDialect } from "./platform-db.js";
 
 // The statements an upload session writes its rows with, many rows at a time (upload-sessions.ts).
@@ -12,7 +13,7 @@ export interface StoredBlob {
   offset: number;
 }
 
-/** Manifest rows written per statement: 5 parameters each, far under any engine's limit. */
+/** Manifest rows written per statement: 6 parameters each, far under any engine's limit. */
 export const ROWS_PER_STATEMENT = 1_000;
 
 /**
@@ -70,11 +71,14 @@ export async function insertAssets(
   entries: ManifestEntry[],
 ): Promise<void> {
   const values = sql.join(
-    entries.map((e) => sql`(${sessionId}, ${e.path}, ${e.hash}, ${e.size}, ${mediaTypeFor(e.path)})`),
+    entries.map((e) => {
+      const type = mediaTypeFor(e.path);
+      return sql`(${sessionId}, ${e.path}, ${e.hash}, ${e.size}, ${type}, ${compressibleFlag(type)})`;
+    }),
   );
   // A manifest's paths are unique: a row already there is this one, from a slice run again.
-  await sql`INSERT INTO session_assets (session_id, path, hash, size, content_type) VALUES ${values}
-    ON CONFLICT DO NOTHING`.execute(trx);
+  await sql`INSERT INTO session_assets (session_id, path, hash, size, content_type, compressible)
+    VALUES ${values} ON CONFLICT DO NOTHING`.execute(trx);
 }
 
 /** Records that the session has these hashes (repeats are kept once). */

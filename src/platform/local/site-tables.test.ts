@@ -41,9 +41,11 @@ describe("SiteTables", () => {
     expect(await rowsOfTable(t, "sites")).toEqual([
       { project_slug: "blue", revision_id: "r1", expires_at: 5000, production_since: 30 },
     ]);
+    // Each with the charge of its rows: 256 bytes and 4 per byte of "/a.html" and of "/b.css".
+    const rowBytes = 256 + 4 * 7 + 256 + 4 * 6;
     expect(await rowsOfTable(t, "revisions")).toEqual([
-      { project_slug: "blue", revision_id: "r1", created_at: 10 },
-      { project_slug: "blue", revision_id: "r2", created_at: 20 },
+      { project_slug: "blue", revision_id: "r1", created_at: 10, row_bytes: rowBytes },
+      { project_slug: "blue", revision_id: "r2", created_at: 20, row_bytes: rowBytes },
     ]);
     expect(await rowsOfTable(t, "revision_files")).toContainEqual({
       project_slug: "blue",
@@ -51,6 +53,8 @@ describe("SiteTables", () => {
       path: "/b.css",
       hash: hashOf("b"),
       content_type: "text/css; charset=utf-8",
+      // The edge compresses it: its variants count in the quotas.
+      compressible: 1,
     });
     expect(await column("revision_files", "revision_id")).toEqual(["r1", "r1", "r2", "r2"]);
     expect(await rowsOfTable(t, "revision_rules")).toEqual([

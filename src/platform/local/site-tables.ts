@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import { AliasLimitError } from "../../core/errors.js";
+import { rowBytesSum } from "./quota-charges.js";
 import { type Executor, firstOf, forUpdate, type PlatformDatabase, rowsOf } from "./platform-db.js";
 
 /**
@@ -103,16 +104,21 @@ export class SiteTables {
     rules?: string;
     /** A preview alias to move to this revision, and how many aliases a project may have. */
     alias?: { name: string; max: number };
+    /** Runs last in the transaction (the quotas); what it throws undoes the publish. */
+    check?: (trx: Executor) => Promise<void>;
   }): Promise<void> {
     const { projectSlug: slug, revisionId, sessionId, expiresAt, now } = input;
     await this.write(async (trx) => {
       // First: a project at its alias bound publishes nothing.
       if (input.alias !== undefined) await moveAlias(trx, slug, input.alias, revisionId, now);
-      await sql`INSERT INTO revisions (project_slug, revision_id, created_at)
-        VALUES (${slug}, ${revisionId}, ${now}) ON CONFLICT DO NOTHING`.execute(trx);
-      await sql`INSERT INTO revision_files (project_slug, revision_id, path, hash, content_type)
-        SELECT CAST(${slug} AS TEXT), CAST(${revisionId} AS TEXT), path, hash, content_type FROM session_assets
-        WHERE session_id = ${sessionId} ON CONFLICT DO NOTHING`.execute(trx);
+      // With the charge of its rows (quota-charges.ts), counted once here.
+      await sql`INSERT INTO revisions (project_slug, revision_id, created_at, row_bytes)
+        SELECT CAST(${slug} AS TEXT), CAST(${revisionId} AS TEXT), CAST(${now} AS BIGINT),
+          ${rowBytesSum(this.database.dialect)} FROM session_assets WHERE session_id = ${sessionId}
+        ON CONFLICT DO NOTHING`.execute(trx);
+      await sql`INSERT INTO revision_files (project_slug, revision_id, path, hash, content_type, compressible)
+        SELECT CAST(${slug} AS TEXT), CAST(${revisionId} AS TEXT), path, hash, content_type, compressible
+        FROM session_assets WHERE session_id = ${sessionId} ON CONFLICT DO NOTHING`.execute(trx);
       if (input.rules !== undefined) {
         await sql`INSERT INTO revision_rules (project_slug, revision_id, rules)
           VALUES (${slug}, ${revisionId}, ${input.rules}) ON CONFLICT DO NOTHING`.execute(trx);
@@ -127,6 +133,7 @@ export class SiteTables {
       await replaceHosts(trx, slug, input.hostnames, input.canonical);
       // Published: its content is the project's now (its quota), no longer pending for its client.
       await sql`UPDATE upload_sessions SET pending_bytes = 0 WHERE id = ${sessionId}`.execute(trx);
+      await input.check?.(trx);
     });
   }
 
@@ -151,8 +158,15 @@ export class SiteTables {
     });
   }
 
-  /** Forgets revisions of a project, their files and rules, never the one its hostnames serve. */
-  async prune(projectSlug: string, revisionIds: string[]): Promise<void> {
+  /**
+   * Forgets revisions of a project, their files and rules, never the one its hostnames serve;
+   * `after` runs in the same transaction (the project's charge).
+   */
+  async prune(
+    projectSlug: string,
+    revisionIds: string[],
+    after?: (trx: Executor) => Promise<unknown>,
+  ): Promise<void> {
     await this.write(async (trx) => {
       // The site's row is locked (on PostgreSQL) so a promote cannot move production meanwhile.
       const site = await firstOf(
@@ -168,6 +182,7 @@ export class SiteTables {
         await sql`DELETE FROM site_aliases WHERE ${where}`.execute(trx);
         await sql`DELETE FROM revisions WHERE ${where}`.execute(trx);
       }
+      await after?.(trx);
     });
   }
 
@@ -184,8 +199,11 @@ export class SiteTables {
     });
   }
 
-  /** Removes every trace of a project from the published manifest and its upload sessions. */
-  async remove(projectSlug: string): Promise<void> {
+  /**
+   * Removes every trace of a project from the published manifest and its upload sessions; `after`
+   * runs in the same transaction (its charge).
+   */
+  async remove(projectSlug: string, after?: (trx: Executor) => Promise<unknown>): Promise<void> {
     await this.write(async (trx) => {
       const sessions = sql`SELECT id FROM upload_sessions WHERE project_slug = ${projectSlug}`;
       await sql`DELETE FROM site_hosts WHERE project_slug = ${projectSlug}`.execute(trx);
@@ -197,6 +215,7 @@ export class SiteTables {
       await sql`DELETE FROM session_assets WHERE session_id IN (${sessions})`.execute(trx);
       await sql`DELETE FROM session_blobs WHERE session_id IN (${sessions})`.execute(trx);
       await sql`DELETE FROM upload_sessions WHERE project_slug = ${projectSlug}`.execute(trx);
+      await after?.(trx);
     });
   }
 

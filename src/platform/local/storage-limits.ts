@@ -7,6 +7,15 @@ export interface StorageLimits {
   projectQuotaBytes: number;
   /** PENDING_QUOTA_BYTES: bytes prepared from one client address and not deployed yet. */
   pendingQuotaBytes: number;
+  /** CLIENT_QUOTA_BYTES: what the projects one client address created within the window keep. */
+  clientQuotaBytes?: number;
+  /** CLIENT_QUOTA_WINDOW_SECONDS: how recently created a project counts for its client. */
+  clientQuotaWindowSeconds?: number;
+  /**
+   * The size above which the edge keeps a compressible file's variants on disk (those smaller live
+   * in its memory cache): such a file's variants count in the quotas. Default 0: every file's.
+   */
+  diskVariantsAbove?: number;
   /** MIN_FREE_BYTES: below this much free space, uploads are refused (507). */
   minFreeBytes: number;
   /** Free bytes on the file system that holds the blobs. */

@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import type { ManifestEntry } from "../../core/manifest.js";
 import type { Pacer } from "../../shared/event-loop.js";
 import { hotQuery } from "./hot-query.js";
+import { compressibleFlag } from "./quota-charges.js";
 import {
   byHashPrefix,
   insertAssets,
@@ -30,6 +31,8 @@ export interface OpenedSession {
   missing: { hash: string; size: number }[];
   /** Declared bytes of the manifest's content that none of the project's kept revisions has. */
   addedBytes: number;
+  /** That content: each hash at its largest declared size. */
+  added: Map<string, number>;
 }
 
 /**
@@ -145,7 +148,7 @@ export class UploadSessions {
     }
     let addedBytes = 0;
     for (const size of added.values()) addedBytes += size;
-    return { missing: [...missing].map(([hash, size]) => ({ hash, size })), addedBytes };
+    return { missing: [...missing].map(([hash, size]) => ({ hash, size })), addedBytes, added };
   }
 
   /** Removes a session that will not be used (a refused or failed prepare), with its rows. */
@@ -260,9 +263,16 @@ export class UploadSessions {
       // The last type a part declared for a hash is the one kept.
       const declared = [...new Map(bucket.mediaTypes.map((m) => [m.hash, m.mediaType]))];
       for (const slice of slicesOf(declared, ROWS_PER_STATEMENT)) {
-        const values = sql.join(slice.map(([hash, mediaType]) => sql`(${hash}, ${mediaType})`));
-        await sql`WITH declared (hash, media_type) AS (VALUES ${values})
-          UPDATE session_assets SET content_type = declared.media_type FROM declared
+        // Whether the edge compresses it goes with the type (its variants count in the quotas).
+        const values = sql.join(
+          slice.map(
+            ([hash, mediaType]) =>
+              sql`(${hash}, ${mediaType}, CAST(${compressibleFlag(mediaType)} AS INTEGER))`,
+          ),
+        );
+        await sql`WITH declared (hash, media_type, compressible) AS (VALUES ${values})
+          UPDATE session_assets SET content_type = declared.media_type,
+            compressible = declared.compressible FROM declared
           WHERE session_assets.session_id = ${sessionId} AND session_assets.hash = declared.hash`.execute(
           trx,
         );

@@ -31,6 +31,12 @@ export const POSTGRES_MIGRATIONS: Migrations = {
       await sql`ALTER TABLE revisions ADD COLUMN message text`.execute(db);
     },
   },
+  "0004_project_creator": {
+    async up(db: Kysely<unknown>) {
+      // As SQLite's 0007: the client address that created a project (CLIENT_QUOTA_BYTES).
+      await sql`ALTER TABLE projects ADD COLUMN created_by text`.execute(db);
+    },
+  },
 };
 
 const INITIAL = [

@@ -26,6 +26,7 @@ export function toProjectRow(p: ProjectRecord): ProjectRow {
     revision_id: p.revisionId,
     created_at: p.createdAt,
     expires_at: p.expiresAt,
+    created_by: p.createdBy ?? null,
   };
 }
 
@@ -49,6 +50,7 @@ export function toProject(row: ProjectRow): ProjectRecord {
     revisionId: row.revision_id,
     createdAt: row.created_at,
     expiresAt: row.expires_at,
+    ...(row.created_by === null ? {} : { createdBy: row.created_by }),
   };
 }
 

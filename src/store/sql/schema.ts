@@ -16,6 +16,7 @@ export interface MetadataTables {
     revision_id: string | null;
     created_at: string;
     expires_at: string;
+    created_by: string | null;
   };
   deploys: {
     deploy_id: string;

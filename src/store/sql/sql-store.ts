@@ -310,13 +310,18 @@ export class SqlStore implements Store {
     policy: RetentionPolicy,
     limit: number,
   ): Promise<Array<{ projectSlug: string; revisionId: string }>> {
+    const onlyProject =
+      policy.projectSlug === undefined ? sql`` : sql`WHERE project_slug = ${policy.projectSlug}`;
+    // Past `max`, a revision goes whatever its age (0: no such bound).
+    const max = policy.max ?? 0;
     const { rows } = await sql<{ project_slug: string; revision_id: string }>`
       SELECT ranked.project_slug, ranked.revision_id FROM (
         SELECT project_slug, revision_id, created_at, id,
           ROW_NUMBER() OVER (PARTITION BY project_slug ORDER BY created_at DESC, id DESC) AS place
-        FROM revisions) ranked
+        FROM revisions ${onlyProject}) ranked
       JOIN projects p ON p.slug = ranked.project_slug
-      WHERE ranked.place > ${policy.keep} AND ranked.created_at < ${policy.keepAfter}
+      WHERE ranked.place > ${policy.keep}
+        AND (ranked.created_at < ${policy.keepAfter} OR (${max} > 0 AND ranked.place > ${max}))
         AND (p.revision_id IS NULL OR p.revision_id <> ranked.revision_id)
       ORDER BY ranked.created_at, ranked.id
       LIMIT ${limit}`.execute(this.db);

@@ -117,4 +117,11 @@ export const SQLITE_MIGRATIONS: Migrations = {
       await db.schema.alterTable("revisions").addColumn("message", "text").execute();
     },
   },
+  "0007_project_creator": {
+    async up(db: Kysely<unknown>) {
+      // The client address that created a project (CLIENT_QUOTA_BYTES counts a client's storage
+      // over the projects it created); projects from before have none and count for nobody.
+      await db.schema.alterTable("projects").addColumn("created_by", "text").execute();
+    },
+  },
 };

@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { contentCharge, manifestCharge, REVISION_BYTES, rowCharge } from "./quota-charges.js";
+
+const entry = (path: string, hash: string, size: number) => ({ path, hash, size });
+
+describe("quota charges", () => {
+  it("rowCharge: 256 bytes and 4 per UTF-8 byte of the path, 16 per byte past 768 bytes", () => {
+    expect(rowCharge("/a.html")).toBe(256 + 4 * 7);
+    expect(rowCharge("/é")).toBe(256 + 4 * 3);
+    expect(rowCharge(`/${"x".repeat(767)}`)).toBe(256 + 4 * 768);
+    expect(rowCharge(`/${"x".repeat(768)}`)).toBe(256 + 16 * 769);
+  });
+
+  it("contentCharge: fresh content once at its size; three times when a compressible path names it and it is over the threshold", () => {
+    const entries = [
+      entry("/big.txt", "a", 2000),
+      entry("/copy.bin", "a", 2000),
+      entry("/small.css", "b", 100),
+      entry("/photo.png", "c", 5000),
+      entry("/kept.html", "d", 9000),
+    ];
+    const fresh = new Map([
+      ["a", 2000],
+      ["b", 100],
+      ["c", 5000],
+    ]);
+    expect(contentCharge(entries, fresh, 1000)).toBe(3 * 2000 + 100 + 5000);
+    expect(contentCharge(entries, fresh, 0)).toBe(3 * 2000 + 3 * 100 + 5000);
+  });
+
+  it("manifestCharge: a revision, its rows and its distinct content as if the project kept nothing", () => {
+    const entries = [entry("/a.bin", "a", 10), entry("/b.bin", "a", 10)];
+    expect(manifestCharge(entries, 0)).toBe(REVISION_BYTES + 2 * (256 + 4 * 6) + 10);
+  });
+});
