@@ -25,6 +25,12 @@ export const POSTGRES_MIGRATIONS: Migrations = {
         PRIMARY KEY (scope, key))`.execute(db);
     },
   },
+  "0003_domain_contested": {
+    async up(db: Kysely<unknown>) {
+      // As SQLite's 0006: when another project first asked for a name a pending claim holds.
+      await sql`ALTER TABLE projects ADD COLUMN domain_contested_at text COLLATE "C"`.execute(db);
+    },
+  },
 };
 
 const INITIAL = [
