@@ -10,7 +10,7 @@ import {
 import { startSilentDns, startTestDns, type TestDnsServer } from "../support/dns-server.js";
 import { api, edgeGet } from "../support/http.js";
 import { startTestServer } from "../support/server.js";
-import { snapshotStore } from "../support/store-snapshot.js";
+import { ignoringContest, snapshotStore } from "../support/store-snapshot.js";
 
 const DAY = 86_400;
 
@@ -105,7 +105,9 @@ describe("domain proof by DNS", () => {
     const txt = challengeRecord(owner.slug, "shop.example.org");
     expect(refused.body.error.txtRecord).toEqual(txt);
     expect(refused.body.error.message).toContain(`${txt.name} with the value ${txt.value}`);
-    expect(snapshotStore(server.dataDir)).toEqual(before);
+    // Nothing changed but the squatter's claim, now contested (only a TXT record activates it).
+    expect(ignoringContest(snapshotStore(server.dataDir))).toEqual(ignoringContest(before));
+    expect((await server.services.store.getProject(squatter.slug))?.domain?.contestedAt).toBeDefined();
 
     dns.setTxt(txt.name, [txt.value]);
     const taken = await assign("shop.example.org", owner);

@@ -10,7 +10,7 @@ import {
 import { api, edgeGet } from "../support/http.js";
 import { startTestServer } from "../support/server.js";
 import { startTestDns, type TestDnsServer } from "../support/dns-server.js";
-import { snapshotStore } from "../support/store-snapshot.js";
+import { ignoringContest, snapshotStore } from "../support/store-snapshot.js";
 
 // Each test has projects of its own (p with a deploy serving "p site", q without), so each passes
 // alone and in any order; the server is shared.
@@ -82,7 +82,7 @@ describe("domains", () => {
     expect((await edgeGet(server.urls.edge, "xn--bcher-kva.example", "/")).body.toString()).toBe("p site");
   });
 
-  it("POST domains: 409 DOMAIN_TAKEN for a hostname another project holds, nothing changed", async () => {
+  it("POST domains: 409 DOMAIN_TAKEN for a hostname another project holds, nothing changed but a pending claim now contested", async () => {
     const { p, q } = await projects("taken");
     expect((await assign("taken.example.org", p)).status).toBe(200);
     const before = snapshotStore(server.dataDir);
@@ -91,7 +91,8 @@ describe("domains", () => {
       expect(res.status, spelling).toBe(409);
       expect(res.body.error.code, spelling).toBe("DOMAIN_TAKEN");
     }
-    expect(snapshotStore(server.dataDir)).toEqual(before);
+    expect(ignoringContest(snapshotStore(server.dataDir))).toEqual(ignoringContest(before));
+    expect((await server.services.store.getProject(p.slug))?.domain?.contestedAt).toBeDefined();
     expect((await edgeGet(server.urls.edge, "taken.example.org", "/")).body.toString()).toBe("p site");
   });
 

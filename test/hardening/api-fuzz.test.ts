@@ -129,6 +129,13 @@ describe("API fuzzing", () => {
       body: { ...identity(b), domain: bCustom },
     });
     expect(claimed.status).toBe(200);
+    // A's refused claim marks B's pending claim contested (contract §8), once: the cases below,
+    // which compare every row before and after, then see nothing a refusal changes.
+    const contested = await api(server.urls.api, "POST", `/projects/${a.slug}/domains`, {
+      token: a.token,
+      body: { ...identity(a), domain: bCustom },
+    });
+    expect(contested.status).toBe(409);
   });
 
   /**

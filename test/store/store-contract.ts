@@ -429,6 +429,40 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       expect((await store.getProject(a.slug))?.domain).toBeNull();
     });
 
+    it("markDomainContested: marks a pending claim once (the first time kept), never an active one or another name; a new claim starts uncontested", async () => {
+      const [a, b] = [projectRecord("amber"), projectRecord("birch")];
+      for (const p of [a, b]) await store.createProject(p);
+      const claimedAt = at("2030-01-02T00:00:00Z");
+      const pending = { status: "pending" as const, claimedAt, checkedAt: null, message: null };
+      await store.setCustomHostname(a.slug, "shop.example.com", { domain: pending });
+      await store.setCustomHostname(b.slug, "b.example.com", { domain: { ...pending, status: "active" } });
+      expect(await store.markDomainContested(a.slug, "other.example.com", at("2030-01-03T00:00:00Z"))).toBe(
+        false,
+      );
+      expect((await store.getProject(a.slug))?.domain).toEqual(pending);
+      expect(await store.markDomainContested(a.slug, "shop.example.com", at("2030-01-03T00:00:00Z"))).toBe(
+        true,
+      );
+      expect(await store.markDomainContested(a.slug, "shop.example.com", at("2030-01-04T00:00:00Z"))).toBe(
+        true,
+      );
+      expect((await store.getProject(a.slug))?.domain).toEqual({
+        ...pending,
+        contestedAt: at("2030-01-03T00:00:00Z"),
+      });
+      // A DNS check keeps the mark; listPendingDomains carries it.
+      const check = { status: "pending" as const, checkedAt: at("2030-01-05T00:00:00Z"), message: "not yet" };
+      await store.recordDomainCheck(a.slug, "shop.example.com", check);
+      const [due] = await store.listPendingDomains(at("2030-01-06T00:00:00Z"), 10);
+      expect(due?.domain).toEqual({ ...pending, ...check, contestedAt: at("2030-01-03T00:00:00Z") });
+      expect(await store.markDomainContested(b.slug, "b.example.com", at("2030-01-03T00:00:00Z"))).toBe(
+        false,
+      );
+      expect((await store.getProject(b.slug))?.domain?.contestedAt).toBeUndefined();
+      await store.setCustomHostname(a.slug, "shop.example.com", { domain: pending });
+      expect((await store.getProject(a.slug))?.domain).toEqual(pending);
+    });
+
     it("listPendingDomains: pending names not checked since the time given, least recently checked first", async () => {
       const [a, b, c] = [projectRecord("amber"), projectRecord("birch"), projectRecord("cedar")];
       for (const p of [a, b, c]) await store.createProject(p);

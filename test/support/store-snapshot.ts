@@ -57,6 +57,17 @@ export function withoutBlobs(snapshot: StoreSnapshot): StoreSnapshot {
   return { metadata: snapshot.metadata, platform };
 }
 
+/**
+ * The snapshot with every project's `domain_contested_at` cleared: a 409 against another project's
+ * pending claim records that the name is contested and changes nothing else (contract §8).
+ */
+export function ignoringContest(snapshot: StoreSnapshot): StoreSnapshot {
+  const projects = (snapshot.metadata.projects ?? []).map((row) =>
+    JSON.stringify({ ...JSON.parse(row), domain_contested_at: null }),
+  );
+  return { ...snapshot, metadata: { ...snapshot.metadata, projects: projects.sort() } };
+}
+
 /** Blob rows present in `after` and not in `before`, parsed. */
 export function addedBlobs(
   before: StoreSnapshot,

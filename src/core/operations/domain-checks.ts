@@ -2,7 +2,7 @@ import type { DomainState, DomainStatus, ProjectRecord } from "../ports/store.js
 import { DomainNotAssignedError } from "../errors.js";
 import { isUnderSitesDomain } from "../hostnames.js";
 import { authorize, type ProjectCredentials } from "./authorize.js";
-import { type DnsRecord, lookForProof, recordsFor } from "./domain-proof.js";
+import { challengeRecord, type DnsRecord, lookForProof, recordsFor } from "./domain-proof.js";
 import { callPlatform } from "./platform-call.js";
 import { withProjectLock } from "./project-lock.js";
 import {
@@ -67,11 +67,13 @@ export async function verifyDomain(services: Services, project: ProjectRecord): 
   const hostname = project.customHostname;
   if (hostname === null || project.domain?.status !== "pending") return project;
   // Asked before the lock: a slow resolver must not hold the project's other requests.
-  const proof = await currentProof(services, project.slug, hostname);
+  const contested = project.domain.contestedAt !== undefined;
+  const proof = await currentProof(services, project.slug, hostname, contested);
   return withProjectLock(services, project, async (current) => {
     if (current.customHostname !== hostname || current.domain?.status !== "pending") return current;
     const now = services.now();
-    const { proven } = proof;
+    // Contested since DNS was asked: what it showed was judged by the rule of an uncontested claim.
+    const proven = proof.proven && (contested || current.domain.contestedAt === undefined);
     if (!proven && hasLapsed(current.domain, now, config)) return lapse(services, current);
     const domain: DomainState = {
       ...current.domain,
@@ -94,20 +96,34 @@ export async function verifyDomain(services: Services, project: ProjectRecord): 
 
 /**
  * Whether `hostname` is proven now: where the platform validates custom hostnames itself
- * (Cloudflare for SaaS), its word; else DNS showing the CNAME or this project's TXT record.
+ * (Cloudflare for SaaS), its word; else DNS showing the CNAME or this project's TXT record. A
+ * contested claim (another project asked for the name too) needs this project's TXT record as
+ * well: a CNAME shows the name points here, not which of the two its owner meant.
  */
 async function currentProof(
   services: Services,
   slug: string,
   hostname: string,
+  contested: boolean,
 ): Promise<{ proven: boolean; message: string }> {
   const { platform } = services;
-  if (platform.customHostnameStatus !== undefined) {
-    const validation = await callPlatform(() => platform.customHostnameStatus!(hostname));
-    return { proven: validation.active, message: validation.message };
-  }
+  const validation =
+    platform.customHostnameStatus === undefined
+      ? undefined
+      : await callPlatform(() => platform.customHostnameStatus!(hostname));
+  if (validation && !contested) return { proven: validation.active, message: validation.message };
   const dns = await lookForProof(services.dns, slug, hostname, services.config.sites.cnameTarget);
-  return { proven: dns.cname || dns.txt, message: dns.message };
+  if (!contested) return { proven: dns.cname || dns.txt, message: dns.message };
+  if (!dns.txt) {
+    const txt = challengeRecord(slug, hostname);
+    return {
+      proven: false,
+      message: `another project asked for ${hostname} too, so a CNAME does not show whose it is: create the TXT record ${txt.name} with the value ${txt.value}`,
+    };
+  }
+  return validation
+    ? { proven: validation.active, message: validation.message }
+    : { proven: true, message: dns.message };
 }
 
 /** Drops a pending claim that lapsed: nothing was proven, so nothing is quarantined. Under the lock. */

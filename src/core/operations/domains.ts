@@ -91,7 +91,8 @@ function result(services: Services, project: ProjectRecord, hostname: string): D
 /**
  * Whether another project's hold on `hostname` stands in the way: a generated name never yields,
  * a lapsed pending claim always does, any other claim or quarantine only to this project's TXT
- * proof (the slug whose claim is dropped), else 409 saying which record would prove control.
+ * proof (the slug whose claim is dropped), else 409 saying which record would prove control; a
+ * pending claim so refused to another project is marked contested.
  */
 async function mayTakeOver(
   services: Services,
@@ -110,7 +111,14 @@ async function mayTakeOver(
       );
     }
     const lapsed = holder.domain?.status === "pending" && hasLapsed(holder.domain, now, services.config);
-    if (!lapsed && !proof?.txt) throw takenError(project.slug, hostname, "is held by another project");
+    if (!lapsed && !proof?.txt) {
+      // Two projects want a name DNS has not proven: a CNAME its owner creates now would not say
+      // which, so from now on only a TXT record activates the pending claim (contract §8).
+      if (holder.domain?.status === "pending") {
+        await store.markDomainContested(holder.slug, hostname, now.toISOString());
+      }
+      throw takenError(project.slug, hostname, "is held by another project");
+    }
     takeOver = holder.slug;
   }
   // A name another project gave up: never reissued (under SITES_DOMAIN) or quarantined.

@@ -27,6 +27,11 @@ export interface DomainState {
   /** When DNS was last asked, and what that check found (or why it could not look). */
   checkedAt: string | null;
   message: string | null;
+  /**
+   * When another project first asked for this name while the claim was pending: a CNAME then
+   * proves nothing about which of them owns it, so only this project's TXT record activates it.
+   */
+  contestedAt?: string;
 }
 
 /** A preparation record: created by prepare, completed by deploy. */
@@ -159,6 +164,11 @@ export interface Store {
     hostname: string,
     check: { status: DomainStatus; checkedAt: string; message: string | null },
   ): Promise<boolean>;
+  /**
+   * Marks the project's pending claim on `hostname` contested at `at` (kept if it already was);
+   * false when the project no longer holds it pending.
+   */
+  markDomainContested(slug: string, hostname: string, at: string): Promise<boolean>;
   /** Projects whose custom hostname is pending and was not checked since `checkedBefore`, least recently checked first. */
   listPendingDomains(checkedBefore: string, limit: number): Promise<ProjectRecord[]>;
   /** True when the project has recorded this revision. */

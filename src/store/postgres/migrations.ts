@@ -37,6 +37,12 @@ export const POSTGRES_MIGRATIONS: Migrations = {
       await sql`ALTER TABLE projects ADD COLUMN created_by text`.execute(db);
     },
   },
+  "0005_domain_contested": {
+    async up(db: Kysely<unknown>) {
+      // As SQLite's 0008: when another project first asked for a name a pending claim holds.
+      await sql`ALTER TABLE projects ADD COLUMN domain_contested_at text COLLATE "C"`.execute(db);
+    },
+  },
 };
 
 const INITIAL = [

@@ -46,6 +46,7 @@ export function toProject(row: ProjectRow): ProjectRecord {
             claimedAt: row.domain_claimed_at,
             checkedAt: row.domain_checked_at,
             message: row.domain_message,
+            ...(row.domain_contested_at === null ? {} : { contestedAt: row.domain_contested_at }),
           },
     revisionId: row.revision_id,
     createdAt: row.created_at,
@@ -54,13 +55,14 @@ export function toProject(row: ProjectRow): ProjectRecord {
   };
 }
 
-/** The four domain_* columns of a project's custom hostname proof (all NULL without one). */
+/** The domain_* columns of a project's custom hostname proof (all NULL without one). */
 export function toDomainRow(domain: DomainState | null) {
   return {
     domain_status: domain?.status ?? null,
     domain_claimed_at: domain?.claimedAt ?? null,
     domain_checked_at: domain?.checkedAt ?? null,
     domain_message: domain?.message ?? null,
+    domain_contested_at: domain?.contestedAt ?? null,
   };
 }
 

@@ -13,6 +13,7 @@ export interface MetadataTables {
     domain_claimed_at: string | null;
     domain_checked_at: string | null;
     domain_message: string | null;
+    domain_contested_at: string | null;
     revision_id: string | null;
     created_at: string;
     expires_at: string;

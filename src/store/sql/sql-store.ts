@@ -172,6 +172,17 @@ export class SqlStore implements Store {
     return Number(result.numUpdatedRows) > 0;
   }
 
+  async markDomainContested(slug: string, hostname: string, at: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable("projects")
+      .set({ domain_contested_at: sql<string>`coalesce(domain_contested_at, ${at})` })
+      .where("slug", "=", slug)
+      .where("custom_hostname", "=", hostname)
+      .where("domain_status", "=", "pending")
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
   async listPendingDomains(checkedBefore: string, limit: number): Promise<ProjectRecord[]> {
     const rows = await this.db
       .selectFrom("projects")

@@ -124,4 +124,12 @@ export const SQLITE_MIGRATIONS: Migrations = {
       await db.schema.alterTable("projects").addColumn("created_by", "text").execute();
     },
   },
+  "0008_domain_contested": {
+    async up(db: Kysely<unknown>) {
+      // When another project first asked for a name this project's pending claim holds: from then
+      // on only the TXT record proves the claim (contract §8). NULL: uncontested, as every claim
+      // made before this column was.
+      await db.schema.alterTable("projects").addColumn("domain_contested_at", "text").execute();
+    },
+  },
 };
