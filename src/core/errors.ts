@@ -19,6 +19,7 @@ export type ErrorCode =
   | "PROJECT_EXPIRED"
   | "DEPLOY_EXPIRED"
   | "INVALID_COMPLETION"
+  | "REQUEST_TIMEOUT"
   | "PAYLOAD_TOO_LARGE"
   | "RATE_LIMITED"
   | "UPLOAD_PLATFORM_ERROR"
@@ -109,6 +110,8 @@ export class ManifestChangedError extends define(
 export class ProjectExpiredError extends define("PROJECT_EXPIRED", "project expired") {}
 export class DeployExpiredError extends define("DEPLOY_EXPIRED", "deploy preparation expired") {}
 export class InvalidCompletionError extends define("INVALID_COMPLETION", "invalid completion token") {}
+/** A request body arrived slower than the minimum pace (BODY_MIN_BYTES_PER_SECOND) and was cut off. */
+export class RequestTimeoutError extends define("REQUEST_TIMEOUT", "request body arrived too slowly") {}
 export class PayloadTooLargeError extends define("PAYLOAD_TOO_LARGE", "request body too large") {}
 export class RateLimitedError extends DeployError {
   constructor(readonly retryAfterSeconds: number) {
