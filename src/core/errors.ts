@@ -24,6 +24,7 @@ export type ErrorCode =
   | "RATE_LIMITED"
   | "UPLOAD_PLATFORM_ERROR"
   | "SERVER_BUSY"
+  | "SERVER_STARTING"
   | "DATABASE_UNAVAILABLE"
   | "QUOTA_EXCEEDED"
   | "INSUFFICIENT_STORAGE"
@@ -122,6 +123,13 @@ export class RateLimitedError extends DeployError {
 export class ServerBusyError extends DeployError {
   constructor(readonly retryAfterSeconds: number) {
     super("SERVER_BUSY", "the server is reading too many request bodies, retry later");
+  }
+}
+/** The process is starting: the listener is open, what answers on it is not ready yet. */
+export class ServerStartingError extends DeployError {
+  readonly retryAfterSeconds = 1;
+  constructor() {
+    super("SERVER_STARTING", "the server is starting, retry in a moment");
   }
 }
 /**
