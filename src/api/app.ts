@@ -16,6 +16,7 @@ import { projectRoutes } from "./routes/projects.js";
 import { revisionRoutes } from "./routes/revisions.js";
 import { BodyBudget, type BodyBudgetLimits, boundedBody } from "./request/body-budget.js";
 import type { RouteLimits } from "./request/project-headers.js";
+import type { BodyPace } from "./request/body-stream.js";
 
 /** What the API is built from; the binary and the tests pass the same. */
 export interface ApiDependencies {
@@ -27,6 +28,8 @@ export interface ApiDependencies {
   maxBodyBytes: number;
   /** Request body bytes the API may hold in flight, in all and per client address. */
   bodyBudget: BodyBudgetLimits;
+  /** The slowest a request body may arrive before it is cut off with 408; without it, no minimum. */
+  bodyPace?: BodyPace;
   /** Shared by every API process on one PostgreSQL database; in memory otherwise. */
   createLimits: { perAddress: Limiter; perFingerprint: Limiter };
   prepareLimits: RouteLimits;
@@ -55,8 +58,9 @@ export function createApiApp(deps: ApiDependencies): Hono {
     clientAddress: deps.clientAddress,
     body: boundedBody({
       maxBodyBytes: deps.maxBodyBytes,
-      budget: new BodyBudget(deps.bodyBudget),
+      budget: new BodyBudget(deps.bodyBudget, (bytes) => deps.metrics?.bodyBytesInFlight.set(bytes)),
       clientAddress: deps.clientAddress,
+      ...(deps.bodyPace && { pace: deps.bodyPace }),
     }),
   };
 

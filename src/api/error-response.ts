@@ -10,6 +10,7 @@ import {
   QuotaExceededError,
   RateLimitedError,
   ServerBusyError,
+  ServerStartingError,
 } from "../core/errors.js";
 import { isClientAbort } from "../shared/client-abort.js";
 import { requestOrigin } from "../shared/request-logger.js";
@@ -33,6 +34,7 @@ const STATUS_BY_CODE: Record<ErrorCode, ContentfulStatusCode> = {
   MANIFEST_CHANGED: 409,
   PROJECT_EXPIRED: 410,
   DEPLOY_EXPIRED: 410,
+  REQUEST_TIMEOUT: 408,
   PAYLOAD_TOO_LARGE: 413,
   QUOTA_EXCEEDED: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
@@ -43,6 +45,7 @@ const STATUS_BY_CODE: Record<ErrorCode, ContentfulStatusCode> = {
   INTERNAL: 500,
   UPLOAD_PLATFORM_ERROR: 502,
   SERVER_BUSY: 503,
+  SERVER_STARTING: 503,
   DATABASE_UNAVAILABLE: 503,
   OBJECT_STORE_UNAVAILABLE: 503,
   INSUFFICIENT_STORAGE: 507,
@@ -64,6 +67,7 @@ export function errorResponse(error: unknown, c: Context, logger: Logger): Respo
     if (
       error instanceof RateLimitedError ||
       error instanceof ServerBusyError ||
+      error instanceof ServerStartingError ||
       error instanceof DatabaseUnavailableError ||
       error instanceof ObjectStoreUnavailableError
     ) {

@@ -22,7 +22,7 @@ const CODES_BY_STATUS: Record<number, string> = {
   422: "INVALID_COMPLETION, or INVALID_SITE_CONFIG (a `_redirects` or `_headers` line that does not parse)",
   429: "RATE_LIMITED (with Retry-After)",
   502: "UPLOAD_PLATFORM_ERROR",
-  503: "SERVER_BUSY (with Retry-After)",
+  503: "SERVER_BUSY, or SERVER_STARTING while the process starts (with Retry-After)",
   507: "INSUFFICIENT_STORAGE (the server is short of storage; do not retry at once)",
 };
 

@@ -19,10 +19,12 @@ export type ErrorCode =
   | "PROJECT_EXPIRED"
   | "DEPLOY_EXPIRED"
   | "INVALID_COMPLETION"
+  | "REQUEST_TIMEOUT"
   | "PAYLOAD_TOO_LARGE"
   | "RATE_LIMITED"
   | "UPLOAD_PLATFORM_ERROR"
   | "SERVER_BUSY"
+  | "SERVER_STARTING"
   | "DATABASE_UNAVAILABLE"
   | "QUOTA_EXCEEDED"
   | "INSUFFICIENT_STORAGE"
@@ -110,6 +112,8 @@ export class ManifestChangedError extends define(
 export class ProjectExpiredError extends define("PROJECT_EXPIRED", "project expired") {}
 export class DeployExpiredError extends define("DEPLOY_EXPIRED", "deploy preparation expired") {}
 export class InvalidCompletionError extends define("INVALID_COMPLETION", "invalid completion token") {}
+/** A request body arrived slower than the minimum pace (BODY_MIN_BYTES_PER_SECOND) and was cut off. */
+export class RequestTimeoutError extends define("REQUEST_TIMEOUT", "request body arrived too slowly") {}
 export class PayloadTooLargeError extends define("PAYLOAD_TOO_LARGE", "request body too large") {}
 export class RateLimitedError extends DeployError {
   constructor(readonly retryAfterSeconds: number) {
@@ -120,6 +124,13 @@ export class RateLimitedError extends DeployError {
 export class ServerBusyError extends DeployError {
   constructor(readonly retryAfterSeconds: number) {
     super("SERVER_BUSY", "the server is reading too many request bodies, retry later");
+  }
+}
+/** The process is starting: the listener is open, what answers on it is not ready yet. */
+export class ServerStartingError extends DeployError {
+  readonly retryAfterSeconds = 1;
+  constructor() {
+    super("SERVER_STARTING", "the server is starting, retry in a moment");
   }
 }
 /**

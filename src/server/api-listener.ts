@@ -37,6 +37,7 @@ export function apiListener(deps: {
       maxBytes: config.bodyBytesInFlight,
       maxBytesPerAddress: config.bodyBytesPerAddress,
     },
+    bodyPace: config.bodyPace,
     createLimits: {
       perAddress: createLimiter("create-per-address", config.createLimitPerAddress),
       perFingerprint: createLimiter("create-per-fingerprint", config.createLimitPerFingerprint),

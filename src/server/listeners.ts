@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Logger } from "pino";
+import { ServerStartingError } from "../core/errors.js";
 
 /** How long a client may take: to send its headers, its whole request, and idle between requests. */
 export interface Timeouts {
@@ -17,17 +19,15 @@ export interface Listener {
 }
 
 /**
- * Listens on `host:port` (0 picks a free port) with timeouts against slow clients, and answers 503
- * until a handler is attached.
+ * Listens on `host:port` (0 picks a free port) with timeouts against slow clients, and answers
+ * 503 SERVER_STARTING until a handler is attached (`starting`).
  */
 export async function listen(
   host: string,
   port: number,
-  options: { timeouts: Timeouts; requireHostHeader?: boolean },
+  options: { timeouts: Timeouts; requireHostHeader?: boolean; logger?: Logger },
 ): Promise<Listener> {
-  let handler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => {
-    res.writeHead(503).end();
-  };
+  let handler = (req: IncomingMessage, res: ServerResponse) => starting(req, res, options.logger);
   const server = createServer(
     {
       requestTimeout: options.timeouts.requestMs,
@@ -67,4 +67,29 @@ export async function listen(
         server.closeIdleConnections();
       }),
   };
+}
+
+/**
+ * The answer of a listener whose handler is not attached yet (the process is opening its store
+ * and platform): 503 with the contract's JSON error SERVER_STARTING and `Retry-After: 1`, and a
+ * log line. `/health` and `/healthz` also say `status: "starting"`, so a health check reads it as
+ * not ready. The body is never read: the connection is closed after the answer.
+ */
+export function starting(req: IncomingMessage, res: ServerResponse, logger?: Logger): void {
+  const error = new ServerStartingError();
+  const path = (req.url ?? "/").split("?")[0];
+  const health = path === "/health" || path === "/healthz";
+  logger?.warn({ method: req.method, path }, error.code);
+  res
+    .writeHead(503, {
+      "content-type": "application/json",
+      "retry-after": String(error.retryAfterSeconds),
+      connection: "close",
+    })
+    .end(
+      JSON.stringify({
+        ...(health && { status: "starting" }),
+        error: { code: error.code, message: error.message },
+      }),
+    );
 }

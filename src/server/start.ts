@@ -61,7 +61,7 @@ export async function startProcess(
   const notHere = config.cloudflare ? rolesOnCloudflare(config.roles) : undefined;
   if (notHere !== undefined) throw new ConfigError(`ROLES: ${notHere}`);
 
-  const listeners = await openListeners(config);
+  const listeners = await openListeners(config, logger);
   const { api, upload, edge, ops } = listeners;
   // Closed in this order: listeners first (requests in flight finish), then what they use.
   const closers: (() => Promise<unknown>)[] = [
@@ -142,16 +142,16 @@ export async function startProcess(
 }
 
 /** Opens the listeners of the process's roles, and its operator listener. */
-async function openListeners(config: ServerConfig) {
+async function openListeners(config: ServerConfig, logger: Logger) {
   const roles = new Set(config.roles);
   const open = (port: number, requireHostHeader = true) =>
-    listen(config.host, port, { timeouts: config.timeouts, requireHostHeader });
+    listen(config.host, port, { timeouts: config.timeouts, requireHostHeader, logger });
   const [api, upload, edge, ops] = await Promise.all([
     roles.has("api") ? open(config.port) : undefined,
     roles.has("upload") ? open(config.uploadPort) : undefined,
     // The edge answers a request without Host itself (404), rather than node's bare 400.
     roles.has("edge") ? open(config.edgePort, false) : undefined,
-    listen(config.metricsHost, config.metricsPort, { timeouts: config.timeouts }),
+    listen(config.metricsHost, config.metricsPort, { timeouts: config.timeouts, logger }),
   ]);
   return { ...(api && { api }), ...(upload && { upload }), ...(edge && { edge }), ops: ops! };
 }

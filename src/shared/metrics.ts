@@ -59,6 +59,12 @@ export class Metrics {
     labelNames: ["result"] as const,
     registers: [this.registry],
   });
+  /** Request body bytes the API has received and not yet answered (its body budget). */
+  readonly bodyBytesInFlight = new Gauge({
+    name: "api_body_bytes_in_flight",
+    help: "Request body bytes the API has received and not yet answered.",
+    registers: [this.registry],
+  });
   readonly reclaimedBytes = new Counter({
     name: "gc_reclaimed_bytes_total",
     help: "Content bytes the sweeps reclaimed.",

@@ -1,7 +1,8 @@
 import type { Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestProject, identity, type TestProject } from "../support/deploy-flow.js";
+import { createTestProject, hex64, identity, type TestProject } from "../support/deploy-flow.js";
 import { api } from "../support/http.js";
+import { sample } from "../support/prometheus-text.js";
 import {
   closedWithin,
   openSocket,
@@ -117,30 +118,34 @@ describe("request bodies: bytes in flight", () => {
       first,
     );
 
-  it("bodies in flight: past an address's share 429 RATE_LIMITED, past the API's total 503 SERVER_BUSY, both with Retry-After and before the body, nothing changed", async () => {
+  it("bodies in flight: past an address's share 429 RATE_LIMITED, past the API's total 503 SERVER_BUSY, both with Retry-After and before the body, counting the bytes that arrived, nothing changed", async () => {
     const body = paddedBody(identity(p), Math.floor(1.5 * MIB));
+    const sent = body.length - 100;
     const before = snapshotStore(server.dataDir);
-    // 1.5 MiB held open from 10.0.0.1: within its 2 MiB share and the 3 MiB total.
-    const first = await deleteDomains("10.0.0.1", body.length, body.slice(0, 100));
+    // 1.5 MiB from 10.0.0.1, all but its last 100 bytes sent: within its 2 MiB share and the 3 MiB total.
+    const first = await deleteDomains("10.0.0.1", body.length, body.slice(0, sent));
+    await untilInFlight(server.urls.ops, sent);
     // Another 1 MiB from the same address would make 2.5 MiB: over its share.
     const sameAddress = await deleteDomains("10.0.0.1", MIB, "{");
     const limited = await sameAddress.answer;
     expect(limited.status).toBe(429);
     expect(errorCode(limited)).toBe("RATE_LIMITED");
     expect(limited.headers["retry-after"]).toMatch(/^[1-9]\d*$/);
-    // 1.5 MiB more from 10.0.0.2 (3 MiB in all), then 1 byte more from 10.0.0.3: over the total.
-    const second = await deleteDomains("10.0.0.2", body.length, body.slice(0, 100));
-    const busy = await (await deleteDomains("10.0.0.3", 64, "{")).answer;
+    // As much from 10.0.0.2 (3 MiB less 200 bytes in all), then 1 KiB from 10.0.0.3: over the total.
+    const second = await deleteDomains("10.0.0.2", body.length, body.slice(0, sent));
+    await untilInFlight(server.urls.ops, 2 * sent);
+    const busy = await (await deleteDomains("10.0.0.3", 1024, "{")).answer;
     expect(busy.status).toBe(503);
     expect(errorCode(busy)).toBe("SERVER_BUSY");
     expect(busy.headers["retry-after"]).toMatch(/^[1-9]\d*$/);
     expect(snapshotStore(server.dataDir)).toEqual(before);
 
     // Once the held bodies are in and answered, their bytes are given back.
-    first.finish(body.slice(100));
-    second.finish(body.slice(100));
+    first.finish(body.slice(sent));
+    second.finish(body.slice(sent));
     expect((await first.answer).status).toBe(200);
     expect((await second.answer).status).toBe(200);
+    expect(await inFlight(server.urls.ops)).toBe(0);
     const again = await api(server.urls.api, "DELETE", `/projects/${p.slug}/domains`, {
       token: p.token,
       body: identity(p),
@@ -181,3 +186,118 @@ describe("request bodies: bytes in flight", () => {
     }
   });
 });
+
+describe("request bodies: declared lengths and slow bodies", () => {
+  /** POST /projects from `from` declaring `length` bytes, of which `first` is sent. */
+  const create = (apiUrl: string, from: string, length: number, first: string, limitMs = 5_000) =>
+    holdRequest(
+      apiUrl,
+      "POST",
+      "/projects",
+      [
+        ["X-Forwarded-For", from],
+        ["Content-Type", "application/json"],
+        ["Content-Length", String(length)],
+      ],
+      first,
+      limitMs,
+    );
+
+  it("bodies in flight: two POST /projects declaring 32 MiB and sending nothing hold none of the budget, another client's create is read at once", async () => {
+    // The default budget (64 MiB, 32 MiB an address) and the default pace: 16 KiB a second over 10 s.
+    const server = await startTestServer({ trustProxy: true });
+    const held: HeldRequest[] = [];
+    try {
+      held.push(await create(server.urls.api, "10.1.0.1", 32 * MIB, "{", 30_000));
+      held.push(await create(server.urls.api, "10.1.0.2", 32 * MIB, "{", 30_000));
+      await untilInFlight(server.urls.ops, 2);
+      const other = await api(server.urls.api, "POST", "/projects", {
+        body: { projectHash: hex64("other-hash"), anonFingerprint: hex64("other-fp") },
+        headers: { "x-forwarded-for": "10.1.0.3" },
+      });
+      expect(other.status).toBe(201);
+      // What the two hold is the byte each sent, not the 64 MiB they announced.
+      expect(await inFlight(server.urls.ops)).toBe(2);
+    } finally {
+      for (const request of held) request.socket.destroy();
+      await server.stop();
+    }
+  });
+
+  describe("with a minimum pace of 1 KiB a second over windows of 400 ms", () => {
+    let server: Awaited<ReturnType<typeof startTestServer>>;
+    beforeAll(async () => {
+      server = await startTestServer({
+        trustProxy: true,
+        bodyPace: { minBytesPerSecond: 1024, windowMs: 400 },
+      });
+    });
+    afterAll(async () => server.stop());
+
+    it("POST /projects: a body trickled below the minimum pace is cut off with 408 REQUEST_TIMEOUT, its bytes given back, nothing changed", async () => {
+      const before = snapshotStore(server.dataDir);
+      const trickle = await create(server.urls.api, "10.2.0.1", 64 * 1024, "{");
+      // 10 bytes every 50 ms: 200 bytes a second, under the 1,024 asked for.
+      const sending = setInterval(() => {
+        if (!trickle.socket.destroyed) trickle.socket.write(" ".repeat(10));
+      }, 50);
+      try {
+        const response = await trickle.answer;
+        expect(response.status).toBe(408);
+        expect(errorCode(response)).toBe("REQUEST_TIMEOUT");
+      } finally {
+        clearInterval(sending);
+      }
+      expect(await inFlight(server.urls.ops)).toBe(0);
+      expect(snapshotStore(server.dataDir)).toEqual(before);
+    });
+
+    it("POST /projects: declared bodies that send nothing are cut off with 408 REQUEST_TIMEOUT within a window or two", async () => {
+      const idle = [
+        await create(server.urls.api, "10.2.1.1", 32 * MIB, "{"),
+        await create(server.urls.api, "10.2.1.2", 32 * MIB, ""),
+      ];
+      for (const request of idle) {
+        const response = await request.answer;
+        expect(response.status).toBe(408);
+        expect(errorCode(response)).toBe("REQUEST_TIMEOUT");
+      }
+    });
+
+    it("POST /projects: a body sent steadily above the minimum pace is read whole, however long it takes", async () => {
+      const body = paddedBody(
+        { projectHash: hex64("steady-hash"), anonFingerprint: hex64("steady-fp") },
+        48 * 1024,
+      );
+      const steady = await create(server.urls.api, "10.2.2.1", body.length, "");
+      // 2 KiB every 25 ms (80 KiB a second) for 600 ms: longer than a window, faster than the pace.
+      let offset = 0;
+      const sending = setInterval(() => {
+        if (offset >= body.length) return clearInterval(sending);
+        steady.finish(body.slice(offset, offset + 2048));
+        offset += 2048;
+      }, 25);
+      try {
+        const response = await steady.answer;
+        expect(response.status).toBe(201);
+      } finally {
+        clearInterval(sending);
+      }
+    });
+  });
+});
+
+/** The request body bytes the API holds now, from its `api_body_bytes_in_flight` gauge. */
+async function inFlight(opsUrl: string): Promise<number> {
+  const text = await (await fetch(`${opsUrl}/metrics`)).text();
+  return sample(text, "api_body_bytes_in_flight") ?? 0;
+}
+
+/** Waits until the API holds at least `bytes` of bodies (the bytes written are read as they arrive). */
+async function untilInFlight(opsUrl: string, bytes: number): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while ((await inFlight(opsUrl)) < bytes) {
+    if (Date.now() > deadline) throw new Error(`the API never held ${bytes} bytes of bodies`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

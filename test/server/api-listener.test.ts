@@ -2,6 +2,7 @@ import type { Socket } from "node:net";
 import { expect, it } from "vitest";
 import { createTestProject, identity, type TestProject } from "../support/deploy-flow.js";
 import { api } from "../support/http.js";
+import { sample } from "../support/prometheus-text.js";
 import { openSocket, rawMessage, rawRequest } from "../support/raw-http.js";
 import { startTestServer } from "../support/server.js";
 
@@ -33,19 +34,21 @@ it("apiListener: the body budget is BODY_BYTES_PER_ADDRESS for one address (429)
   try {
     const p = await createTestProject(server.urls.api, "api-listener-budget");
     const whole = JSON.stringify(identity(p));
-    /** 900 bytes announced from `from`, one sent: the rest never comes while the test runs. */
+    /** 900 bytes announced from `from`, 899 sent (and counted): the last never comes while the test runs. */
     const hold = async (from: string) => {
+      const before = await inFlight(server.urls.ops);
       const socket = await openSocket(server.urls.api);
       held.push(socket);
-      socket.write(deleteDomains(p, from, 900, "{"));
+      socket.write(deleteDomains(p, from, 900, whole.padEnd(899)));
+      while ((await inFlight(server.urls.ops)) < before + 899) await new Promise((r) => setTimeout(r, 10));
     };
     const send = (from: string) => rawRequest(server.urls.api, deleteDomains(p, from, whole.length, whole));
 
     await hold("10.0.0.1");
-    // 900 + this body is over 10.0.0.1's 1000 bytes.
+    // 899 + this body is over 10.0.0.1's 1000 bytes.
     const limited = await send("10.0.0.1");
     expect(limited.status).toBe(429);
-    // 900 more from 10.0.0.2 makes 1800 in all: any body more, from a third address, is over it.
+    // 899 more from 10.0.0.2 makes 1798 in all: this body more, from a third address, is over it.
     await hold("10.0.0.2");
     const busy = await send("10.0.0.3");
     expect(busy.status).toBe(503);
@@ -75,3 +78,8 @@ it("apiListener: prepares past PREPARE_LIMIT_PER_ADDRESS in its window are 429 R
     await server.stop();
   }
 });
+
+/** The request body bytes the API holds now (its `api_body_bytes_in_flight` gauge). */
+async function inFlight(opsUrl: string): Promise<number> {
+  return sample(await (await fetch(`${opsUrl}/metrics`)).text(), "api_body_bytes_in_flight") ?? 0;
+}

@@ -1,6 +1,7 @@
 import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Listener, listen } from "../../src/server/listeners.js";
+import { capturingLogger, LEVEL } from "../support/log-lines.js";
 
 const TIMEOUTS = { headersMs: 30_000, requestMs: 300_000, keepAliveMs: 5_000 };
 const opened: Listener[] = [];
@@ -35,12 +36,42 @@ function statusOf(url: string, request: string): Promise<string> {
 }
 
 describe("listen: the process's HTTP listeners", () => {
-  it("listen: answers 503 until a handler is attached, then the handler answers", async () => {
-    const listener = await opening("127.0.0.1");
+  it("listen: until a handler is attached, 503 SERVER_STARTING JSON with Retry-After: 1, logged; then the handler answers", async () => {
+    const { logger, lines } = capturingLogger();
+    const listener = await listen("127.0.0.1", 0, { timeouts: TIMEOUTS, logger });
+    opened.push(listener);
     expect(listener.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect((await fetch(listener.url)).status).toBe(503);
+    const early = await fetch(`${listener.url}/projects?token=secret`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(early.status).toBe(503);
+    expect(early.headers.get("retry-after")).toBe("1");
+    expect(early.headers.get("content-type")).toBe("application/json");
+    expect(await early.json()).toEqual({
+      error: { code: "SERVER_STARTING", message: "the server is starting, retry in a moment" },
+    });
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        level: LEVEL.warn,
+        msg: "SERVER_STARTING",
+        method: "POST",
+        path: "/projects",
+      }),
+    );
     listener.handle((_req, res) => res.writeHead(204).end());
     expect((await fetch(listener.url)).status).toBe(204);
+  });
+
+  it("listen: /health and /healthz say status starting until a handler is attached", async () => {
+    const listener = await opening("127.0.0.1");
+    for (const path of ["/health", "/healthz"]) {
+      const response = await fetch(listener.url + path);
+      expect(response.status).toBe(503);
+      expect(response.headers.get("retry-after")).toBe("1");
+      expect(await response.json()).toMatchObject({ status: "starting", error: { code: "SERVER_STARTING" } });
+    }
   });
 
   it("listen: an IPv6 address is printed in brackets in its URL", async () => {

@@ -43,6 +43,26 @@ describe("BodyBudget", () => {
     expect(share.inFlight).toBe(12);
   });
 
+  it("BodyBudget.take: what a request already holds does not count against it, what others hold does", () => {
+    const budget = new BodyBudget({ maxBytes: 10, maxBytesPerAddress: 6 });
+    budget.take("a", 4);
+    budget.take("a", 4, 4); // the same request, alone for a: 8, over the share of 6
+    budget.take("b", 1); // nothing in flight for b
+    expect(() => budget.take("b", 2, 0)).toThrow(ServerBusyError); // a new request of b: 9 + 2
+    expect(() => budget.take("a", 1, 0)).toThrow(RateLimitedError); // a new request of a: 8 + 1
+    expect(() => budget.take("a", 2, 8)).toThrow(ServerBusyError); // a's request, b's byte in flight
+    expect(budget.inFlight).toBe(9);
+  });
+
+  it("BodyBudget.judge: refuses as take would and takes nothing", () => {
+    const budget = new BodyBudget({ maxBytes: 10, maxBytesPerAddress: 6 });
+    budget.take("a", 5);
+    expect(() => budget.judge("a", 2)).toThrow(RateLimitedError);
+    expect(() => budget.judge("b", 6)).toThrow(ServerBusyError);
+    budget.judge("b", 5);
+    expect(budget.inFlight).toBe(5);
+  });
+
   it("BodyBudget: limits of 0 are no limit", () => {
     const budget = new BodyBudget({ maxBytes: 0, maxBytesPerAddress: 0 });
     for (let i = 0; i < 3; i++) budget.take("a", 1_000_000);
@@ -120,7 +140,7 @@ describe("boundedBody", () => {
     expect(budget.inFlight).toBe(0);
   });
 
-  it("boundedBody: a declared body of exactly maxBodyBytes is taken whole before it is read; one byte more is refused 413", async () => {
+  it("boundedBody: a declared body of exactly maxBodyBytes is read whole, counted as it arrives; one byte more declared is refused 413", async () => {
     const budget = new BodyBudget({ maxBytes: 0, maxBytesPerAddress: 0 });
     const exact = await app(budget).request("/read", {
       method: "POST",

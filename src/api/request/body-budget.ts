@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { PayloadTooLargeError, RateLimitedError, ServerBusyError } from "../../core/errors.js";
+import { type BodyPace, watchedRequest } from "./body-stream.js";
 
 /** How many body bytes the API may hold in flight at once: in all, and for one client address. */
 export interface BodyBudgetLimits {
@@ -13,30 +14,44 @@ export interface BodyBudgetLimits {
 const RETRY_AFTER_SECONDS = 5;
 
 /**
- * The request body bytes the API is reading (or has been promised by a `Content-Length`), in all
- * and per client address. A request that would go over its address's share is refused with 429
- * RATE_LIMITED, one that would go over the total with 503 SERVER_BUSY; a request is always let in
- * when nothing else is in flight for its address (or at all), so a body up to MAX_BODY_BYTES can
- * always be sent alone.
+ * The request body bytes the API has received and not yet answered, in all and per client address.
+ * Only bytes that arrived count: a declared `Content-Length` reserves nothing, so a stranger who
+ * announces 32 MiB and sends nothing holds none of it. A request whose bytes would go over its
+ * address's share is refused with 429 RATE_LIMITED, over the total with 503 SERVER_BUSY; a request
+ * alone (nothing else in flight for its address, or at all) is never refused, so a body up to
+ * MAX_BODY_BYTES can always be sent alone.
  */
 export class BodyBudget {
   private total = 0;
   private readonly byAddress = new Map<string, number>();
 
-  constructor(private readonly limits: BodyBudgetLimits) {}
+  constructor(
+    private readonly limits: BodyBudgetLimits,
+    /** Told the bytes in flight whenever they change (a gauge of the metrics). */
+    private readonly report: (bytes: number) => void = () => {},
+  ) {}
 
-  /** Takes `bytes` for `address`, or throws without taking anything. */
-  take(address: string, bytes: number): void {
+  /**
+   * Takes `bytes` more for a request of `address` that already holds `held`, or throws without
+   * taking anything. What the request itself holds does not count against it.
+   */
+  take(address: string, bytes: number, held = 0): void {
+    this.judge(address, bytes, held);
+    this.total += bytes;
+    this.byAddress.set(address, (this.byAddress.get(address) ?? 0) + bytes);
+    this.report(this.total);
+  }
+
+  /** Throws what `take` would for a new request of `address` that brings `bytes`; takes nothing. */
+  judge(address: string, bytes: number, held = 0): void {
     const mine = this.byAddress.get(address) ?? 0;
     const { maxBytes, maxBytesPerAddress } = this.limits;
-    if (maxBytesPerAddress > 0 && mine > 0 && mine + bytes > maxBytesPerAddress) {
+    if (maxBytesPerAddress > 0 && mine - held > 0 && mine + bytes > maxBytesPerAddress) {
       throw new RateLimitedError(RETRY_AFTER_SECONDS);
     }
-    if (maxBytes > 0 && this.total > 0 && this.total + bytes > maxBytes) {
+    if (maxBytes > 0 && this.total - held > 0 && this.total + bytes > maxBytes) {
       throw new ServerBusyError(RETRY_AFTER_SECONDS);
     }
-    this.total += bytes;
-    this.byAddress.set(address, mine + bytes);
   }
 
   /** Gives back what `take` took for `address`. */
@@ -46,6 +61,7 @@ export class BodyBudget {
     const left = (this.byAddress.get(address) ?? 0) - bytes;
     if (left > 0) this.byAddress.set(address, left);
     else this.byAddress.delete(address);
+    this.report(this.total);
   }
 
   /** Bytes in flight, in all (for tests and logs). */
@@ -55,37 +71,42 @@ export class BodyBudget {
 }
 
 /**
- * Lets a request's body be read within MAX_BODY_BYTES and the budget. A declared `Content-Length`
- * is judged and taken from the budget before any byte is read (413, 429, 503); a body without one
- * (chunked) is counted as it arrives, and its read fails with the same errors once over. What was
- * taken is given back when the request is answered, or when its client goes away.
+ * Lets a request's body be read within MAX_BODY_BYTES, the budget and the minimum pace. From the
+ * headers alone: a declared `Content-Length` over the limit is 413, and a request whose address (or
+ * the API) already holds what it may, with what it declares, is 429 (503); nothing is taken. Then
+ * every body is counted as it arrives: its bytes are taken from the budget chunk by chunk (413, 429,
+ * 503 once over), and a body slower than `pace` is cut off with 408. What was taken is given back
+ * when the request is answered, or when its client goes away.
  */
 export function boundedBody(deps: {
   maxBodyBytes: number;
   budget: BodyBudget;
   clientAddress: (c: Context) => string;
+  /** The slowest a body may arrive; without it, no minimum. */
+  pace?: BodyPace;
 }): MiddlewareHandler {
   const tooLarge = () => new PayloadTooLargeError(`request body exceeds ${deps.maxBodyBytes} bytes`);
+  const pace = deps.pace ?? { minBytesPerSecond: 0, windowMs: 1000 };
   return async (c, next) => {
     const address = deps.clientAddress(c);
-    let held = 0;
-    const take = (bytes: number) => {
-      deps.budget.take(address, bytes);
-      held += bytes;
-    };
     const declared = declaredLength(c);
-    if (declared !== undefined) {
-      if (declared > deps.maxBodyBytes) throw tooLarge();
-      take(declared);
-    } else if (c.req.raw.body) {
-      c.req.raw = countedRequest(c.req.raw, (bytes, total) => {
+    if (declared !== undefined && declared > deps.maxBodyBytes) throw tooLarge();
+    if (!c.req.raw.body) return next();
+    deps.budget.judge(address, declared ?? 1);
+    let held = 0;
+    const watched = watchedRequest(c.req.raw, {
+      pace,
+      count: (bytes, total) => {
         if (total > deps.maxBodyBytes) throw tooLarge();
-        take(bytes);
-      });
-    }
+        deps.budget.take(address, bytes, held);
+        held += bytes;
+      },
+    });
+    c.req.raw = watched.request;
     try {
       await next();
     } finally {
+      watched.stop();
       deps.budget.give(address, held);
     }
   };
@@ -97,21 +118,4 @@ function declaredLength(c: Context): number | undefined {
   if (header === undefined || c.req.header("transfer-encoding") !== undefined) return undefined;
   // node:http has already refused a malformed Content-Length.
   return Number(header);
-}
-
-/** The same request, its body passed through `count` chunk by chunk (which may throw to refuse it). */
-function countedRequest(request: Request, count: (bytes: number, total: number) => void): Request {
-  const reader = request.body!.getReader();
-  let total = 0;
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const { done, value } = await reader.read();
-      if (done) return controller.close();
-      total += value.byteLength;
-      count(value.byteLength, total);
-      controller.enqueue(value);
-    },
-    cancel: (reason) => reader.cancel(reason),
-  });
-  return new Request(request, { body, duplex: "half" } as RequestInit);
 }
