@@ -38,7 +38,8 @@ describe("deploy failures a person meets", () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toBe("");
     expect(run.stderr).toContain(
-      `could not create a project: no answer from http://127.0.0.1:${port}/projects`,
+      // The first request of a deploy asks the server's limits, before anything is created.
+      `could not read the server's limits: no answer from http://127.0.0.1:${port}/limits`,
     );
     expect(run.stderr).toContain("connection refused: is the server running?");
     expect(run.stderr).toContain("retrying in");

@@ -13,6 +13,8 @@ export const CLIENT_ERROR_CODES = [
   "EMPTY_SITE",
   "TOO_MANY_FILES",
   "FILE_TOO_LARGE",
+  "MANIFEST_TOO_LARGE",
+  "QUOTA_EXCEEDED",
   "BAD_FILE_NAME",
   "BAD_SYMLINK",
   "IGNORE_FILE",
@@ -27,7 +29,6 @@ export const CLIENT_ERROR_CODES = [
   "CONFIG",
   "CONFIG_INVALID",
   "CONFIG_INSIDE",
-  "CANCELLED",
   "NETWORK",
   "BAD_RESPONSE",
   "UPLOAD_INCOMPLETE",
@@ -57,7 +58,11 @@ Options (every command)
   --json          Print one JSON object on stdout instead of text; a failure prints
                   { "error": { "code", "message" } } there and keeps its exit status
   -h, --help      Show help
-  -v, --version   Print the client's version
+  -v, --version   Print the client's version (with --json: { "version" })
+
+Options (deploy)
+  --preview           Publish to the revision URL only; production is unchanged
+  --include-dotfiles  Deploy dotfiles and dot-folders too (.well-known/ always goes)
 
 The first deploy of a folder creates a project; later deploys of the same folder (same real path)
 update it, and only files whose contents changed are uploaded. The project's token is kept in
@@ -116,13 +121,19 @@ service already held, the bytes sent and the time.
 \`deploy promote <revision>\`. --include-dotfiles deploys dotfiles and dot-folders too.
 
 With --json, prints one object on stdout:
-  { projectSlug, revisionId, productionUrl, revisionUrl, preview, files, uploaded, identical,
-    bytesUploaded, durationMs }
+  { projectSlug, revisionId, productionUrl, revisionUrl, expiresAt, preview, files, uploaded,
+    identical, bytesUploaded, durationMs }
 (bytesUploaded counts the raw bytes of the files uploaded, before base64; skippedDotfiles lists
-what was skipped as a dotfile, when anything was.)
+what was skipped as a dotfile, when anything was; expiresAt is null on a server where projects
+never expire.)
+
+A site expires when it has not been deployed for the server's PROJECT_TTL_SECONDS (30 days by
+default): the summary prints the date. Any deploy of the folder, even with no change, moves it.
 
 Before anything is uploaded the client checks that the folder holds at most DEPLOY_MAX_FILES
 files (${formatCount(D.maxFiles)}) and none larger than DEPLOY_MAX_FILE_BYTES (${formatBytes(D.maxFileBytes)}), and names the files that do not fit.
+Then, before it creates a project, it asks the server for its own limits (GET /limits: files,
+bytes per file, the size of the file list, storage quotas) and refuses what the server would.
 If the project has expired or was deleted, a new project is created and the new URL is printed
 (not with DEPLOY_CREDENTIAL, whose project it is).
 
@@ -132,7 +143,8 @@ Run \`deploy --help\` for the other commands and the environment variables.
 const STATUS = `Usage: deploy status [--dir DIR] [--api-url URL] [--json]
 
 Shows the project of DIR (or of DEPLOY_CREDENTIAL): its production URL, the revision it serves,
-its domain, how many revisions it keeps and when it expires (30 days after its last deploy).
+its domain, how many revisions it keeps and when it expires (by default 30 days after its last
+deploy; never on a server with PROJECT_TTL_SECONDS=0).
 With --json: { projectSlug, productionUrl, revisionId, revisionUrl, hostname, customHostname,
 createdAt, expiresAt, expired, revisions }.
 `;
@@ -185,7 +197,8 @@ const DELETE = `Usage: deploy delete [--dir DIR] [--yes] [--api-url URL] [--json
 
 Deletes the project of DIR (default: the current folder): its site stops answering at once and
 its hostnames are freed. Asks for confirmation on a terminal; pass --yes (-y) to skip the question
-(required when not on a terminal). With --json, prints { projectSlug, deleted }.
+(required when not on a terminal). Answering no changes nothing and exits 0. With --json,
+prints { projectSlug, deleted } (deleted false when the question was answered no).
 `;
 
 const TOPICS: Record<HelpTopic, string> = {

@@ -18,7 +18,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return EXIT_OK;
     }
     if (parsed.kind === "version") {
-      io.stdout.write(`${clientVersion()}\n`);
+      const version = clientVersion();
+      io.stdout.write(wantsJson(argv, parsed) ? `${JSON.stringify({ version })}\n` : `${version}\n`);
       return EXIT_OK;
     }
     await runCommand(parsed, io);

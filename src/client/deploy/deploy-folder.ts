@@ -5,6 +5,7 @@ import { prepareProject } from "./prepare-project.js";
 import type { SavedProject } from "../local/saved-projects.js";
 import type { DeploySummary } from "./deploy-summary.js";
 import { hashListed, listSite, type ScannedSite } from "./scan-site.js";
+import { checkQuotas, checkServerLimits } from "./server-limits.js";
 import { deployIfUnchanged, rememberProduction, unchangedSummary } from "./unchanged-deploy.js";
 import { uploadAll, type UploadOutcome } from "./upload-rounds.js";
 
@@ -49,7 +50,11 @@ async function deployLocked(
     const unchanged = await deployIfUnchanged(ctx, folder, listed, startedAt);
     if (unchanged !== undefined) return unchanged;
   }
+  // Before a project is created or a file read: what the server would refuse, refused here.
+  const limits = await checkServerLimits(ctx, folder, listed.files);
   const site = await hashListed(ctx, folder, listed);
+  const distinctBytes = [...site.fileByHash.values()].reduce((sum, file) => sum + file.size, 0);
+  checkQuotas(limits, distinctBytes, folder.saved === undefined);
   const manifestFor = (project: SavedProject) => manifestOf(project.projectSlug, site);
   const first = await prepareProject(ctx, folder, manifestFor, !options.preview);
   const { project, previousProjectSlug } = first;
@@ -74,6 +79,7 @@ async function deployLocked(
     revisionId: result.revisionId,
     productionUrl: result.productionUrl,
     revisionUrl: result.revisionUrl,
+    expiresAt: result.project.expiresAt,
     files: site.files.length,
     uploaded: outcome.uploadedHashes.size,
     identical: site.files.length - distinct,

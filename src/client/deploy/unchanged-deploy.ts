@@ -95,6 +95,7 @@ export async function unchangedSummary(
     revisionId: unchanged.revisionId,
     productionUrl: unchanged.urls.production,
     revisionUrl: unchanged.urls.revision,
+    expiresAt: unchanged.project.expiresAt,
     files: site.files.length,
     uploaded: 0,
     identical: site.files.length - distinctHashes,

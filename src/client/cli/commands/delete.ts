@@ -17,7 +17,12 @@ export async function deleteCommand(ctx: CommandContext, dir: string, yes: boole
 async function deleteLocked(ctx: CommandContext, handle: ProjectHandle, yes: boolean): Promise<void> {
   const { project, api, folder } = handle;
   const where = project.productionUrl === "" ? "" : ` (${project.productionUrl})`;
-  if (!yes) await confirm(ctx, `Delete project ${project.projectSlug}${where}? [y/N] `);
+  if (!yes && !(await confirm(ctx, `Delete project ${project.projectSlug}${where}? [y/N] `))) {
+    // Answering no is a choice, not a failure: exit 0, nothing changed.
+    if (ctx.json) ctx.io.stdout.write(jsonLine({ projectSlug: project.projectSlug, deleted: false }));
+    ctx.io.stderr.write("Deletion cancelled; nothing was changed.\n");
+    return;
+  }
   let result;
   try {
     result = await api.deleteProject(project.projectSlug, project.apiToken);
@@ -39,7 +44,8 @@ async function deleteLocked(ctx: CommandContext, handle: ProjectHandle, yes: boo
   ctx.io.stdout.write(ctx.json ? jsonLine(result) : deleteText(result.projectSlug, url));
 }
 
-async function confirm(ctx: CommandContext, question: string): Promise<void> {
+/** Asks `question` on the terminal; true when the answer is yes. */
+async function confirm(ctx: CommandContext, question: string): Promise<boolean> {
   const stdin = ctx.io.stdin;
   if (stdin?.isTTY !== true || ctx.io.stderr.isTTY !== true) {
     throw new UsageError(
@@ -55,6 +61,5 @@ async function confirm(ctx: CommandContext, question: string): Promise<void> {
     break;
   }
   lines.close();
-  if (answer !== "y" && answer !== "yes")
-    throw new CliError("CANCELLED", "deletion cancelled; nothing was changed");
+  return answer === "y" || answer === "yes";
 }

@@ -1,5 +1,6 @@
 import type { ProjectState, PromotedRevision, RevisionSummary } from "../../net/api-types.js";
-import { formatBytes, formatCount, plural } from "../../format.js";
+import { neverExpires } from "../../../core/project-expiry.js";
+import { formatBytes, formatCount, formatTime, plural } from "../../format.js";
 import { jsonLine } from "./output.js";
 
 /** The production revision of a state answer, if any. */
@@ -35,7 +36,7 @@ export function statusText(state: ProjectState, now: Date): string {
     `  Revision:   ${live === undefined ? "none" : `${live.revisionId}, deployed ${when(live.createdAt)} (${plural(live.files, "file")}, ${formatBytes(live.bytes)})`}`,
     `  Domain:     ${project.customHostname ?? `${project.generatedHostname} (generated)`}`,
     `  Revisions:  ${formatCount(state.revisions.length)} kept (\`deploy list\` shows them)`,
-    `  Expires:    ${when(project.expiresAt)} ${expiresIn <= 0 ? "(expired: deploy again to start a new project)" : `(in ${days(expiresIn)}; every deploy moves it)`}`,
+    `  Expires:    ${neverExpires(project.expiresAt) ? "never (this server keeps projects until they are deleted)" : `${when(project.expiresAt)} ${expiresIn <= 0 ? "(expired: deploy again to start a new project)" : `(in ${days(expiresIn)}; every deploy moves it)`}`}`,
   ];
   return `${lines.join("\n")}\n`;
 }
@@ -94,10 +95,7 @@ export function promotedText(
   );
 }
 
-/** An ISO time as `2026-11-24 12:05 UTC`. */
-function when(iso: string): string {
-  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
-}
+const when = formatTime;
 
 function days(ms: number): string {
   const count = Math.floor(ms / 86_400_000);
