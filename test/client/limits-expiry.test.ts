@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sweepExpired } from "../../src/core/operations/index.js";
 import { TestClock } from "../support/clock.js";
+import { describePostgres, testPostgres } from "../support/postgres.js";
 import { snapshotStore } from "../support/store-snapshot.js";
 import { edgeGet, runInProcess, startTestBed, storedProjects, writeSite, type TestBed } from "./helpers.js";
 
@@ -84,7 +85,29 @@ describe("deploy: when the site expires", () => {
   });
 });
 
-describe("deploy: PROJECT_TTL_SECONDS=0", () => {
+/** Deploys with PROJECT_TTL_SECONDS=0, moves the clock 100 years, sweeps: still served and deployable. */
+async function neverExpires(bed: TestBed, clock: TestClock): Promise<void> {
+  const site = join(bed.dir, "forever");
+  await writeSite(site, { "index.html": "kept" });
+  const run = await runInProcess([site], bed.env);
+  expect(run.code).toBe(0);
+  expect(run.stdout).toContain("  Expires:    never");
+  const json = JSON.parse((await runInProcess([site, "--json"], bed.env)).stdout);
+  expect(json.expiresAt).toBeNull();
+
+  clock.advance(100 * 365 * DAY);
+  const swept = await sweepExpired(bed.server.services);
+  expect(swept.projectsPurged).toBe(0);
+  const served = await edgeGet(bed.server.urls.edge, json.productionUrl, "index.html");
+  expect([served.status, served.body.toString()]).toEqual([200, "kept"]);
+  const status = JSON.parse((await runInProcess(["status", "--dir", site, "--json"], bed.env)).stdout);
+  expect(status.expired).toBe(false);
+  await writeSite(site, { "index.html": "still mine" });
+  const again = JSON.parse((await runInProcess([site, "--json"], bed.env)).stdout);
+  expect(again.projectSlug).toBe(json.projectSlug);
+}
+
+describe("deploy: PROJECT_TTL_SECONDS=0 on SQLite", () => {
   const clock = new TestClock();
   let bed: TestBed;
   beforeAll(async () => {
@@ -92,24 +115,19 @@ describe("deploy: PROJECT_TTL_SECONDS=0", () => {
   });
   afterAll(async () => bed?.stop());
 
-  it("PROJECT_TTL_SECONDS=0: a project never expires: the clock 100 years ahead, a sweep, still served and deployable", async () => {
-    const site = join(bed.dir, "forever");
-    await writeSite(site, { "index.html": "kept" });
-    const run = await runInProcess([site], bed.env);
-    expect(run.code).toBe(0);
-    expect(run.stdout).toContain("  Expires:    never");
-    const json = JSON.parse((await runInProcess([site, "--json"], bed.env)).stdout);
-    expect(json.expiresAt).toBeNull();
+  it("PROJECT_TTL_SECONDS=0: a project never expires: the clock 100 years ahead, a sweep, still served and deployable", () =>
+    neverExpires(bed, clock));
+});
 
-    clock.advance(100 * 365 * DAY);
-    const swept = await sweepExpired(bed.server.services);
-    expect(swept.projectsPurged).toBe(0);
-    const served = await edgeGet(bed.server.urls.edge, json.productionUrl, "index.html");
-    expect([served.status, served.body.toString()]).toEqual([200, "kept"]);
-    const status = JSON.parse((await runInProcess(["status", "--dir", site, "--json"], bed.env)).stdout);
-    expect(status.expired).toBe(false);
-    await writeSite(site, { "index.html": "still mine" });
-    const again = JSON.parse((await runInProcess([site, "--json"], bed.env)).stdout);
-    expect(again.projectSlug).toBe(json.projectSlug);
+await describePostgres("deploy: PROJECT_TTL_SECONDS=0 on PostgreSQL", () => {
+  const clock = new TestClock();
+  let bed: TestBed;
+  beforeAll(async () => {
+    const { url, schema } = testPostgres();
+    bed = await startTestBed({ projectTtlSeconds: 0, clock, databaseUrl: url, databaseSchema: schema });
   });
+  afterAll(async () => bed?.stop());
+
+  it("PROJECT_TTL_SECONDS=0 (PostgreSQL): a project never expires: the clock 100 years ahead, a sweep, still served and deployable", () =>
+    neverExpires(bed, clock));
 });

@@ -94,7 +94,8 @@ Environment
   DEPLOY_MAX_ATTEMPTS       Tries per request on network errors, 5xx and 429 (default ${D.maxAttempts};
                             at most ${D.maxRefusedAttempts} when the connection is refused)
   DEPLOY_LOCK_WAIT_SECONDS  How long to wait for another run on the same folder (default ${D.lockWaitSeconds})
-  DEBUG=1                   Print stack traces on errors
+  DEBUG=1                   On errors, print the request's URL, the server's status and code,
+                            and the stack trace
 
 Exit status: 0 success, 1 failure, 2 usage error.
 Error codes (in --json's error.code): ${CLIENT_ERROR_CODES.join(", ")};

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { mistypedCommand, parseArgs, type ParsedArgs } from "./args.js";
-import { CliError, EXIT_FAILURE, EXIT_OK } from "../errors.js";
+import { ApiError, CliError, EXIT_FAILURE, EXIT_OK } from "../errors.js";
 import type { CliIo } from "../io.js";
 
 // Set by the bundler for the standalone package (packages/client), where no package.json sits
@@ -98,6 +98,7 @@ function reportError(io: CliIo, error: unknown, json: boolean): number {
     if (json) io.stdout.write(`${JSON.stringify({ error: { code: error.code, message: error.message } })}\n`);
     io.stderr.write(`Error: ${error.message}\n`);
     if (error.hint !== undefined) io.stderr.write(`${error.hint}\n`);
+    if (debug && error instanceof ApiError) io.stderr.write(`${error.detail}\n`);
     if (debug && error.stack !== undefined) io.stderr.write(`${error.stack}\n`);
     return error.exitCode;
   }

@@ -1,6 +1,7 @@
 import type { CompletedDeploy, Manifest } from "../net/api-types.js";
 import { openFolder, type CommandContext, type FolderProject } from "../context.js";
 import { ApiError } from "../errors.js";
+import { plural } from "../format.js";
 import { prepareProject } from "./prepare-project.js";
 import type { SavedProject } from "../local/saved-projects.js";
 import type { DeploySummary } from "./deploy-summary.js";
@@ -34,6 +35,8 @@ export async function deployFolder(
   try {
     return await deployLocked(ctx, folder, options, startedAt);
   } finally {
+    // The live line goes before the summary reaches stdout, or the error stderr.
+    ctx.progress.done();
     await folder.release();
   }
 }
@@ -63,10 +66,13 @@ async function deployLocked(
     return unchangedSummary(folder, project, first.prepared, site, site.fileByHash.size, startedAt);
   }
   const prepared = first.prepared;
-  const prepareAgain = () => folder.api.prepare(project.projectSlug, project.apiToken, manifestFor(project));
+  const prepareAgain = () => {
+    ctx.progress.step(`Preparing the deploy again (${plural(site.files.length, "file")})`);
+    return folder.api.prepare(project.projectSlug, project.apiToken, manifestFor(project));
+  };
 
   const outcome = await uploadAll(ctx, prepared, site.fileByHash, prepareAgain);
-  const result = await complete(folder, project, outcome, site, options.preview, async () => {
+  const result = await complete(ctx, folder, project, outcome, site, options.preview, async () => {
     ctx.progress.note("The prepared deploy expired or was incomplete; preparing it again.");
     return uploadAll(ctx, await prepareAgain(), site.fileByHash, prepareAgain);
   });
@@ -106,6 +112,7 @@ function manifestOf(slug: string, site: Pick<ScannedSite, "files" | "hashes">): 
 
 /** Completes the deploy; once, when it expired or lacked assets, redoes the round and tries again. */
 async function complete(
+  ctx: CommandContext,
   folder: FolderProject,
   project: SavedProject,
   outcome: UploadOutcome,
@@ -114,11 +121,13 @@ async function complete(
   redo: () => Promise<UploadOutcome>,
 ): Promise<CompletedDeploy> {
   const { projectSlug, apiToken } = project;
-  const deploy = (round: UploadOutcome) =>
-    folder.api.deploy(projectSlug, apiToken, round.deployId, round.completionJwt, {
+  const deploy = (round: UploadOutcome) => {
+    ctx.progress.step(preview ? "Publishing the preview" : "Publishing");
+    return folder.api.deploy(projectSlug, apiToken, round.deployId, round.completionJwt, {
       preview,
       siteRules: site.siteRules,
     });
+  };
   try {
     return await deploy(outcome);
   } catch (error) {

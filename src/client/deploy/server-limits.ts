@@ -20,6 +20,7 @@ export async function checkServerLimits(
   folder: FolderProject,
   files: readonly SiteFile[],
 ): Promise<ServerLimits | undefined> {
+  ctx.progress.step("Asking the server for its limits");
   const limits = await folder.api.limits();
   if (limits === undefined) return undefined;
   const source = {

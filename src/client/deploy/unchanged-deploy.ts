@@ -39,6 +39,7 @@ export async function deployIfUnchanged(
     return undefined;
   }
   let unchanged: UnchangedDeploy;
+  ctx.progress.step("Asking the server whether production already serves these files");
   try {
     unchanged = await folder.api.prepareByDigest(saved.projectSlug, saved.apiToken, last.manifestDigest);
   } catch (error) {

@@ -36,7 +36,7 @@ async function deleteLocked(ctx: CommandContext, handle: ProjectHandle, yes: boo
     await folder?.savedProjects.remove(ctx.apiUrl, folder.projectHash);
     throw new CliError(
       "PROJECT_GONE",
-      `project ${project.projectSlug} no longer exists on ${ctx.apiUrl} (${error.code}); forgot it locally`,
+      `project ${project.projectSlug} no longer exists on ${ctx.apiUrl}; forgot it locally`,
     );
   }
   await folder?.savedProjects.remove(ctx.apiUrl, folder.projectHash);
