@@ -128,6 +128,12 @@ With --json, prints one object on stdout:
 what was skipped as a dotfile, when anything was; expiresAt is null on a server where projects
 never expire.)
 
+On a terminal, one line on stderr shows the phase that runs (listing, asking the server's limits,
+creating the project, preparing, hashing, uploading, publishing) and how long it has taken; for
+hashing and uploading, the files and bytes done, then the rate and an ETA once a second of bytes
+has given a rate. Uploaded files count as their parts are written to the connection; the server
+confirms a request of many files at once, so the line then says it is storing the last ones.
+
 A site expires when it has not been deployed for the server's PROJECT_TTL_SECONDS (30 days by
 default): the summary prints the date. Any deploy of the folder, even with no change, moves it.
 
