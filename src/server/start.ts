@@ -15,6 +15,7 @@ import { openMetadataStore } from "./metadata-store.js";
 import { openPlatformParts } from "./platform-parts.js";
 import { startSweeper } from "./sweeper.js";
 import { DnsResolver } from "../shared/dns-resolver.js";
+import { prettyDestination } from "../shared/pretty-log.js";
 
 /** A running process: the URLs of the listeners its roles run, its operator listener, and `close`. */
 export interface RunningProcess {
@@ -55,7 +56,7 @@ export async function startProcess(
 ): Promise<RunningProcess> {
   const { logger: givenLogger, clock = systemClock, ...settings } = overrides;
   const config: ServerConfig = { ...loadConfig({}), ...settings };
-  const logger = givenLogger ?? pino({ level: config.logLevel });
+  const logger = givenLogger ?? processLogger(config.logLevel);
   const now = () => clock.now();
   const roles = new Set(config.roles);
   const notHere = config.cloudflare ? rolesOnCloudflare(config.roles) : undefined;
@@ -139,6 +140,11 @@ export async function startProcess(
     await closeAll();
     throw error;
   }
+}
+
+/** The process's logger: JSON lines (for collectors), or readable lines when stdout is a terminal. */
+function processLogger(level: string): Logger {
+  return process.stdout.isTTY ? pino({ level }, prettyDestination(process.stdout)) : pino({ level });
 }
 
 /** Opens the listeners of the process's roles, and its operator listener. */
