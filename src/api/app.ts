@@ -11,6 +11,7 @@ import { openApiDocument } from "./openapi.js";
 import { deployRoutes } from "./routes/deploys.js";
 import { domainRoutes } from "./routes/domains.js";
 import { healthRoutes } from "./routes/health.js";
+import { limitsRoutes } from "./routes/limits.js";
 import { type TlsAskLimits, tlsAskRoutes } from "./routes/tls-ask.js";
 import { projectRoutes } from "./routes/projects.js";
 import { revisionRoutes } from "./routes/revisions.js";
@@ -65,6 +66,7 @@ export function createApiApp(deps: ApiDependencies): Hono {
   };
 
   app.route("/", healthRoutes(deps.services));
+  app.route("/", limitsRoutes(deps.services, deps.maxBodyBytes));
   app.route("/", tlsAskRoutes({ ...routeDeps, ...deps.tlsAsk }));
   app.get("/openapi.json", (c) => c.json(openApiDocument(deps.publicUrl())));
   app.route("/projects", projectRoutes({ ...routeDeps, createLimits: deps.createLimits }));

@@ -50,6 +50,7 @@ describe("openApiDocument", () => {
       [
         "get /health",
         "get /healthz",
+        "get /limits",
         "post /projects",
         "delete /projects/{projectSlug}",
         "post /projects/{projectSlug}/prepare",

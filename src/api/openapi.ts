@@ -76,6 +76,13 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
           },
         },
       },
+      "/limits": {
+        get: {
+          summary:
+            "the server's limits, so a client refuses what the server would before it creates anything",
+          responses: { "200": { description: "ok", ...json(schemas.responses.limits) } },
+        },
+      },
       "/projects": {
         post: {
           summary: "create an anonymous project; the apiToken is returned once",

@@ -28,7 +28,10 @@ export class UsageError extends CliError {
   }
 }
 
-/** An HTTP error answer from the deploy API or the upload service. */
+/**
+ * An HTTP error answer from the deploy API or the upload service. Its message is in words (what
+ * failed and why); the code is `code` (for `--json`), and the URL and status are kept for DEBUG.
+ */
 export class ApiError extends CliError {
   constructor(
     /** What the client was doing, e.g. "prepare the deploy". */
@@ -40,7 +43,26 @@ export class ApiError extends CliError {
     hint?: string,
     readonly retryAfterMs?: number,
   ) {
-    super(code, `could not ${step}: ${url} answered ${status} ${code}: ${serverMessage}`, hint);
+    super(code, `could not ${step}: ${inWords(code, status, serverMessage)}`, hint);
+  }
+
+  /** The request and its answer as the server gave them, for DEBUG=1. */
+  get detail(): string {
+    return `${this.url} answered ${this.status} ${this.code}: ${this.serverMessage}`;
+  }
+}
+
+/** Why a request was refused, in words: the server's own message, or a sentence where it is terse. */
+function inWords(code: string, status: number, serverMessage: string): string {
+  switch (code) {
+    case "UNAUTHORIZED":
+      return "the server does not know this project's token (the project was deleted, or it lives on another server)";
+    case "PROJECT_NOT_FOUND":
+      return "the project no longer exists on the server";
+    case "PROJECT_EXPIRED":
+      return "the project has expired";
+    default:
+      return serverMessage.trim() === "" ? `the server answered with status ${status}` : serverMessage;
   }
 }
 

@@ -30,3 +30,8 @@ export function formatCount(value: number): string {
 export function plural(value: number, noun: string): string {
   return `${formatCount(value)} ${noun}${value === 1 ? "" : "s"}`;
 }
+
+/** An ISO 8601 time for people, the one format of the client's output: `2026-11-24 12:05 UTC`. */
+export function formatTime(iso: string): string {
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+}

@@ -1,10 +1,25 @@
 import { describe, expect, it } from "vitest";
-import { createProgress, renderBar } from "./progress.js";
+import { createProgress, renderBar, type Ticker } from "./progress.js";
 
 function capture(isTTY: boolean) {
   let text = "";
   return { stream: { write: (chunk: string) => (text += chunk), isTTY, columns: 200 }, text: () => text };
 }
+
+/** A ticker the test fires by hand; `running` says whether the progress keeps one going. */
+function manualTicker() {
+  const state = { tick: undefined as (() => void) | undefined, running: false };
+  const ticker: Ticker = (tick) => {
+    state.tick = tick;
+    state.running = true;
+    return () => {
+      state.running = false;
+    };
+  };
+  return { state, ticker };
+}
+
+const lastFrame = (text: string) => text.split("\r\x1b[2K").at(-1)!;
 
 describe("progress", () => {
   it("renderBar: fills in proportion, clamped", () => {
@@ -13,25 +28,81 @@ describe("progress", () => {
     expect(renderBar(-1, 4)).toBe("[----]");
   });
 
-  it("createProgress: on a terminal, redraws one line with files, bytes, rate and ETA", () => {
+  it("createProgress: on a terminal, a counted phase draws at once, then files, bytes, and rate and ETA only once the rate is known", () => {
     let clock = 0;
     const out = capture(true);
-    const progress = createProgress(out.stream, true, () => clock);
+    const { ticker } = manualTicker();
+    const progress = createProgress(out.stream, true, () => clock, ticker);
     progress.start("Uploading", 10, 1024 * 1024);
-    clock = 1000;
+    expect(lastFrame(out.text())).toBe("Uploading [--------------------] 0/10 files · 0 B/1.0 MiB");
     progress.advance(5, 512 * 1024);
-    const last = out.text().split("\r\x1b[2K").at(-1)!;
-    expect(last).toBe(
+    clock = 500;
+    progress.advance(0, 0);
+    // Half a second of bytes is no rate: no rate and no ETA yet.
+    expect(lastFrame(out.text())).toBe("Uploading [##########----------] 5/10 files · 512.0 KiB/1.0 MiB");
+    expect(out.text()).not.toContain("ETA");
+    clock = 1000;
+    progress.advance(0, 0);
+    expect(lastFrame(out.text())).toBe(
       "Uploading [##########----------] 5/10 files · 512.0 KiB/1.0 MiB · 512.0 KiB/s · ETA 1.0s",
     );
     progress.finish("Uploaded 10 files");
     expect(out.text().endsWith("\r\x1b[2KUploaded 10 files\n")).toBe(true);
   });
 
-  it("createProgress: off a terminal, plain lines at most every 5 seconds and no escape codes", () => {
+  it("createProgress: the rate counts from the first byte, not from the phase's start", () => {
+    let clock = 0;
+    const out = capture(true);
+    const progress = createProgress(out.stream, true, () => clock, manualTicker().ticker);
+    progress.start("Uploading", 2, 2000);
+    // A slow first answer (the old first frame said "ETA 66m21s"): nothing moves for 3 s.
+    clock = 3000;
+    progress.advance(1, 1000);
+    expect(lastFrame(out.text())).not.toMatch(/\/s|ETA/);
+    clock = 4000;
+    progress.advance(0, 0);
+    expect(lastFrame(out.text())).toBe(
+      "Uploading [##########----------] 1/2 files · 1000 B/2.0 KiB · 1000 B/s · ETA 1.0s",
+    );
+  });
+
+  it("createProgress: a step draws its name at once and its time on every tick; done clears it and stops the ticker", () => {
+    let clock = 0;
+    const out = capture(true);
+    const { state, ticker } = manualTicker();
+    const progress = createProgress(out.stream, true, () => clock, ticker);
+    progress.step("Creating the project");
+    expect(lastFrame(out.text())).toBe("Creating the project… 0ms");
+    expect(state.running).toBe(true);
+    clock = 150;
+    state.tick!();
+    expect(lastFrame(out.text())).toBe("Creating the project… 150ms");
+    progress.step("Preparing the deploy (3 files)");
+    expect(lastFrame(out.text())).toBe("Preparing the deploy (3 files)… 0ms");
+    progress.done();
+    expect(out.text().endsWith("\r\x1b[2K")).toBe(true);
+    expect(state.running).toBe(false);
+  });
+
+  it("createProgress: a status replaces the ETA with what the phase waits for, and its time", () => {
+    let clock = 0;
+    const out = capture(true);
+    const progress = createProgress(out.stream, true, () => clock, manualTicker().ticker);
+    progress.start("Uploading", 2, 2048);
+    progress.advance(2, 2048);
+    clock = 1200;
+    progress.status("sent; the server is storing the last 2 requests");
+    expect(lastFrame(out.text())).toBe(
+      "Uploading [####################] 2/2 files · 2.0 KiB/2.0 KiB · 1.7 KiB/s · sent; the server is storing the last 2 requests… 1.2s",
+    );
+  });
+
+  it("createProgress: off a terminal, plain lines at most every 5 seconds, steps silent, no escape codes", () => {
     let clock = 0;
     const out = capture(false);
-    const progress = createProgress(out.stream, false, () => clock);
+    const { state, ticker } = manualTicker();
+    const progress = createProgress(out.stream, false, () => clock, ticker);
+    progress.step("Creating the project");
     progress.start("Hashing", 3, 300);
     progress.advance(1, 100);
     clock = 6000;
@@ -42,5 +113,6 @@ describe("progress", () => {
       "Hashing   2/3 files · 200 B/300 B · 33 B/s · ETA 3.0s\nretrying\nHashed 3 files\n",
     );
     expect(out.text()).not.toContain("\x1b");
+    expect(state.tick).toBeUndefined();
   });
 });

@@ -1,40 +1,80 @@
 import { formatBytes, formatCount, formatDuration } from "./format.js";
 import type { OutputStream } from "./io.js";
 
-/** Progress of one phase (hashing, uploading) on stderr: a live bar on a terminal, plain lines otherwise. */
+/**
+ * Progress of a run on stderr: a live line on a terminal, plain lines otherwise. A phase is either
+ * a step (one request or a wait: its name and the time it has taken) or a counted phase (hashing,
+ * uploading: files and bytes, the rate and an ETA once the rate is known).
+ */
 export interface Progress {
+  /** A phase without counts (creating the project, preparing, publishing). */
+  step(label: string): void;
   start(label: string, totalFiles: number, totalBytes: number): void;
+  /** Files and bytes done (negative when a failed attempt's are taken back). */
   advance(files: number, bytes: number): void;
+  /** Words after the counts (what the phase is waiting for), or undefined for none. */
+  status(text: string | undefined): void;
   /** Ends the phase with a summary line. */
   finish(summary: string): void;
-  /** A line of its own (a retry, a warning), kept above the bar. */
+  /** A line of its own (a retry, a warning), kept above the live line. */
   note(message: string): void;
+  /** Ends whatever phase is shown, leaving no line: before the result goes to stdout, or a failure. */
+  done(): void;
 }
+
+/** A repeating timer; returns what stops it. Injected by tests, `setInterval` (unref'd) otherwise. */
+export type Ticker = (tick: () => void, everyMs: number) => () => void;
 
 const REDRAW_MS = 100;
 const PLAIN_EVERY_MS = 5000;
+/** The rate (and so the ETA) is shown only once bytes have moved for this long: before, it is noise. */
+export const RATE_KNOWN_AFTER_MS = 1000;
 
-/** A reporter on `stream`; `live` draws a bar that redraws in place (for terminals). */
-export function createProgress(stream: OutputStream, live: boolean, now = () => Date.now()): Progress {
+const intervalTicker: Ticker = (tick, everyMs) => {
+  const timer = setInterval(tick, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
+};
+
+/**
+ * A reporter on `stream`; `live` redraws one line in place (for terminals), every 100 ms while a
+ * phase runs, so a phase shows at once and a slow request never looks like a hang.
+ */
+export function createProgress(
+  stream: OutputStream,
+  live: boolean,
+  now: () => number = () => Date.now(),
+  ticker: Ticker = intervalTicker,
+): Progress {
   let label = "";
+  let counted = false;
   let files = 0;
   let bytes = 0;
   let totalFiles = 0;
   let totalBytes = 0;
   let startedAt = 0;
+  let firstBytesAt: number | undefined;
+  let statusText: string | undefined;
   let lastDraw = 0;
   let drawn = false;
+  let stopTicker: (() => void) | undefined;
 
-  const line = () => {
-    const elapsed = Math.max(1, now() - startedAt);
-    const rate = (bytes / elapsed) * 1000;
+  const rateSuffix = (at: number): string => {
+    if (firstBytesAt === undefined || at - firstBytesAt < RATE_KNOWN_AFTER_MS || bytes <= 0) return "";
+    const rate = (bytes / (at - firstBytesAt)) * 1000;
     const left = totalBytes - bytes;
-    const eta = rate > 0 && bytes > 0 && left > 0 ? ` · ETA ${formatDuration((left / rate) * 1000)}` : "";
+    const eta = left > 0 && statusText === undefined ? ` · ETA ${formatDuration((left / rate) * 1000)}` : "";
+    return ` · ${formatBytes(rate)}/s${eta}`;
+  };
+  const line = (at: number): string => {
+    const took = formatDuration(at - startedAt);
+    if (!counted) return `${label}… ${took}`;
     const fraction = totalBytes > 0 ? bytes / totalBytes : totalFiles > 0 ? files / totalFiles : 1;
     const bar = live ? `${renderBar(fraction, 20)} ` : "";
+    const status = statusText === undefined ? "" : ` · ${statusText}… ${took}`;
     return (
       `${label.padEnd(9)} ${bar}${formatCount(files)}/${formatCount(totalFiles)} files · ` +
-      `${formatBytes(bytes)}/${formatBytes(totalBytes)} · ${formatBytes(rate)}/s${eta}`
+      `${formatBytes(bytes)}/${formatBytes(totalBytes)}${rateSuffix(at)}${status}`
     );
   };
   const clear = () => {
@@ -42,37 +82,61 @@ export function createProgress(stream: OutputStream, live: boolean, now = () => 
     drawn = false;
   };
   const draw = (force: boolean) => {
+    if (label === "") return;
     const at = now();
     if (!force && at - lastDraw < (live ? REDRAW_MS : PLAIN_EVERY_MS)) return;
     lastDraw = at;
     if (live) {
       const width = Math.max(20, (stream.columns || 100) - 1);
-      stream.write(`\r\x1b[2K${line().slice(0, width)}`);
+      stream.write(`\r\x1b[2K${line(at).slice(0, width)}`);
       drawn = true;
-    } else {
-      stream.write(`${line()}\n`);
+    } else if (counted) {
+      stream.write(`${line(at)}\n`);
     }
+  };
+  const begin = (name: string, isCounted: boolean) => {
+    clear();
+    label = name;
+    counted = isCounted;
+    files = 0;
+    bytes = 0;
+    statusText = undefined;
+    firstBytesAt = undefined;
+    startedAt = now();
+    lastDraw = startedAt;
+    if (!live) return;
+    draw(true);
+    stopTicker ??= ticker(() => draw(false), REDRAW_MS);
+  };
+  const end = () => {
+    clear();
+    label = "";
+    stopTicker?.();
+    stopTicker = undefined;
   };
 
   return {
+    step(name) {
+      begin(name, false);
+    },
     start(name, fileCount, byteCount) {
-      label = name;
-      files = 0;
-      bytes = 0;
       totalFiles = fileCount;
       totalBytes = byteCount;
-      startedAt = now();
-      lastDraw = startedAt;
-      if (live) draw(true);
+      begin(name, true);
     },
     advance(fileDelta, byteDelta) {
       files += fileDelta;
       bytes += byteDelta;
+      if (firstBytesAt === undefined && bytes > 0) firstBytesAt = now();
       draw(false);
     },
+    status(text) {
+      if (text === statusText) return;
+      statusText = text;
+      if (live) draw(true);
+    },
     finish(summary) {
-      clear();
-      label = "";
+      end();
       stream.write(`${summary}\n`);
     },
     note(message) {
@@ -80,6 +144,7 @@ export function createProgress(stream: OutputStream, live: boolean, now = () => 
       stream.write(`${message}\n`);
       if (live && label !== "") draw(true);
     },
+    done: end,
   };
 }
 

@@ -169,13 +169,36 @@ export class InsufficientStorageError extends define(
 export class AliasLimitError extends define("ALIAS_LIMIT", "the project has as many aliases as it may") {}
 /** A site's `_redirects` or `_headers` does not parse: names the file and the line. */
 export class InvalidSiteConfigError extends DeployError {
+  /** Every line that is wrong, in order; the first is `line` and `reason`. */
+  readonly problems: readonly SiteConfigProblem[];
+
   constructor(
     readonly file: string,
     readonly line: number,
     readonly reason: string,
+    problems?: readonly SiteConfigProblem[],
   ) {
-    super("INVALID_SITE_CONFIG", line > 0 ? `${file}:${line}: ${reason}` : `${file}: ${reason}`);
+    const all = problems ?? [{ line, reason }];
+    // The first problem as it always was (`file:line: reason`), the others after it, bounded.
+    const shown = all.slice(0, MAX_SITE_CONFIG_PROBLEMS).map((p) => siteConfigLine(file, p));
+    const more =
+      all.length > MAX_SITE_CONFIG_PROBLEMS ? [`and ${all.length - MAX_SITE_CONFIG_PROBLEMS} more`] : [];
+    super("INVALID_SITE_CONFIG", [...shown, ...more].join("; "));
+    this.problems = all;
   }
+}
+
+/** One wrong line of a rules file; line 0 for the file as a whole. */
+export interface SiteConfigProblem {
+  line: number;
+  reason: string;
+}
+
+/** Most problems an INVALID_SITE_CONFIG message names (a file of garbage would name thousands). */
+const MAX_SITE_CONFIG_PROBLEMS = 50;
+
+function siteConfigLine(file: string, problem: SiteConfigProblem): string {
+  return problem.line > 0 ? `${file}:${problem.line}: ${problem.reason}` : `${file}: ${problem.reason}`;
 }
 /**
  * The object store holding the content (OBJECT_STORE_URL) failed or did not answer in time;

@@ -40,7 +40,8 @@ const ENV = z.object({
   UPLOAD_PUBLIC_URL: z.string().url().optional(),
   CORS_ORIGIN: z.string().default("*"),
   DEPLOY_TTL_SECONDS: seconds.default(3600),
-  PROJECT_TTL_SECONDS: seconds.default(2_592_000),
+  // 0: projects never expire (contract §6).
+  PROJECT_TTL_SECONDS: z.coerce.number().min(0).default(2_592_000),
   PROJECT_PURGE_GRACE_SECONDS: seconds.default(604_800),
   DOMAIN_QUARANTINE_DAYS: z.coerce.number().min(0).default(30),
   REVISIONS_KEPT: count.min(1).default(50),

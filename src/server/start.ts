@@ -15,6 +15,7 @@ import { openMetadataStore } from "./metadata-store.js";
 import { openPlatformParts } from "./platform-parts.js";
 import { startSweeper } from "./sweeper.js";
 import { DnsResolver } from "../shared/dns-resolver.js";
+import { prettyDestination } from "../shared/pretty-log.js";
 
 /** A running process: the URLs of the listeners its roles run, its operator listener, and `close`. */
 export interface RunningProcess {
@@ -55,7 +56,7 @@ export async function startProcess(
 ): Promise<RunningProcess> {
   const { logger: givenLogger, clock = systemClock, ...settings } = overrides;
   const config: ServerConfig = { ...loadConfig({}), ...settings };
-  const logger = givenLogger ?? pino({ level: config.logLevel });
+  const logger = givenLogger ?? processLogger(config.logLevel);
   const now = () => clock.now();
   const roles = new Set(config.roles);
   const notHere = config.cloudflare ? rolesOnCloudflare(config.roles) : undefined;
@@ -141,6 +142,11 @@ export async function startProcess(
   }
 }
 
+/** The process's logger: JSON lines (for collectors), or readable lines when stdout is a terminal. */
+function processLogger(level: string): Logger {
+  return process.stdout.isTTY ? pino({ level }, prettyDestination(process.stdout)) : pino({ level });
+}
+
 /** Opens the listeners of the process's roles, and its operator listener. */
 async function openListeners(config: ServerConfig, logger: Logger) {
   const roles = new Set(config.roles);
@@ -177,5 +183,9 @@ function serviceConfig(config: ServerConfig, edgePort: number | undefined): Serv
     domainPendingSeconds: config.domainPendingDays * 86_400,
     domainCheckIntervalSeconds: config.domainCheckIntervalSeconds,
     limits: { maxAssets: config.maxAssets, maxAssetBytes: config.maxAssetBytes },
+    // Cloudflare's platform keeps no quotas of its own (its account's limits apply).
+    quotas: config.cloudflare
+      ? { projectBytes: 0, pendingBytes: 0 }
+      : { projectBytes: config.projectQuotaBytes, pendingBytes: config.pendingQuotaBytes },
   };
 }

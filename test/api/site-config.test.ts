@@ -58,6 +58,20 @@ describe("deploy with _redirects and _headers", () => {
     expect(await home()).toBe(served);
   });
 
+  it("POST deploy: 422 INVALID_SITE_CONFIG naming every wrong line of _redirects, the first as before, nothing changed", async () => {
+    const completion = await upload({ "/index.html": "after", "/_redirects": "/a /b 404\n/ok /fine\n/c\n" });
+    const before = snapshotStore(server.dataDir);
+    const refused = await deploy(completion);
+    expect(refused.status).toBe(422);
+    expect(refused.body.error).toEqual({
+      code: "INVALID_SITE_CONFIG",
+      message:
+        '_redirects:1: status "404" is not one of 301, 302, 303, 307, 308, 200; ' +
+        '_redirects:3: expected "from to [status]", got 1 field',
+    });
+    expect(snapshotStore(server.dataDir)).toEqual(before);
+  });
+
   it("POST deploy: 422 INVALID_SITE_CONFIG naming _headers and its line, nothing changed", async () => {
     const completion = await upload({ "/index.html": "after", "/_headers": "/*\n  X-Frame-Options DENY\n" });
     const before = snapshotStore(server.dataDir);

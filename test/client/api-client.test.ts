@@ -78,7 +78,10 @@ describe("ApiClient retries", () => {
     const stub = await startStub((_n, _req, res) =>
       answer(res, 502, { error: { code: "INTERNAL", message: "x" } }),
     );
-    await expect(clientOf(stub.url, []).createProject()).rejects.toThrow(/answered 502/);
+    await expect(clientOf(stub.url, []).createProject()).rejects.toMatchObject({
+      status: 502,
+      code: "INTERNAL",
+    });
     expect(stub.received).toEqual(["POST /projects"]);
   });
 

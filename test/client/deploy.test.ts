@@ -73,6 +73,7 @@ describe("deploy end to end", () => {
       [
         "bytesUploaded",
         "durationMs",
+        "expiresAt",
         "files",
         "identical",
         "preview",
@@ -228,7 +229,7 @@ describe("deploy end to end", () => {
     expect(again.stderr).toContain("no project for");
   });
 
-  it("delete: on a terminal it asks first, and anything but yes keeps the project", async () => {
+  it("delete: on a terminal it asks first, and anything but yes keeps the project and exits 0, no error", async () => {
     const other = join(bed.dir, "asked");
     await writeSite(other, { "index.html": "still here" });
     const deployed = await deployJson(other);
@@ -251,9 +252,11 @@ describe("deploy end to end", () => {
       return { code: await pending, stdout, stderr };
     };
     const kept = await answer("n\n");
-    expect(kept.code).toBe(1);
+    expect(kept.code).toBe(0);
     expect(kept.stderr).toContain(`Delete project ${deployed.projectSlug}`);
-    expect(kept.stderr).toContain("deletion cancelled");
+    expect(kept.stderr).toContain("Deletion cancelled; nothing was changed.");
+    expect(kept.stderr).not.toContain("Error");
+    expect(kept.stdout).toBe("");
     expect((await edgeGet(bed.server.urls.edge, deployed.productionUrl, "")).status).toBe(200);
     const gone = await answer("yes\n");
     expect(gone.code).toBe(0);

@@ -47,6 +47,8 @@ describe("deploy domain with DNS", () => {
     expect((await runInProcess([site], bed.env)).code).toBe(0);
     const run = await runInProcess(["domain", "--check", "--dir", site], bed.env);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain("DOMAIN_NOT_ASSIGNED");
+    expect(run.stderr).toContain("could not check the domain: ");
+    const json = await runInProcess(["domain", "--check", "--dir", site, "--json"], bed.env);
+    expect(JSON.parse(json.stdout).error.code).toBe("DOMAIN_NOT_ASSIGNED");
   });
 });

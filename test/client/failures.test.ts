@@ -1,4 +1,4 @@
-import { symlink, writeFile } from "node:fs/promises";
+import { cp, symlink, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -38,7 +38,8 @@ describe("deploy failures a person meets", () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toBe("");
     expect(run.stderr).toContain(
-      `could not create a project: no answer from http://127.0.0.1:${port}/projects`,
+      // The first request of a deploy asks the server's limits, before anything is created.
+      `could not read the server's limits: no answer from http://127.0.0.1:${port}/limits`,
     );
     expect(run.stderr).toContain("connection refused: is the server running?");
     expect(run.stderr).toContain("retrying in");
@@ -109,15 +110,38 @@ describe("deploy failures a person meets", () => {
     expect(run.stderr).toContain("Deploy the folder first");
   });
 
-  it("domain: the server's refusal is shown with its code and the URL", async () => {
+  it("domain: the server's refusal is shown in words; --json keeps its code, DEBUG=1 adds the URL and status", async () => {
     const site = join(bed.dir, "bad-domain");
     await writeSite(site, { "index.html": "x" });
     expect((await runInProcess([site], bed.env)).code).toBe(0);
     const run = await runInProcess(["domain", "not a hostname", "--dir", site], bed.env);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(
-      /could not assign the domain: http:\/\/127\.0\.0\.1:\d+\/projects\/[a-z0-9-]+\/domains answered 400 INVALID_DOMAIN/,
+    expect(run.stderr).toMatch(/^Error: could not assign the domain: .*not a hostname/m);
+    expect(run.stderr).not.toContain("INVALID_DOMAIN");
+    expect(run.stderr).not.toContain("answered");
+    const json = await runInProcess(["domain", "not a hostname", "--dir", site, "--json"], bed.env);
+    expect(JSON.parse(json.stdout).error.code).toBe("INVALID_DOMAIN");
+    const debug = await runInProcess(["domain", "not a hostname", "--dir", site], { ...bed.env, DEBUG: "1" });
+    expect(debug.stderr).toMatch(
+      /http:\/\/127\.0\.0\.1:\d+\/projects\/[a-z0-9-]+\/domains answered 400 INVALID_DOMAIN/,
     );
+  });
+
+  it("status: a project deleted elsewhere is said in words, not as 401 UNAUTHORIZED", async () => {
+    const site = join(bed.dir, "deleted-elsewhere");
+    await writeSite(site, { "index.html": "x" });
+    const deployed = JSON.parse((await runInProcess([site, "--json"], bed.env)).stdout);
+    const copy = join(bed.dir, "config-copy");
+    await cp(bed.configDir, copy, { recursive: true });
+    expect((await runInProcess(["delete", "--dir", site, "--yes"], bed.env)).code).toBe(0);
+    // The other config folder still holds the token of the project deleted from here.
+    const run = await runInProcess(["status", "--dir", site], { ...bed.env, DEPLOY_CONFIG_DIR: copy });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      "could not read the project: the server does not know this project's token (the project was deleted, or it lives on another server)",
+    );
+    expect(run.stderr).not.toMatch(/401|UNAUTHORIZED|bearer/);
+    expect(deployed.projectSlug).toMatch(/-/);
   });
 
   it("domain: a hostname with a path, query or fragment after it exits 1 naming the problem; nothing is assigned", async () => {

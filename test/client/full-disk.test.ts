@@ -34,7 +34,7 @@ describe("a server short of storage", () => {
     disk.full = false;
     expect(run.code).toBe(1);
     expect(run.stdout).toBe("");
-    expect(run.stderr).toContain("507");
+    // In words on stderr; the status and code are for DEBUG=1 and --json.
     expect(run.stderr).toContain("short of storage");
     expect(run.stderr).not.toContain("retrying in");
   });
@@ -45,7 +45,9 @@ describe("a server short of storage", () => {
     const run = await runInProcess([site], short.env);
     expect(run.code).toBe(1);
     expect(run.stdout).toBe("");
-    expect(run.stderr).toContain("507 INSUFFICIENT_STORAGE");
+    expect(run.stderr).toMatch(/could not prepare the deploy: .*storage/);
     expect(run.stderr).not.toContain("retrying in");
+    const json = await runInProcess([site, "--json"], short.env);
+    expect(JSON.parse(json.stdout).error.code).toBe("INSUFFICIENT_STORAGE");
   });
 });

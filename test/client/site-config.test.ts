@@ -44,6 +44,23 @@ describe("deploy: _redirects and _headers checked by the client", () => {
     expect(await storedProjects(bed.configDir)).toEqual(before);
   });
 
+  it("deploy: every wrong line of both rules files is named in one run, exit 1, nothing created", async () => {
+    await writeSite(join(bed.dir, "many-bad"), {
+      "index.html": "home",
+      _redirects: "/a /b 404\n/ok /fine\n/c\n",
+      _headers: "/*\n  ETag: x\n",
+    });
+    const before = await storedProjects(bed.configDir);
+    const run = await runInProcess(["./many-bad"], bed.env, bed.dir);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("3 lines of the site's rules are wrong:");
+    expect(run.stderr).toContain('many-bad/_redirects:1: status "404" is not one of');
+    expect(run.stderr).toContain('many-bad/_redirects:3: expected "from to [status]", got 1 field');
+    expect(run.stderr).toContain("many-bad/_headers:2: ETag is set by the edge itself");
+    expect(run.stderr).toContain("Fix _redirects and _headers and deploy again");
+    expect(await storedProjects(bed.configDir)).toEqual(before);
+  });
+
   it("deploy --help: says the rules files are checked before anything is uploaded", async () => {
     const run = await runInProcess(["--help"], bed.env, bed.dir);
     expect(run.code).toBe(0);

@@ -67,7 +67,8 @@ describe("server on Cloudflare", () => {
     const refused = await runInProcess([site, "--json"], bed.env);
     api.faults.clear();
     expect(refused.code).not.toBe(0);
-    expect(refused.stderr).toContain("UPLOAD_PLATFORM_ERROR");
+    // The code goes to --json's error (stderr says it in words).
+    expect(JSON.parse(refused.stdout).error.code).toBe("UPLOAD_PLATFORM_ERROR");
     // The failure was logged, with Cloudflare's words, and the token nowhere.
     expect(lines.some((line) => line.includes("Cloudflare refused the API token"))).toBe(true);
     expect(lines.length).toBeGreaterThan(4);

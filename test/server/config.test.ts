@@ -226,6 +226,11 @@ describe("configuration: the environment read into settings", () => {
     expect(config.roles).toEqual(["api", "upload", "edge"]);
   });
 
+  it("loadConfig: PROJECT_TTL_SECONDS=0 is accepted (projects never expire); a negative one is refused", () => {
+    expect(loadConfig({ PROJECT_TTL_SECONDS: "0" }).projectTtlSeconds).toBe(0);
+    expect(refusal({ PROJECT_TTL_SECONDS: "-1" }).message).toMatch(/^PROJECT_TTL_SECONDS: /);
+  });
+
   it("loadConfig: CNAME_TARGET defaults to edge. under SITES_DOMAIN", () => {
     expect(loadConfig({ SITES_DOMAIN: "sites.example" }).cnameTarget).toBe("edge.sites.example");
   });

@@ -71,6 +71,8 @@ describe("starting a process", () => {
       domainCheckIntervalSeconds: 14,
       maxAssets: 15,
       maxAssetBytes: 16,
+      projectQuotaBytes: 17,
+      pendingQuotaBytes: 18,
     });
     cleanups.push(() => server.stop());
     expect(server.services.config).toEqual({
@@ -83,6 +85,7 @@ describe("starting a process", () => {
       domainPendingSeconds: 5 * DAY,
       domainCheckIntervalSeconds: 14,
       limits: { maxAssets: 15, maxAssetBytes: 16 },
+      quotas: { projectBytes: 17, pendingBytes: 18 },
     });
   });
 

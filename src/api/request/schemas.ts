@@ -188,6 +188,24 @@ export const responses = {
   resetDomain: z.object({ project: publicProject }),
   deleteProject: z.object({ projectSlug: z.string(), deleted: z.literal(true) }),
   health: z.object({ status: z.literal("ok") }),
+  limits: z.object({
+    maxFiles: z.number().int().describe("assets a manifest may hold"),
+    maxFileBytes: z.number().int().describe("bytes of one asset"),
+    maxRequestBytes: z
+      .number()
+      .int()
+      .describe("bytes of an API request body (the prepare manifest must fit)"),
+    projectQuotaBytes: z.number().int().describe("distinct content a project keeps; 0: no quota"),
+    pendingQuotaBytes: z
+      .number()
+      .int()
+      .describe("bytes an address may have prepared, not deployed; 0: no quota"),
+    projectTtlSeconds: z
+      .number()
+      .int()
+      .describe("a project expires this long after its last deploy; 0: never"),
+    deployTtlSeconds: z.number().int().describe("a prepared deploy expires this long after prepare"),
+  }),
   healthz: z.object({ status: z.enum(["ok", "degraded"]), checks: z.record(z.string(), z.string()) }),
   error: z.object({ error: z.union([z.string(), z.object({ code: z.string(), message: z.string() })]) }),
 };

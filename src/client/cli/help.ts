@@ -14,6 +14,8 @@ export const CLIENT_ERROR_CODES = [
   "EMPTY_SITE",
   "TOO_MANY_FILES",
   "FILE_TOO_LARGE",
+  "MANIFEST_TOO_LARGE",
+  "QUOTA_EXCEEDED",
   "BAD_FILE_NAME",
   "BAD_SYMLINK",
   "IGNORE_FILE",
@@ -74,7 +76,11 @@ Options (every command)
   --json          Print one JSON object on stdout instead of text; a failure prints
                   { "error": { "code", "message" } } there and keeps its exit status
   -h, --help      Show help
-  -v, --version   Print the client's version
+  -v, --version   Print the client's version (with --json: { "version" })
+
+Options (deploy)
+  --preview           Publish to the revision URL only; production is unchanged
+  --include-dotfiles  Deploy dotfiles and dot-folders too (.well-known/ always goes)
 
 The first deploy of a folder creates a project and writes a project file, .static-deploy.json,
 that names it (no secret: commit it): in the folder, or, when the folder is inside a git
@@ -122,7 +128,8 @@ Environment
   DEPLOY_LOCK_WAIT_SECONDS  How long to wait for another run on the same folder (default ${D.lockWaitSeconds})
   NO_COLOR                  Set (not empty): no colour, even on a terminal (never off one)
   BROWSER                   What \`deploy open\` opens URLs with (none: print them only)
-  DEBUG=1                   Print stack traces on errors
+  DEBUG=1                   On errors, print the request's URL, the server's status and code,
+                            and the stack trace
 
 Exit status: 0 success, 1 failure, 2 usage error.
 Error codes (in --json's error.code): ${CLIENT_ERROR_CODES.join(", ")};
@@ -167,15 +174,27 @@ client asks; elsewhere it stops with SOURCE_FOLDER and the likely output folder,
 confirms. A yes is remembered in the folder's project file.
 
 With --json, prints one object on stdout:
-  { projectSlug, revisionId, productionUrl, revisionUrl, preview, files, uploaded, identical,
-    bytesUploaded, durationMs }
+  { projectSlug, revisionId, productionUrl, revisionUrl, expiresAt, preview, files, uploaded,
+    identical, bytesUploaded, durationMs }
 (and message, alias and aliasUrl when given; domainPending: true while the custom domain waits
 for DNS, when productionUrl does not answer yet)
 (bytesUploaded counts the raw bytes of the files uploaded, before base64; skippedDotfiles and
-skippedGitignored list what was skipped as a dotfile or for a .gitignore, when anything was.)
+skippedGitignored list what was skipped as a dotfile or for a .gitignore, when anything was;
+expiresAt is null on a server where projects never expire.)
+
+On a terminal, one line on stderr shows the phase that runs (listing, asking the server's limits,
+creating the project, preparing, hashing, uploading, publishing) and how long it has taken; for
+hashing and uploading, the files and bytes done, then the rate and an ETA once a second of bytes
+has given a rate. Uploaded files count as their parts are written to the connection; the server
+confirms a request of many files at once, so the line then says it is storing the last ones.
+
+A site expires when it has not been deployed for the server's PROJECT_TTL_SECONDS (30 days by
+default): the summary prints the date. Any deploy of the folder, even with no change, moves it.
 
 Before anything is uploaded the client checks that the folder holds at most DEPLOY_MAX_FILES
 files (${formatCount(D.maxFiles)}) and none larger than DEPLOY_MAX_FILE_BYTES (${formatBytes(D.maxFileBytes)}), and names the files that do not fit.
+Then, before it creates a project, it asks the server for its own limits (GET /limits: files,
+bytes per file, the size of the file list, storage quotas) and refuses what the server would.
 If the project has expired or was deleted, a new project is created and the new URL is printed
 (not with DEPLOY_CREDENTIAL, whose project it is).
 
@@ -185,11 +204,12 @@ Run \`deploy --help\` for the other commands and the environment variables.
 const STATUS = `Usage: deploy status [--dir DIR] [--api-url URL] [--json]
 
 Shows the project of DIR (or of DEPLOY_CREDENTIAL): its production URL, the revision it serves,
-its domain, how many revisions it keeps and when it expires (30 days after its last deploy).
-Production is the URL that serves now: while a custom domain waits for DNS it is the generated
-one, and the domain is marked pending. With --json: { projectSlug, productionUrl, revisionId,
-revisionUrl, hostname, customHostname, createdAt, expiresAt, expired, revisions } (and
-customHostnameStatus: "pending" while it is; message: the production revision's, when it has one).
+its domain, how many revisions it keeps and when it expires (by default 30 days after its last
+deploy; never on a server with PROJECT_TTL_SECONDS=0). Production is the URL that serves now:
+while a custom domain waits for DNS it is the generated one, and the domain is marked pending.
+With --json: { projectSlug, productionUrl, revisionId, revisionUrl, hostname, customHostname,
+createdAt, expiresAt, expired, revisions } (and customHostnameStatus: "pending" while it is;
+message: the production revision's, when it has one).
 `;
 
 const LIST = `Usage: deploy list [--dir DIR] [--api-url URL] [--json]
@@ -240,7 +260,8 @@ const DELETE = `Usage: deploy delete [--dir DIR] [--yes] [--api-url URL] [--json
 
 Deletes the project of DIR (default: the current folder): its site stops answering at once and
 its hostnames are freed. Asks for confirmation on a terminal; pass --yes (-y) to skip the question
-(required when not on a terminal). With --json, prints { projectSlug, deleted }.
+(required when not on a terminal). Answering no changes nothing and exits 0. With --json,
+prints { projectSlug, deleted } (deleted false when the question was answered no).
 `;
 
 const LINK = `Usage: deploy link <project> [--dir DIR] [--api-url URL] [--json]

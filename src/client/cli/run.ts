@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { mistypedCommand, parseArgs, type ParsedArgs } from "./args.js";
-import { CliError, EXIT_FAILURE, EXIT_OK } from "../errors.js";
+import { ApiError, CliError, EXIT_FAILURE, EXIT_OK } from "../errors.js";
 import type { CliIo } from "../io.js";
 import { paintFor } from "../paint.js";
 
@@ -19,7 +19,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return EXIT_OK;
     }
     if (parsed.kind === "version") {
-      io.stdout.write(`${clientVersion()}\n`);
+      const version = clientVersion();
+      io.stdout.write(wantsJson(argv, parsed) ? `${JSON.stringify({ version })}\n` : `${version}\n`);
       return EXIT_OK;
     }
     if (parsed.kind === "completion") {
@@ -128,6 +129,7 @@ function reportError(io: CliIo, error: unknown, json: boolean): number {
     if (json) io.stdout.write(`${JSON.stringify({ error: { code: error.code, message: error.message } })}\n`);
     io.stderr.write(`${label} ${error.message}\n`);
     if (error.hint !== undefined) io.stderr.write(`${error.hint}\n`);
+    if (debug && error instanceof ApiError) io.stderr.write(`${error.detail}\n`);
     if (debug && error.stack !== undefined) io.stderr.write(`${error.stack}\n`);
     return error.exitCode;
   }

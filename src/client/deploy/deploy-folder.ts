@@ -1,12 +1,14 @@
 import type { CompletedDeploy, Manifest } from "../net/api-types.js";
 import { openFolder, type CommandContext, type FolderProject } from "../context.js";
 import { ApiError } from "../errors.js";
+import { plural } from "../format.js";
 import { prepareProject } from "./prepare-project.js";
 import { guardSourceFolder } from "./source-guard.js";
 import { recordLink } from "./record-link.js";
 import type { SavedProject } from "../local/saved-projects.js";
 import type { DeploySummary } from "./deploy-summary.js";
 import { hashListed, listSite, type ScannedSite } from "./scan-site.js";
+import { checkQuotas, checkServerLimits } from "./server-limits.js";
 import { deployIfUnchanged, rememberProduction, unchangedSummary } from "./unchanged-deploy.js";
 import { uploadAll, type UploadOutcome } from "./upload-rounds.js";
 import { pendingDomain } from "../project-urls.js";
@@ -48,6 +50,8 @@ export async function deployFolder(
     await recordLink(ctx, folder, summary.projectSlug, asIs);
     return summary;
   } finally {
+    // The live line goes before the summary reaches stdout, or the error stderr.
+    ctx.progress.done();
     await folder.release();
   }
 }
@@ -66,7 +70,11 @@ async function deployLocked(
     const unchanged = await deployIfUnchanged(ctx, folder, listed, startedAt);
     if (unchanged !== undefined) return unchanged;
   }
+  // Before a project is created or a file read: what the server would refuse, refused here.
+  const limits = await checkServerLimits(ctx, folder, listed.files);
   const site = await hashListed(ctx, folder, listed);
+  const distinctBytes = [...site.fileByHash.values()].reduce((sum, file) => sum + file.size, 0);
+  checkQuotas(limits, distinctBytes, folder.saved === undefined);
   const manifestFor = (project: SavedProject) => manifestOf(project.projectSlug, site);
   const first = await prepareProject(ctx, folder, manifestFor, skipUnchanged);
   const { project, previousProjectSlug } = first;
@@ -75,10 +83,13 @@ async function deployLocked(
     return unchangedSummary(folder, project, first.prepared, site, site.fileByHash.size, startedAt);
   }
   const prepared = first.prepared;
-  const prepareAgain = () => folder.api.prepare(project.projectSlug, project.apiToken, manifestFor(project));
+  const prepareAgain = () => {
+    ctx.progress.step(`Preparing the deploy again (${plural(site.files.length, "file")})`);
+    return folder.api.prepare(project.projectSlug, project.apiToken, manifestFor(project));
+  };
 
   const outcome = await uploadAll(ctx, prepared, site.fileByHash, prepareAgain);
-  const result = await complete(folder, project, outcome, site, options, async () => {
+  const result = await complete(ctx, folder, project, outcome, site, options, async () => {
     ctx.progress.note("The prepared deploy expired or was incomplete; preparing it again.");
     return uploadAll(ctx, await prepareAgain(), site.fileByHash, prepareAgain);
   });
@@ -95,6 +106,7 @@ async function deployLocked(
     revisionId: result.revisionId,
     productionUrl: result.productionUrl,
     revisionUrl: result.revisionUrl,
+    expiresAt: result.project.expiresAt,
     files: site.files.length,
     uploaded: outcome.uploadedHashes.size,
     identical: site.files.length - distinct,
@@ -125,6 +137,7 @@ function manifestOf(slug: string, site: Pick<ScannedSite, "files" | "hashes">): 
 
 /** Completes the deploy; once, when it expired or lacked assets, redoes the round and tries again. */
 async function complete(
+  ctx: CommandContext,
   folder: FolderProject,
   project: SavedProject,
   outcome: UploadOutcome,
@@ -133,13 +146,15 @@ async function complete(
   redo: () => Promise<UploadOutcome>,
 ): Promise<CompletedDeploy> {
   const { projectSlug, apiToken } = project;
-  const deploy = (round: UploadOutcome) =>
-    folder.api.deploy(projectSlug, apiToken, round.deployId, round.completionJwt, {
+  const deploy = (round: UploadOutcome) => {
+    ctx.progress.step(options.preview ? "Publishing the preview" : "Publishing");
+    return folder.api.deploy(projectSlug, apiToken, round.deployId, round.completionJwt, {
       preview: options.preview,
       siteRules: site.siteRules,
       message: options.message,
       alias: options.alias,
     });
+  };
   try {
     return await deploy(outcome);
   } catch (error) {

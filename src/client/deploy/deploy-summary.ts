@@ -4,6 +4,8 @@ export interface DeploySummary {
   revisionId: string;
   productionUrl: string;
   revisionUrl: string;
+  /** When the project expires (ISO 8601; the server's "never" sentinel when it does not). */
+  expiresAt: string;
   files: number;
   uploaded: number;
   reused: number;

@@ -30,11 +30,17 @@ describe("bucketBody", () => {
   it("bucketBody: announces its exact length, parses as one base64 part per hash with the media type", async () => {
     const body = bucketBody(assets);
     let raw = 0;
+    let files = 0;
     const chunks: Buffer[] = [];
-    for await (const chunk of body.stream((bytes) => (raw += bytes))) chunks.push(chunk);
+    const onSent = (sentFiles: number, bytes: number) => {
+      files += sentFiles;
+      raw += bytes;
+    };
+    for await (const chunk of body.stream(onSent)) chunks.push(chunk);
     const whole = Buffer.concat(chunks);
     expect(whole.length).toBe(body.length);
     expect(raw).toBe(Object.values(contents).reduce((sum, bytes) => sum + bytes.length, 0));
+    expect(files).toBe(assets.length);
 
     const parts = new Map<string, { filename: string; mimeType: string; value: string }>();
     await new Promise<void>((resolve, reject) => {
@@ -112,5 +118,36 @@ describe("bucketBody", () => {
       return Buffer.concat(chunks).toString("latin1");
     };
     expect(await read()).toBe(await read());
+  });
+
+  it("bucketBody: files and bytes are told sent together, once the consumer has taken their chunk; never a byte of a file ahead of the part in flight", async () => {
+    const list: BucketAsset[] = [];
+    for (let i = 0; i < 1200; i++) {
+      const bytes = Buffer.alloc(1500 + (i % 3), i % 256);
+      const name = `sent-${i}.bin`;
+      await writeFile(join(dir, name), bytes);
+      list.push({
+        hash: `${i}`.padStart(32, "c"),
+        file: { path: name, absPath: join(dir, name), size: bytes.length, mtimeMs: 0, ino: 0 },
+      });
+      if (i === 600) list.push(assets[2]!);
+    }
+    const before = (count: number) => list.slice(0, count).reduce((sum, asset) => sum + asset.file.size, 0);
+    let files = 0;
+    let bytes = 0;
+    const stream = bucketBody(list).stream((sentFiles, sentBytes) => {
+      files += sentFiles;
+      bytes += sentBytes;
+    });
+    const first = await stream.next();
+    // The first chunk is taken but not yet written anywhere: nothing is told sent.
+    expect(first.done).toBe(false);
+    expect([files, bytes]).toEqual([0, 0]);
+    for (let step = await stream.next(); ; step = await stream.next()) {
+      expect(bytes).toBeGreaterThanOrEqual(before(files));
+      if (files < list.length) expect(bytes).toBeLessThanOrEqual(before(files + 1));
+      if (step.done) break;
+    }
+    expect([files, bytes]).toEqual([list.length, before(list.length)]);
   });
 });

@@ -21,8 +21,12 @@ export interface BucketAsset {
 interface MultipartBody {
   contentType: string;
   length: number;
-  /** A fresh stream of the body; `onBytes` is told the raw file bytes as they go. */
-  stream: (onBytes?: (bytes: number) => void) => AsyncGenerator<Buffer>;
+  /**
+   * A fresh stream of the body; `onSent` is told the files and raw file bytes whose chunk the
+   * consumer has taken (for a request, written to its socket): bytes as they go, a file once its
+   * whole part has gone.
+   */
+  stream: (onSent?: (files: number, bytes: number) => void) => AsyncGenerator<Buffer>;
 }
 
 /**
@@ -44,16 +48,24 @@ export function bucketBody(assets: readonly BucketAsset[]): MultipartBody {
   const length =
     assets.reduce((sum, asset, i) => sum + heads[i]!.length + base64Length(asset.file.size) + 2, 0) +
     tail.length;
-  async function* stream(onBytes?: (bytes: number) => void): AsyncGenerator<Buffer> {
+  async function* stream(onSent?: (files: number, bytes: number) => void): AsyncGenerator<Buffer> {
     // Small files' parts are gathered into one chunk of about BATCH_BYTES: a chunk and a stream
     // per file cost more than the file for thousands of small ones.
     let batch: Buffer[] = [];
     let batched = 0;
+    // The files and bytes of the batch, told once the consumer has taken it (the generator resumes).
+    let batchFiles = 0;
+    let batchBytes = 0;
     const take = (): Buffer => {
       const chunk = Buffer.concat(batch, batched);
       batch = [];
       batched = 0;
       return chunk;
+    };
+    const sent = () => {
+      if (batchFiles > 0 || batchBytes > 0) onSent?.(batchFiles, batchBytes);
+      batchFiles = 0;
+      batchBytes = 0;
     };
     for (const [i, asset] of assets.entries()) {
       const { file } = asset;
@@ -62,29 +74,37 @@ export function bucketBody(assets: readonly BucketAsset[]): MultipartBody {
         const text = Buffer.from(bytes.toString("base64"), "latin1");
         batch.push(heads[i]!, text, crlf);
         batched += heads[i]!.length + text.length + crlf.length;
-        onBytes?.(bytes.length);
-        if (batched >= BATCH_BYTES) yield take();
+        batchFiles += 1;
+        batchBytes += bytes.length;
+        if (batched >= BATCH_BYTES) {
+          yield take();
+          sent();
+        }
         continue;
       }
-      if (batched > 0) yield take();
+      if (batched > 0) {
+        yield take();
+        sent();
+      }
       yield heads[i]!;
-      const counted = countBytes(fileBytes(file.absPath, file.path, file.size), onBytes);
-      for await (const text of base64Chunks(counted)) yield Buffer.from(text, "latin1");
+      for await (const text of base64Chunks(fileBytes(file.absPath, file.path, file.size))) {
+        yield Buffer.from(text, "latin1");
+        // Bytes as their base64 has gone; the file itself once its part is whole.
+        onSent?.(0, rawLength(text));
+      }
       yield crlf;
+      onSent?.(1, 0);
     }
     batch.push(tail);
     batched += tail.length;
     yield take();
+    sent();
   }
   return { contentType: `multipart/form-data; boundary=${boundary}`, length, stream };
 }
 
-async function* countBytes(
-  source: AsyncIterable<Buffer>,
-  onBytes: ((bytes: number) => void) | undefined,
-): AsyncGenerator<Buffer> {
-  for await (const chunk of source) {
-    yield chunk;
-    onBytes?.(chunk.length);
-  }
+/** The bytes a piece of base64 holds (only the last piece of a file carries padding). */
+function rawLength(base64: string): number {
+  const padding = base64.endsWith("==") ? 2 : base64.endsWith("=") ? 1 : 0;
+  return (base64.length / 4) * 3 - padding;
 }

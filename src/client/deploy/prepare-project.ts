@@ -3,6 +3,7 @@ import type { Manifest, PreparedDeploy, UnchangedDeploy } from "../net/api-types
 import type { CommandContext, FolderProject } from "../context.js";
 import { ApiError, CliError } from "../errors.js";
 import type { SavedProject } from "../local/saved-projects.js";
+import { plural } from "../format.js";
 
 /** The project a deploy goes to, its first prepare answer, and the project it replaced if any. */
 interface PreparedProject {
@@ -24,10 +25,13 @@ export async function prepareProject(
   skipUnchanged: boolean,
 ): Promise<PreparedProject> {
   const saved = folder.saved;
-  const prepare = (project: SavedProject) =>
-    skipUnchanged
-      ? folder.api.prepareUnlessUnchanged(project.projectSlug, project.apiToken, manifestFor(project))
-      : folder.api.prepare(project.projectSlug, project.apiToken, manifestFor(project));
+  const prepare = (project: SavedProject) => {
+    const manifest = manifestFor(project);
+    ctx.progress.step(`Preparing the deploy (${plural(Object.keys(manifest).length, "file")})`);
+    return skipUnchanged
+      ? folder.api.prepareUnlessUnchanged(project.projectSlug, project.apiToken, manifest)
+      : folder.api.prepare(project.projectSlug, project.apiToken, manifest);
+  };
   if (saved === undefined) {
     const project = await createProject(ctx, folder);
     const prepared = await prepare(project);
@@ -42,7 +46,7 @@ export async function prepareProject(
       // The credential names one project: making another would deploy where nobody looks.
       throw new CliError(
         "PROJECT_GONE",
-        `DEPLOY_CREDENTIAL's project ${saved.projectSlug} cannot be deployed to (${error.code}: ${error.serverMessage})`,
+        `DEPLOY_CREDENTIAL's project ${saved.projectSlug} cannot be deployed to: ${error.message}`,
         "Make a new credential with `deploy credential` where the project was created.",
       );
     }
@@ -61,6 +65,7 @@ export async function prepareProject(
 
 /** Creates a project for the folder and stores its token at once, so a later failure loses nothing. */
 async function createProject(ctx: CommandContext, folder: FolderProject): Promise<SavedProject> {
+  ctx.progress.step("Creating the project");
   const created = await folder.api.createProject();
   const project: SavedProject = {
     projectSlug: created.project.projectSlug,

@@ -39,6 +39,7 @@ export async function listSite(
 ): Promise<ListedSite> {
   // Taken before any stat: a file modified after it is never trusted from the cache next time.
   const scannedAt = Date.now();
+  ctx.progress.step(`Listing ${folder.realDir}`);
   const skippedDotfiles: string[] = [];
   const skippedGitignored: string[] = [];
   const files = await walkSite(folder.realDir, {
@@ -105,11 +106,11 @@ async function hashFiles(
   scannedAt: number,
 ): Promise<string[]> {
   const started = Date.now();
-  const cache = await HashCache.load(folder.configDir, folder.projectHash, scannedAt);
   const totalBytes = files.reduce((sum, file) => sum + file.size, 0);
+  ctx.progress.start("Hashing", files.length, totalBytes);
+  const cache = await HashCache.load(folder.configDir, folder.projectHash, scannedAt);
   let fromCache = 0;
   let readBytes = 0;
-  ctx.progress.start("Hashing", files.length, totalBytes);
   const hashes = await hashSite(files, {
     cache,
     threads: ctx.settings.hashThreads,

@@ -40,6 +40,7 @@ export async function deployIfUnchanged(
     return undefined;
   }
   let unchanged: UnchangedDeploy;
+  ctx.progress.step("Asking the server whether production already serves these files");
   try {
     unchanged = await folder.api.prepareByDigest(saved.projectSlug, saved.apiToken, last.manifestDigest);
   } catch (error) {
@@ -96,6 +97,7 @@ export async function unchangedSummary(
     revisionId: unchanged.revisionId,
     productionUrl: unchanged.urls.production,
     revisionUrl: unchanged.urls.revision,
+    expiresAt: unchanged.project.expiresAt,
     files: site.files.length,
     uploaded: 0,
     identical: site.files.length - distinctHashes,

@@ -26,8 +26,11 @@ interface UploadOptions {
   concurrency: number;
   retry: RetryPolicy;
   onRetry?: (notice: RetryNotice) => void;
-  /** Raw file bytes streamed; negative when a failed attempt's bytes are taken back. */
-  onBytes?: (delta: number) => void;
+  /**
+   * Files and raw file bytes written to the connection as their parts go (a file once its part is
+   * whole); negative when a failed attempt's are taken back.
+   */
+  onSent?: (files: number, bytes: number) => void;
   /** Called when a bucket is held by the service, with its assets. */
   onBucket?: (assets: readonly BucketAsset[]) => void;
 }
@@ -39,7 +42,7 @@ interface UploadOptions {
  */
 export async function uploadBuckets(plan: UploadPlan, options: UploadOptions): Promise<string | undefined> {
   let completionJwt: string | undefined;
-  await forEachLimit(plan.buckets, options.concurrency, async (hashes, index) => {
+  await forEachLimit(plan.buckets, options.concurrency, async (hashes) => {
     const assets = hashes.map((hash) => {
       const file = plan.fileByHash.get(hash);
       if (file === undefined) {
@@ -47,7 +50,7 @@ export async function uploadBuckets(plan: UploadPlan, options: UploadOptions): P
       }
       return { hash, file };
     });
-    const jwt = await uploadBucket(plan, assets, `${index + 1} of ${plan.buckets.length}`, options);
+    const jwt = await uploadBucket(plan, assets, options);
     options.onBucket?.(assets);
     if (jwt !== undefined) completionJwt = jwt;
   });
@@ -57,18 +60,19 @@ export async function uploadBuckets(plan: UploadPlan, options: UploadOptions): P
 async function uploadBucket(
   plan: UploadPlan,
   assets: BucketAsset[],
-  label: string,
   options: UploadOptions,
 ): Promise<string | undefined> {
   const body = bucketBody(assets);
   const names = assets.slice(0, 3).map((asset) => asset.file.path);
-  const step = `upload bucket ${label} (${plural(assets.length, "file")}: ${names.join(", ")}${assets.length > 3 ? ", …" : ""})`;
+  const step = `upload ${plural(assets.length, "file")} (${names.join(", ")}${assets.length > 3 ? ", …" : ""})`;
   const response = await withRetry(
     async () => {
-      let sent = 0;
-      const onBytes = (bytes: number) => {
-        sent += bytes;
-        options.onBytes?.(bytes);
+      let sentFiles = 0;
+      let sentBytes = 0;
+      const onSent = (files: number, bytes: number) => {
+        sentFiles += files;
+        sentBytes += bytes;
+        options.onSent?.(files, bytes);
       };
       try {
         const response = await sendRequest(step, {
@@ -80,11 +84,11 @@ async function uploadBucket(
             "content-length": body.length,
             accept: "application/json",
           },
-          body: () => body.stream(onBytes),
+          body: () => body.stream(onSent),
         });
         return checkUpload(step, plan.uploadUrl, response, assets);
       } catch (error) {
-        options.onBytes?.(-sent);
+        options.onSent?.(-sentFiles, -sentBytes);
         throw error;
       }
     },

@@ -53,6 +53,19 @@ async function uploadRound(
   const hashes = prepared.buckets.flat();
   const bytes = hashes.reduce((sum, hash) => sum + (fileByHash.get(hash)?.size ?? 0), 0);
   const started = Date.now();
+  // Counted as the parts are written to the connection: the service answers a whole request
+  // (a bucket) at a time, so the line says "sent", then what the service is still storing.
+  const requests = prepared.buckets.length;
+  let sentFiles = 0;
+  let stored = 0;
+  const storing = () => {
+    const waiting = requests - stored;
+    ctx.progress.status(
+      sentFiles >= hashes.length && waiting > 0
+        ? `sent; the server is storing the last ${plural(waiting, "request")}`
+        : undefined,
+    );
+  };
   ctx.progress.start("Uploading", hashes.length, bytes);
   try {
     const jwt = await uploadBuckets(
@@ -66,10 +79,15 @@ async function uploadRound(
         concurrency: ctx.settings.uploadConcurrency,
         retry: ctx.retry,
         onRetry: retryNote(ctx.progress),
-        onBytes: (delta) => ctx.progress.advance(0, delta),
+        onSent: (files, sentBytes) => {
+          sentFiles += files;
+          ctx.progress.advance(files, sentBytes);
+          storing();
+        },
         onBucket: (assets) => {
-          ctx.progress.advance(assets.length, 0);
+          stored++;
           for (const asset of assets) onAsset(asset.hash);
+          storing();
         },
       },
     );

@@ -10,6 +10,7 @@ import type {
   ProjectState,
   PromotedRevision,
   PublicProject,
+  ServerLimits,
 } from "./api-types.js";
 import { ApiError, CliError } from "../errors.js";
 import { headerValue, sendRequest, type HttpResponse } from "./http.js";
@@ -48,6 +49,28 @@ export class ApiClient {
    */
   createProject(): Promise<CreateProjectResult> {
     return this.call("create a project", "POST", "/projects", undefined, {}, isRetryableUnsent);
+  }
+
+  /**
+   * GET /limits: what the server refuses, asked before anything is created; undefined from a server
+   * older than the route (its 404), which then judges the manifest itself as before.
+   */
+  async limits(): Promise<ServerLimits | undefined> {
+    const step = "read the server's limits";
+    const url = `${this.baseUrl}/limits`;
+    const headers = { accept: "application/json" };
+    try {
+      const response = await withRetry(
+        async () => checkStatus(step, url, await sendRequest(step, { method: "GET", url, headers })),
+        this.retry,
+        this.onRetry,
+      );
+      return JSON.parse(response.text) as ServerLimits;
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) return undefined;
+      if (error instanceof SyntaxError) return undefined;
+      throw error;
+    }
   }
 
   /** POST /projects/:slug/prepare: hands the manifest in, gets buckets and an upload token. */

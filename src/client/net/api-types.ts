@@ -10,6 +10,7 @@ export type { PublicProject } from "../../core/operations/services.js";
 export type { PreparedDeploy } from "../../core/operations/prepare-deploy.js";
 export type { UnchangedDeploy } from "../../core/operations/unchanged-redeploy.js";
 export type { CompletedDeploy } from "../../core/operations/complete-deploy.js";
+export type { ServerLimits } from "../../core/operations/server-limits.js";
 export type { ProjectState, PromotedRevision, RevisionSummary } from "../../core/operations/revisions.js";
 
 /** The manifest of a prepare request: `/<slug>/<path>` → hash and size. */

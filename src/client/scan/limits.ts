@@ -9,11 +9,26 @@ interface SiteLimits {
   maxFileBytes: number;
 }
 
+/** Whose limits: the client's own settings, or the server's (`GET /limits`), named in the message. */
+interface LimitsSource {
+  /** "the limit", "the server's limit". */
+  limit: string;
+  /** What to do besides leaving files out. */
+  hint: string;
+}
+
+const OWN_LIMITS: LimitsSource = { limit: "the limit", hint: "" };
+
 const CONTROL_CHARACTERS = new RegExp(CONTROL_CHARACTER.source, "gu");
 const SHOWN = 20;
 
 /** Throws a CliError naming the files when the site breaks a limit or holds a name the API refuses. */
-export function checkLimits(root: string, files: readonly SiteFile[], limits: SiteLimits): void {
+export function checkLimits(
+  root: string,
+  files: readonly SiteFile[],
+  limits: SiteLimits,
+  source: LimitsSource = OWN_LIMITS,
+): void {
   if (files.length === 0) {
     throw new CliError(
       "EMPTY_SITE",
@@ -24,8 +39,8 @@ export function checkLimits(root: string, files: readonly SiteFile[], limits: Si
   if (files.length > limits.maxFiles) {
     throw new CliError(
       "TOO_MANY_FILES",
-      `${root} holds ${files.length} files; a deploy may hold at most ${limits.maxFiles}`,
-      "Leave out what the site does not need with a .deployignore file (gitignore syntax).",
+      `${root} holds ${files.length} files; ${source === OWN_LIMITS ? "a deploy" : "the server accepts a deploy that"} may hold at most ${limits.maxFiles}`,
+      `Leave out what the site does not need with a .deployignore file (gitignore syntax).${source.hint}`,
     );
   }
   const oversize = files.filter((file) => file.size > limits.maxFileBytes);
@@ -33,8 +48,10 @@ export function checkLimits(root: string, files: readonly SiteFile[], limits: Si
     const lines = oversize.map((file) => `${file.path} (${formatBytes(file.size)})`);
     throw new CliError(
       "FILE_TOO_LARGE",
-      `${oversize.length === 1 ? "a file is" : `${oversize.length} files are`} larger than the limit of ${formatBytes(limits.maxFileBytes)} per file:\n${list(lines)}`,
-      "Shrink or split them, host them elsewhere, or name them in .deployignore.",
+      oversize.length === 1
+        ? `${lines[0]!} is larger than ${source.limit} of ${formatBytes(limits.maxFileBytes)} per file`
+        : `${oversize.length} files are larger than ${source.limit} of ${formatBytes(limits.maxFileBytes)} per file:\n${list(lines)}`,
+      `Shrink or split them, host them elsewhere, or name them in .deployignore.${source.hint}`,
     );
   }
   // Contract §2: no backslash, no control character (C0 and C1) in a manifest key.

@@ -2,7 +2,8 @@ import type { PublishInput } from "../ports/platform.js";
 import type { DeployRecord, ProjectRecord } from "../ports/store.js";
 import { DeployAlreadyCompletedError, DeployExpiredError, DeployNotFoundError } from "../errors.js";
 import { digestsEqual, sha256Hex } from "../ids.js";
-import { addSeconds, type PublicProject, type Services, toPublicProject } from "./services.js";
+import { type PublicProject, type Services, toPublicProject } from "./services.js";
+import { projectExpiry } from "../project-expiry.js";
 import { siteSettings } from "./site-routing.js";
 import { aliasUrl, revisionUrl } from "../site-urls.js";
 import { authorize, hasPassed, type ProjectCredentials } from "./authorize.js";
@@ -51,7 +52,7 @@ export async function completeDeploy(
     if (hasPassed(deploy.expiresAt, now)) {
       throw new DeployExpiredError("deploy preparation expired; prepare the deploy again");
     }
-    const projectExpiresAt = addSeconds(now, config.projectTtlSeconds);
+    const projectExpiresAt = projectExpiry(now, config.projectTtlSeconds);
     // Publish first: if the store write then fails, a retry publishes the same revision again
     // (idempotent), whereas the other order could acknowledge a revision the edge never got.
     await callPlatform(() =>

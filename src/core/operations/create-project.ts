@@ -1,7 +1,8 @@
 import { InternalError } from "../errors.js";
 import { generatedHostname } from "../hostnames.js";
 import { generateApiToken, generateProjectSlug, sha256Hex } from "../ids.js";
-import { addSeconds, type PublicProject, type Services, toPublicProject } from "./services.js";
+import { projectExpiry } from "../project-expiry.js";
+import { type PublicProject, type Services, toPublicProject } from "./services.js";
 
 const SLUG_ATTEMPTS = 8;
 
@@ -31,7 +32,7 @@ export async function createProject(
       domain: null,
       revisionId: null,
       createdAt: now.toISOString(),
-      expiresAt: addSeconds(now, config.projectTtlSeconds).toISOString(),
+      expiresAt: projectExpiry(now, config.projectTtlSeconds).toISOString(),
       // Whose storage its content counts against (CLIENT_QUOTA_BYTES).
       createdBy: input.clientAddress ?? null,
     };

@@ -7,5 +7,6 @@ export * from "./domain-proof.js";
 export * from "./domains.js";
 export * from "./prepare-deploy.js";
 export * from "./revisions.js";
+export * from "./server-limits.js";
 export * from "./sweep.js";
 export * from "./tls-ask.js";

@@ -26,6 +26,8 @@ export interface ServiceConfig {
   /** How long the sweeper leaves a pending hostname before asking DNS about it again. */
   domainCheckIntervalSeconds: number;
   limits: ManifestLimits;
+  /** Storage quotas the platform enforces at prepare (contract §1); 0 switches one off. */
+  quotas: { projectBytes: number; pendingBytes: number };
 }
 
 /** What every operation works with: the two ports, the settings, a clock and per-project locks. */

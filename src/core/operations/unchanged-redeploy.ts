@@ -4,7 +4,8 @@ import { revisionUrl } from "../site-urls.js";
 import { authorize, type ProjectCredentials } from "./authorize.js";
 import { callPlatform } from "./platform-call.js";
 import { withProjectLock } from "./project-lock.js";
-import { addSeconds, type PublicProject, type Services, toPublicProject } from "./services.js";
+import { type PublicProject, type Services, toPublicProject } from "./services.js";
+import { projectExpiry } from "../project-expiry.js";
 import { siteSettings } from "./site-routing.js";
 
 /**
@@ -33,7 +34,7 @@ export async function renewIfUnchanged(
   const revisions = await store.listRevisions(current.slug);
   const production = revisions.find((revision) => revision.revisionId === current.revisionId);
   if (production?.manifestDigest !== digest) return undefined;
-  const expiresAt = addSeconds(services.now(), config.projectTtlSeconds);
+  const expiresAt = projectExpiry(services.now(), config.projectTtlSeconds);
   await callPlatform(() => platform.updateSite(current.slug, siteSettings(current, config.sites, expiresAt)));
   const renewed = (await store.renewProject(current.slug, expiresAt.toISOString())) ?? current;
   const project = toPublicProject(renewed, config.sites);

@@ -89,4 +89,13 @@ describe("parseHeaders", () => {
     expect(parseHeaders(rules.join("\n"))).toHaveLength(100);
     expect(refusal([...rules, "/p100\n  X-N: 100"].join("\n"))).toBe("_headers:201: more than 100 rules");
   });
+
+  it("parseHeaders: every wrong line is named at once, in order, a refused rule's lines not twice", () => {
+    const text = "/*\n  Content-Length: 5\n  X-Ok: yes\n/b\n  X-Empty:\n  Bad Name: x\n";
+    expect(refusal(text)).toBe(
+      "_headers:2: Content-Length is set by the edge itself; _headers cannot change it; " +
+        '_headers:5: "x-empty" has no value; ' +
+        '_headers:6: "Bad Name" is not a header name',
+    );
+  });
 });

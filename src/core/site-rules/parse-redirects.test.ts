@@ -107,4 +107,20 @@ describe("parseRedirects", () => {
   it("parseRedirects: a file over 4 MiB is refused whole", () => {
     expect(refusal(`# ${"x".repeat(4 * 1024 * 1024)}`)).toBe("_redirects: larger than 4 MiB");
   });
+
+  it("parseRedirects: every wrong line is named at once, in order, and the good ones between do not hide them", () => {
+    const text = "/ok /fine\n/a /b 404\n/c\n/d /e\n/f relative\n";
+    expect(refusal(text)).toBe(
+      '_redirects:2: status "404" is not one of 301, 302, 303, 307, 308, 200; ' +
+        '_redirects:3: expected "from to [status]", got 1 field; ' +
+        '_redirects:5: the target "relative" must be a path starting with / or an http(s) URL',
+    );
+  });
+
+  it("parseRedirects: a file of thousands of wrong lines names the first 50 and counts the rest", () => {
+    const message = refusal(Array.from({ length: 3000 }, (_, i) => `/x${i}`).join("\n"));
+    expect(message.split("; ")).toHaveLength(51);
+    expect(message).toMatch(/^_redirects:1: /);
+    expect(message.endsWith("and 2950 more")).toBe(true);
+  });
 });

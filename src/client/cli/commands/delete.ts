@@ -19,14 +19,22 @@ async function deleteLocked(ctx: CommandContext, handle: ProjectHandle, yes: boo
   const { project, api } = handle;
   const where = project.productionUrl === "" ? "" : ` (${project.productionUrl})`;
   if (!yes) {
-    await confirm(ctx.io, {
-      text: `Delete project ${project.projectSlug}${where}? [y/N] `,
-      notOnTerminal: {
-        message: "not on a terminal: confirm the deletion with --yes",
-        hint: "Example: deploy delete --dir ./dist --yes",
-      },
-      cancelled: "deletion cancelled; nothing was changed",
-    });
+    try {
+      await confirm(ctx.io, {
+        text: `Delete project ${project.projectSlug}${where}? [y/N] `,
+        notOnTerminal: {
+          message: "not on a terminal: confirm the deletion with --yes",
+          hint: "Example: deploy delete --dir ./dist --yes",
+        },
+        cancelled: "deletion cancelled; nothing was changed",
+      });
+    } catch (error) {
+      if (!(error instanceof CliError && error.code === "CANCELLED")) throw error;
+      // Answering no is a choice, not a failure: exit 0, nothing changed.
+      if (ctx.json) ctx.io.stdout.write(jsonLine({ projectSlug: project.projectSlug, deleted: false }));
+      ctx.io.stderr.write("Deletion cancelled; nothing was changed.\n");
+      return;
+    }
   }
   let result;
   try {
@@ -41,7 +49,7 @@ async function deleteLocked(ctx: CommandContext, handle: ProjectHandle, yes: boo
     await forget(ctx, handle);
     throw new CliError(
       "PROJECT_GONE",
-      `project ${project.projectSlug} no longer exists on ${ctx.apiUrl} (${error.code}); forgot it locally`,
+      `project ${project.projectSlug} no longer exists on ${ctx.apiUrl}; forgot it locally`,
     );
   }
   await forget(ctx, handle);

@@ -1,6 +1,7 @@
 import type { DomainResult, PublicProject } from "../../net/api-types.js";
 import type { DeploySummary } from "../../deploy/deploy-folder.js";
-import { formatBytes, formatCount, formatDuration } from "../../format.js";
+import { neverExpires } from "../../../core/project-expiry.js";
+import { formatBytes, formatCount, formatDuration, formatTime } from "../../format.js";
 import { PLAIN, type Paint } from "../../paint.js";
 
 /** One JSON object and a newline, for `--json`. */
@@ -23,6 +24,8 @@ export function deployJson(summary: DeploySummary): string {
     revisionId,
     productionUrl,
     revisionUrl,
+    // null: the project never expires (the server's PROJECT_TTL_SECONDS is 0).
+    expiresAt: neverExpires(summary.expiresAt) ? null : summary.expiresAt,
     preview,
     ...(summary.unchanged === true ? { unchanged: true } : {}),
     files,
@@ -90,6 +93,7 @@ export function deployText(summary: DeploySummary, paint: Paint = PLAIN): string
   lines.push(
     `  Sent:       ${formatBytes(summary.bytesUploaded)}`,
     `  Time:       ${formatDuration(summary.durationMs)}`,
+    `  Expires:    ${expiryText(summary.expiresAt)}`,
   );
   if (summary.previousProjectSlug !== undefined) {
     lines.push(`  Note: the previous project ${summary.previousProjectSlug} was gone; the URL changed.`);
@@ -106,6 +110,12 @@ function skippedText(summary: DeploySummary): string | undefined {
     summary.skippedDotfiles.length > 0 ? `${formatCount(summary.skippedDotfiles.length)} dotfiles` : "",
   ].filter((reason) => reason !== "");
   return reasons.length === 0 ? undefined : `${reasons.join(", ")} (not deployed)`;
+}
+
+/** When the site stops answering, and how to keep it: every deploy moves the date. */
+export function expiryText(expiresAt: string): string {
+  if (neverExpires(expiresAt)) return "never (this server keeps projects until they are deleted)";
+  return `${formatTime(expiresAt)}, unless deployed again before then (every deploy, even an unchanged one, moves the date)`;
 }
 
 /** The human report of an assigned (or checked) domain: where it answers, its status, the DNS records. */
@@ -130,7 +140,7 @@ export function domainText(result: DomainResult): string {
   } else {
     lines.push(`  Status:     pending: ${domain.message ?? "DNS not checked yet"}`);
     lines.push(
-      `              HTTPS waits for the proof; the claim lapses ${domain.pendingUntil ?? "later"} without it. Check again: deploy domain --check`,
+      `              HTTPS waits for the proof; the claim lapses ${domain.pendingUntil === null ? "later" : formatTime(domain.pendingUntil)} without it. Check again: deploy domain --check`,
     );
   }
   return `${lines.join("\n")}\n`;

@@ -1,5 +1,6 @@
 import type { ProjectState, PromotedRevision, RevisionSummary } from "../../net/api-types.js";
-import { formatBytes, formatCount, plural } from "../../format.js";
+import { neverExpires } from "../../../core/project-expiry.js";
+import { formatBytes, formatCount, formatTime, plural } from "../../format.js";
 import { jsonLine } from "./output.js";
 import { PLAIN, type Paint } from "../../paint.js";
 import { domainPending, servingUrl } from "../../project-urls.js";
@@ -50,7 +51,7 @@ export function statusText(state: ProjectState, now: Date, paint: Paint = PLAIN)
     ...(live?.message == null ? [] : [`  Message:    ${live.message}`]),
     `  Domain:     ${domain}`,
     `  Revisions:  ${formatCount(state.revisions.length)} kept (\`deploy list\` shows them)`,
-    `  Expires:    ${when(project.expiresAt)} ${expiresIn <= 0 ? "(expired: deploy again to start a new project)" : `(in ${days(expiresIn)}; every deploy moves it)`}`,
+    `  Expires:    ${neverExpires(project.expiresAt) ? "never (this server keeps projects until they are deleted)" : `${when(project.expiresAt)} ${expiresIn <= 0 ? "(expired: deploy again to start a new project)" : `(in ${days(expiresIn)}; every deploy moves it)`}`}`,
   ];
   return `${lines.join("\n")}\n`;
 }
@@ -123,10 +124,7 @@ function paintRow(line: string, revision: RevisionSummary, paint: Paint): string
   return revision.production ? paint.green(line) : revision.preview ? paint.yellow(line) : line;
 }
 
-/** An ISO time as `2026-11-24 12:05 UTC`. */
-function when(iso: string): string {
-  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
-}
+const when = formatTime;
 
 function days(ms: number): string {
   const count = Math.floor(ms / 86_400_000);

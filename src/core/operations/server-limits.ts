@@ -1,0 +1,36 @@
+import type { Services } from "./services.js";
+
+/**
+ * `GET /limits` (contract §3): what the server refuses, so a client can refuse it first, before it
+ * creates a project or sends a byte. A zero quota is switched off; a zero TTL never expires.
+ */
+export interface ServerLimits {
+  /** Assets a manifest may hold. */
+  maxFiles: number;
+  /** Bytes of one asset. */
+  maxFileBytes: number;
+  /** Bytes of an API request body: the prepare manifest, paths included, must fit. */
+  maxRequestBytes: number;
+  /** Distinct content a project keeps across its revisions, the new manifest's included (0: off). */
+  projectQuotaBytes: number;
+  /** Bytes a client address may have prepared and not deployed (0: off). */
+  pendingQuotaBytes: number;
+  /** How long after its last deploy a project expires (0: never). */
+  projectTtlSeconds: number;
+  /** How long a prepared deploy may wait for its completion. */
+  deployTtlSeconds: number;
+}
+
+/** The server's limits, from its settings: nothing secret, the same for every client. */
+export function serverLimits(services: Services, maxRequestBytes: number): ServerLimits {
+  const { config } = services;
+  return {
+    maxFiles: config.limits.maxAssets,
+    maxFileBytes: config.limits.maxAssetBytes,
+    maxRequestBytes,
+    projectQuotaBytes: config.quotas.projectBytes,
+    pendingQuotaBytes: config.quotas.pendingBytes,
+    projectTtlSeconds: config.projectTtlSeconds,
+    deployTtlSeconds: config.deployTtlSeconds,
+  };
+}
