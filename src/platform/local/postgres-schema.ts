@@ -1,5 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import type { Migrations } from "../../shared/migrator.js";
+import { FILL_SESSION_HASHES } from "./session-hashes.js";
 
 /**
  * The platform database's tables on PostgreSQL, as SQLite has them (database.ts): the same names
@@ -43,6 +44,21 @@ export const PLATFORM_MIGRATIONS: Migrations = {
     async up(db: Kysely<unknown>) {
       await sql`ALTER TABLE session_assets DROP CONSTRAINT session_assets_pkey`.execute(db);
       await sql`ALTER TABLE session_assets ADD PRIMARY KEY (session_id, hash, path)`.execute(db);
+    },
+  },
+  "0004_session_hashes": {
+    // Issue 31: each hash of a session once, what an uploaded part is looked up by (as on SQLite,
+    // session-hashes.ts), filled from the manifests of the sessions open now.
+    async up(db: Kysely<unknown>) {
+      await sql`CREATE TABLE session_hashes (
+        session_id TEXT NOT NULL,
+        hash TEXT NOT NULL,
+        path TEXT NOT NULL,
+        size BIGINT NOT NULL,
+        media_type TEXT,
+        PRIMARY KEY (session_id, hash)
+      )`.execute(db);
+      await sql.raw(FILL_SESSION_HASHES).execute(db);
     },
   },
 };
