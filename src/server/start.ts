@@ -172,6 +172,10 @@ function serviceConfig(config: ServerConfig, edgePort: number | undefined): Serv
     retention: { revisionsKept: config.revisionsKept, minAgeSeconds: config.revisionMinAgeDays * 86_400 },
     domainPendingSeconds: config.domainPendingDays * 86_400,
     domainCheckIntervalSeconds: config.domainCheckIntervalSeconds,
-    limits: { maxAssets: config.maxAssets, maxAssetBytes: config.maxAssetBytes },
+    limits: {
+      maxAssets: config.maxAssets,
+      maxAssetBytes: config.maxAssetBytes,
+      maxManifestBytes: config.maxManifestBytes,
+    },
   };
 }
