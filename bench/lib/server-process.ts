@@ -23,7 +23,12 @@ export interface ServerProcessOptions {
 }
 
 /** The storage quotas and the free-space guard, off: the API bench's manifests declare gigabytes it never uploads. */
-export const STORAGE_LIMITS_OFF = { PROJECT_QUOTA_BYTES: "0", PENDING_QUOTA_BYTES: "0", MIN_FREE_BYTES: "0" };
+export const STORAGE_LIMITS_OFF = {
+  PROJECT_QUOTA_BYTES: "0",
+  PENDING_QUOTA_BYTES: "0",
+  CLIENT_QUOTA_BYTES: "0",
+  MIN_FREE_BYTES: "0",
+};
 
 let starts = 0;
 const LISTENING = /^(api|upload|edge)\s+listening on (http:\/\/\S+)/gm;

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { InvalidManifestError } from "./errors.js";
-import { parseManifest, type ManifestLimits } from "./manifest.js";
+import { MAX_PATH_BYTES, parseManifest, type ManifestLimits } from "./manifest.js";
 
 const SLUG = "brave-otter-k3x9q";
 const HASH = "0123456789abcdef0123456789abcdef";
-const limits: ManifestLimits = { maxAssets: 3, maxAssetBytes: 1000 };
+const limits: ManifestLimits = { maxAssets: 3, maxAssetBytes: 1000, maxManifestBytes: 4096 };
 
 /** The message of the InvalidManifestError that parsing `manifest` throws. */
 function refusal(manifest: unknown, given: ManifestLimits = limits): string {
@@ -44,6 +44,34 @@ describe("parseManifest", () => {
     expect(parseManifest(three, SLUG, limits)).toHaveLength(3);
     expect(refusal({ ...three, [key("/4")]: { hash: HASH, size: 1 } })).toBe(
       "manifest has 4 assets; the limit is 3",
+    );
+  });
+
+  it("parseManifest: a path is at most MAX_PATH_BYTES (1,024) bytes of UTF-8, counted without the slug; one more is refused naming the limit", () => {
+    expect(MAX_PATH_BYTES).toBe(1024);
+    // "é" is two bytes of UTF-8: 1 + 2 × 511 + 1 = 1,024 bytes.
+    const longest = `/${"é".repeat(511)}x`;
+    expect(parseManifest({ [key(longest)]: { hash: HASH, size: 1 } }, SLUG, limits)).toEqual([
+      { path: longest, hash: HASH, size: 1 },
+    ]);
+    const over = `/${"é".repeat(511)}xy`;
+    expect(refusal({ [key(over)]: { hash: HASH, size: 1 } })).toBe(
+      `manifest key "${key(over).slice(0, 120)}…" has a path of more than 1024 bytes of UTF-8; the limit is 1024 bytes`,
+    );
+    // 30 MiB, as issue 31 sent it: refused by its length, the message still 120 characters of it.
+    const huge = refusal({ [key(`/${"a".repeat(30 * 1024 * 1024)}`)]: { hash: HASH, size: 1 } });
+    expect(huge).toContain("has a path of more than 1024 bytes");
+    expect(huge.length).toBeLessThan(300);
+  });
+
+  it("parseManifest: the paths together are at most maxManifestBytes of UTF-8; past it, refused naming the limit", () => {
+    // Three paths of 1,024 bytes and one of 1,024 more: 4,096 exactly, then one byte over.
+    const path = (n: number, bytes: number) => `/${n}${"a".repeat(bytes - 2)}`;
+    const wide = { ...limits, maxAssets: 10 };
+    const exact = Object.fromEntries([1, 2, 3, 4].map((n) => [key(path(n, 1024)), { hash: HASH, size: 1 }]));
+    expect(parseManifest(exact, SLUG, wide)).toHaveLength(4);
+    expect(refusal({ ...exact, [key("/5")]: { hash: HASH, size: 1 } }, wide)).toBe(
+      "manifest paths take more than 4096 bytes of UTF-8 together; the limit is 4096 (MAX_MANIFEST_BYTES)",
     );
   });
 

@@ -12,7 +12,16 @@ export interface ManifestEntry {
 export interface ManifestLimits {
   maxAssets: number;
   maxAssetBytes: number;
+  /** Bytes of UTF-8 all the manifest's paths may take together (MAX_MANIFEST_BYTES). */
+  maxManifestBytes: number;
 }
+
+/**
+ * Bytes of UTF-8 one manifest path may take (its `/` included, not the slug): far more than any
+ * site needs, and it keeps every path under PostgreSQL's limit for an index entry (about 2.7 KB)
+ * and within the longest key S3 allows (1,024 bytes). A 30 MiB path was accepted before (issue 31).
+ */
+export const MAX_PATH_BYTES = 1024;
 
 /**
  * Checks a prepare manifest against contract §2 and returns its entries with paths relative to the
@@ -21,7 +30,8 @@ export interface ManifestLimits {
  */
 export function parseManifest(manifest: unknown, slug: string, limits: ManifestLimits): ManifestEntry[] {
   const keys = manifestKeys(manifest, limits);
-  return keys.map((key) => checkEntry(manifest as Record<string, unknown>, key, slug, limits));
+  const total = new PathBytes(limits.maxManifestBytes);
+  return keys.map((key) => checkEntry(manifest as Record<string, unknown>, key, slug, limits, total));
 }
 
 /**
@@ -39,10 +49,11 @@ export async function parseManifestSliced(
   // Parsing the body that holds a large manifest took a slice already.
   if (keys.length > 256) await pause.next();
   const entries: ManifestEntry[] = [];
+  const total = new PathBytes(limits.maxManifestBytes);
   for (let i = 0; i < keys.length; i++) {
     // Checked every 256 entries: reading the time costs more than checking one entry.
     if ((i & 255) === 255 && pause.due()) await pause.next();
-    entries.push(checkEntry(manifest as Record<string, unknown>, keys[i]!, slug, limits));
+    entries.push(checkEntry(manifest as Record<string, unknown>, keys[i]!, slug, limits, total));
   }
   return entries;
 }
@@ -58,19 +69,50 @@ function manifestKeys(manifest: unknown, limits: ManifestLimits): string[] {
   return keys;
 }
 
+/** Adds up the UTF-8 bytes of a manifest's paths, refusing the one that takes them past `max`. */
+class PathBytes {
+  private total = 0;
+  constructor(private readonly max: number) {}
+
+  add(bytes: number): void {
+    this.total += bytes;
+    if (this.total > this.max) {
+      throw new InvalidManifestError(
+        `manifest paths take more than ${this.max} bytes of UTF-8 together; the limit is ${this.max} (MAX_MANIFEST_BYTES)`,
+      );
+    }
+  }
+}
+
 function checkEntry(
   manifest: Record<string, unknown>,
   key: string,
   slug: string,
   limits: ManifestLimits,
+  total: PathBytes,
 ): ManifestEntry {
   const prefix = `/${slug}/`;
   if (!key.startsWith(prefix)) {
     throw new InvalidManifestError(`manifest key "${quoteForMessage(key)}" must start with "${prefix}"`);
   }
   const path = key.slice(prefix.length - 1);
+  // Before any other look at it: a path of 30 MiB costs nothing more than its length.
+  const bytes = pathBytes(path);
+  if (bytes > MAX_PATH_BYTES) {
+    throw new InvalidManifestError(
+      `manifest key "${quoteForMessage(key)}" has a path of more than ${MAX_PATH_BYTES} bytes of UTF-8; the limit is ${MAX_PATH_BYTES} bytes`,
+    );
+  }
+  total.add(bytes);
   checkPath(key, path);
   return { path, ...checkValue(key, manifest[key], limits) };
+}
+
+/** Bytes of `path` in UTF-8, or MAX_PATH_BYTES + 1 once it is surely longer (not counted further). */
+function pathBytes(path: string): number {
+  // A UTF-16 code unit is at least one byte of UTF-8.
+  if (path.length > MAX_PATH_BYTES) return MAX_PATH_BYTES + 1;
+  return Buffer.byteLength(path, "utf8");
 }
 
 function checkPath(key: string, path: string): void {

@@ -70,6 +70,9 @@ const ENV = z.object({
   SWEEP_INTERVAL_SECONDS: seconds.default(60),
   MAX_ASSETS: count.default(100_000),
   MAX_ASSET_BYTES: count.default(25 * MIB),
+  // The paths of one manifest together: 100,000 paths of 168 bytes on average, where large real
+  // sites average well under 100; half of MAX_BODY_BYTES (issue 31).
+  MAX_MANIFEST_BYTES: count.default(16 * MIB),
   MAX_BODY_BYTES: count.default(32 * MIB),
   BUCKET_MAX_BYTES: count.default(50 * MIB),
   BUCKET_MAX_FILES: count.default(2_000),
@@ -195,6 +198,7 @@ function toConfig(env: z.infer<typeof ENV>, onCloudflare: boolean) {
     sweepIntervalSeconds: env.SWEEP_INTERVAL_SECONDS,
     maxAssets: env.MAX_ASSETS,
     maxAssetBytes: env.MAX_ASSET_BYTES,
+    maxManifestBytes: env.MAX_MANIFEST_BYTES,
     maxBodyBytes: env.MAX_BODY_BYTES,
     bucketMaxBytes: env.BUCKET_MAX_BYTES,
     bucketMaxFiles: env.BUCKET_MAX_FILES,

@@ -102,6 +102,7 @@ export async function openLocalPlatform(
     packStorage: files.storage,
     tokens,
     maxAssetBytes: options.maxAssetBytes,
+    maxFiles: options.bucketLimits.maxFiles,
     // A full bucket plus room for the multipart framing of up to maxFiles parts.
     maxRequestBytes: options.bucketLimits.maxBytes + options.bucketLimits.maxFiles * 512 + 1024 * 1024,
     storage,

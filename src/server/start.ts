@@ -182,7 +182,11 @@ function serviceConfig(config: ServerConfig, edgePort: number | undefined): Serv
     },
     domainPendingSeconds: config.domainPendingDays * 86_400,
     domainCheckIntervalSeconds: config.domainCheckIntervalSeconds,
-    limits: { maxAssets: config.maxAssets, maxAssetBytes: config.maxAssetBytes },
+    limits: {
+      maxAssets: config.maxAssets,
+      maxAssetBytes: config.maxAssetBytes,
+      maxManifestBytes: config.maxManifestBytes,
+    },
     // Cloudflare's platform keeps no quotas of its own (its account's limits apply).
     quotas: config.cloudflare
       ? { projectBytes: 0, pendingBytes: 0 }

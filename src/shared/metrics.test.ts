@@ -47,6 +47,7 @@ describe("Metrics", () => {
       edge_cache_misses_total: "Edge content lookups that read the store.",
       edge_cache_bytes: "Bytes the edge's memory cache holds.",
       content_packs: "Packs of content stored.",
+      api_body_bytes_in_flight: "Request body bytes the API has received and not yet answered.",
       content_stored_bytes:
         "Bytes of content stored: all pack bytes, and the live ones that rows still name.",
     });

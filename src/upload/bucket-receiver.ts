@@ -20,6 +20,8 @@ export interface BucketReceiverOptions {
   /** ...and where they are kept once finished. */
   packStorage: PackStorage;
   maxAssetBytes: number;
+  /** Parts one bucket may hold (BUCKET_MAX_FILES): what prepare groups buckets by. */
+  maxFiles: number;
   /** Milliseconds since the epoch. */
   now: () => number;
 }
@@ -48,10 +50,26 @@ export class BucketReceiver {
 
   /** Checks a part's name and headers and returns where its body goes. */
   async open(part: PartHeaders): Promise<PartSink> {
-    const { sessions, maxAssetBytes } = this.options;
+    const { sessions, maxAssetBytes, maxFiles } = this.options;
     const hash = part.name ?? part.filename ?? "";
     if (!ASSET_HASH.test(hash))
       throw badRequest(`part name ${JSON.stringify(hash.slice(0, 80))} is not an asset hash`);
+    // Judged before any query (issue 31): one part repeated 2,000 times cost a lookup each.
+    if (this.seen.has(hash)) {
+      throw new UploadError(
+        400,
+        UploadErrorCode.duplicatePart,
+        `part ${hash} appears more than once in this bucket; a bucket names each asset once`,
+      );
+    }
+    this.seen.add(hash);
+    if (this.seen.size > maxFiles) {
+      throw new UploadError(
+        413,
+        UploadErrorCode.tooManyParts,
+        `bucket holds more than ${maxFiles} parts (BUCKET_MAX_FILES)`,
+      );
+    }
     const { asset, inSession, held } = await sessions.partState(this.sessionId, hash);
     if (asset === undefined) {
       throw new UploadError(
@@ -64,12 +82,11 @@ export class BucketReceiver {
     if (declared !== undefined && !MEDIA_TYPE.test(declared)) {
       throw badRequest(`part ${hash} has an invalid Content-Type`);
     }
-    if (this.seen.has(hash) || inSession) {
+    if (inSession) {
       // This session has it already: the bytes are not needed, but the media type still applies.
       if (declared !== undefined) this.mediaTypes.push({ hash, mediaType: declared });
       return discard;
     }
-    this.seen.add(hash);
     this.hasher ??= await AssetHasher.create();
     // Another project's content: verified for this session, and not stored a second time.
     const pack = held ? undefined : (this.pack ??= this.options.packs.newWriter());

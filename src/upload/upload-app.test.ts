@@ -82,6 +82,7 @@ function app(options: { metrics?: Metrics; service?: Partial<UploadServiceOption
     packStorage: storage,
     tokens: new UploadTokens("secret", () => NOW),
     maxAssetBytes: 1024 * 1024,
+    maxFiles: 2_000,
     maxRequestBytes: 1024 * 1024,
     now: () => NOW,
     ...options.service,
@@ -135,13 +136,15 @@ async function packSizes(): Promise<number[]> {
   return rows.map((row) => Number(row.size));
 }
 
-/** The media type recorded for `hash` in session `id`. */
+/** The media type recorded for `hash` in session `id`: as a part declared it, or its path's. */
 async function mediaTypeOf(id: string, hash: string): Promise<string | null> {
   const rows = await rowsOf(
     database.db,
     sql<{
       content_type: string | null;
-    }>`SELECT content_type FROM session_assets WHERE session_id = ${id} AND hash = ${hash}`,
+    }>`SELECT COALESCE(h.media_type, a.content_type) AS content_type FROM session_assets a
+      JOIN session_hashes h ON h.session_id = a.session_id AND h.hash = a.hash
+      WHERE a.session_id = ${id} AND a.hash = ${hash}`,
   );
   return rows[0]!.content_type;
 }
@@ -363,22 +366,45 @@ describe("BucketReceiver through the app", () => {
     expect(await packSizes()).toEqual([]);
   });
 
-  it("upload: a hash sent twice in one bucket is stored once, and the later part's Content-Type applies", async () => {
+  it("upload: a hash sent twice in one bucket is refused 400 (10012) naming it, and nothing is recorded", async () => {
     const body = bucket([
       { name: hash, bytes: CONTENT },
       { name: hash, bytes: CONTENT, type: "text/x-later" },
     ]);
-    expect((await send(app(), post(body))).status).toBe(201);
-    expect(await packSizes()).toEqual([CONTENT.length]);
-    expect(await mediaTypeOf("session-1", hash)).toBe("text/x-later");
+    const refused = await send(app(), post(body));
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors).toEqual([
+      {
+        code: 10012,
+        message: `part ${hash} appears more than once in this bucket; a bucket names each asset once`,
+      },
+    ]);
+    expect(await packSizes()).toEqual([]);
+    expect(await mediaTypeOf("session-1", hash)).toBe("text/html; charset=utf-8");
   });
 
-  it("upload: a part sent again without Content-Type keeps the type its first part declared", async () => {
+  it("upload: a bucket of more parts than maxFiles is refused 413 (10013) naming the limit, and nothing is recorded", async () => {
+    const files = { "/one.txt": Buffer.from("one"), "/two.txt": Buffer.from("two") };
+    const two = await openSession("session-2", files);
+    const [first, second] = two.hashes as [string, string];
     const body = bucket([
-      { name: hash, bytes: CONTENT, type: "text/x-first" },
-      { name: hash, bytes: CONTENT },
+      { name: first, bytes: files["/one.txt"] },
+      { name: second, bytes: files["/two.txt"] },
     ]);
-    expect((await send(app(), post(body))).status).toBe(201);
+    const auth = { authorization: `Bearer ${two.token}` };
+    const refused = await send(app({ service: { maxFiles: 1 } }), post(body, auth));
+    expect(refused.status).toBe(413);
+    expect(refused.body.errors).toEqual([
+      { code: 10013, message: "bucket holds more than 1 parts (BUCKET_MAX_FILES)" },
+    ]);
+    expect(await packSizes()).toEqual([]);
+    expect((await send(app({ service: { maxFiles: 2 } }), post(body, auth))).status).toBe(201);
+  });
+
+  it("upload: a part sent again in a later bucket without Content-Type keeps the type its first part declared", async () => {
+    const first = bucket([{ name: hash, bytes: CONTENT, type: "text/x-first" }]);
+    expect((await send(app(), post(first))).status).toBe(201);
+    expect((await send(app(), post(bucket([{ name: hash, bytes: CONTENT }])))).status).toBe(201);
     expect(await mediaTypeOf("session-1", hash)).toBe("text/x-first");
   });
 

@@ -26,6 +26,8 @@ export const UploadErrorCode = {
   insufficientStorage: 10009,
   objectStoreUnavailable: 10010,
   databaseUnavailable: 10011,
+  duplicatePart: 10012,
+  tooManyParts: 10013,
   internal: 10000,
 } as const;
 

@@ -120,6 +120,7 @@ describe("abuse: the real binary", () => {
       PREPARE_LIMIT_PER_PROJECT: "0",
       PROJECT_QUOTA_BYTES: "0",
       PENDING_QUOTA_BYTES: "0",
+      CLIENT_QUOTA_BYTES: "0",
       MIN_FREE_BYTES: "0",
     });
     p = await createTestProject(server.urls.api, "abuse");

@@ -714,7 +714,17 @@ function withoutMediaTypesOf(snapshot: StoreSnapshot, s: Session): StoreSnapshot
     const row = JSON.parse(line);
     return JSON.stringify(row.session_id === s.sessionId ? { ...row, content_type: null } : row);
   });
-  return { ...snapshot, platform: { ...snapshot.platform, session_assets: rows.sort() } };
+  // A declared media type is kept on the session's one row of its hash (session_hashes).
+  const hashes = (snapshot.platform.session_hashes ?? []).map((line) => {
+    const row = JSON.parse(line);
+    return JSON.stringify(
+      row.session_id === s.sessionId ? { ...row, media_type: null, compressible: null } : row,
+    );
+  });
+  return {
+    ...snapshot,
+    platform: { ...snapshot.platform, session_assets: rows.sort(), session_hashes: hashes.sort() },
+  };
 }
 
 /** The snapshot without one session's records of the content it has. */
@@ -727,8 +737,14 @@ function withoutSessionBlobsOf(snapshot: StoreSnapshot, s: Session): StoreSnapsh
 
 /** Session asset rows whose media type differs between two snapshots, as they are after. */
 function changedAssets(before: StoreSnapshot, after: StoreSnapshot): any[] {
-  const old = new Set(before.platform.session_assets ?? []);
-  return (after.platform.session_assets ?? [])
+  const old = new Set([...(before.platform.session_assets ?? []), ...(before.platform.session_hashes ?? [])]);
+  const assets = (after.platform.session_assets ?? [])
     .filter((line) => !old.has(line))
     .map((line) => JSON.parse(line));
+  // A declared media type is kept on the session's row of its hash: as its paths' content_type.
+  const hashes = (after.platform.session_hashes ?? [])
+    .filter((line) => !old.has(line))
+    .map((line) => JSON.parse(line))
+    .map((row) => ({ session_id: row.session_id, hash: row.hash, content_type: row.media_type }));
+  return [...assets, ...hashes];
 }

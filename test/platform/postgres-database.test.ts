@@ -6,6 +6,9 @@ import {
   migratePostgresPlatform,
   openPostgresPlatformDatabase,
 } from "../../src/platform/local/postgres-database.js";
+import { PLATFORM_MIGRATIONS } from "../../src/platform/local/postgres-schema.js";
+import { migrate } from "../../src/shared/migrator.js";
+import { openPostgres } from "../../src/shared/postgres.js";
 import { describePostgres, TEST_DATABASE_URL, testPostgres } from "../support/postgres.js";
 
 const MIGRATIONS = [
@@ -14,6 +17,7 @@ const MIGRATIONS = [
   "0003_session_assets_by_hash",
   "0004_site_aliases",
   "0005_quota_charges",
+  "0006_session_hashes",
 ];
 
 await describePostgres("the platform database on PostgreSQL", () => {
@@ -71,7 +75,9 @@ await describePostgres("the platform database on PostgreSQL", () => {
       "revisions",
       "session_assets",
       "session_blobs",
+      "session_hashes",
       "settings",
+      "site_aliases",
       "site_hosts",
       "sites",
       "upload_sessions",
@@ -117,6 +123,36 @@ await describePostgres("the platform database on PostgreSQL", () => {
       await expect.poll(connections).toBe(0);
     } finally {
       await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
+    }
+  });
+
+  it("0006_session_hashes: a database of 0005 gets session_hashes with a row per hash of each open session (its smallest path, its largest size)", async () => {
+    const options = testPostgres();
+    const db = await openPostgres<unknown>(options);
+    try {
+      const before = Object.fromEntries(
+        Object.entries(PLATFORM_MIGRATIONS).filter(([name]) => name < "0006"),
+      );
+      const migrations = { tableName: "platform_migration", schema: options.schema };
+      expect(await migrate(db, before, migrations)).toEqual({ applied: MIGRATIONS.slice(0, 5) });
+      await sql`INSERT INTO session_assets (session_id, path, hash, size, content_type) VALUES
+        ('s1', '/b', 'h1', 3, 'text/plain'), ('s1', '/a', 'h1', 2, 'text/plain'),
+        ('s1', '/c', 'h2', 1, 'text/css'), ('s2', '/z', 'h1', 7, 'text/plain')`.execute(db);
+      expect(await migrate(db, PLATFORM_MIGRATIONS, migrations)).toEqual({
+        applied: ["0006_session_hashes"],
+      });
+      expect(
+        await rowsOf(
+          db,
+          sql`SELECT session_id, hash, path, size, media_type FROM session_hashes ORDER BY 1, 2`,
+        ),
+      ).toEqual([
+        { session_id: "s1", hash: "h1", path: "/a", size: 3, media_type: null },
+        { session_id: "s1", hash: "h2", path: "/c", size: 1, media_type: null },
+        { session_id: "s2", hash: "h1", path: "/z", size: 7, media_type: null },
+      ]);
+    } finally {
+      await db.destroy();
     }
   });
 

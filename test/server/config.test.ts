@@ -58,6 +58,7 @@ describe("configuration: the environment read into settings", () => {
       sweepIntervalSeconds: 60,
       maxAssets: 100_000,
       maxAssetBytes: 25 * MIB,
+      maxManifestBytes: 16 * MIB,
       maxBodyBytes: 32 * MIB,
       bucketMaxBytes: 50 * MIB,
       bucketMaxFiles: 2000,

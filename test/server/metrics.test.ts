@@ -84,6 +84,19 @@ describe("/metrics", () => {
     expect(sample(text, "http_requests_total", { role: "api", method: "OTHER", status: "405" })).toBe(1);
   });
 
+  it("upload service: a request to an unknown route is counted as unmatched with its real status, 404, not 200", async () => {
+    const response = await fetch(`${server.urls.upload}/nothing-here-for-uploads`);
+    expect(response.status).toBe(404);
+    expect(((await response.json()) as any).errors[0].code).toBe(10007);
+    const { text } = await scrape(server);
+    expect(sample(text, "http_requests_total", { role: "upload", route: "unmatched", status: "404" })).toBe(
+      1,
+    );
+    expect(
+      sample(text, "http_requests_total", { role: "upload", route: "unmatched", status: "200" }),
+    ).toBeUndefined();
+  });
+
   it("GET /healthz on the operator listener: the store and the platform answer", async () => {
     const response = await fetch(`${server.urls.ops}/healthz`);
     expect(response.status).toBe(200);

@@ -56,4 +56,13 @@ describe("checkLimits", () => {
     expect(error.message).not.toMatch(/[\u0080-\u009f]/);
     expect(error.message).not.toContain("ok.html");
   });
+
+  it("checkLimits: a path of more than 1,024 bytes of UTF-8 (with its leading /) is refused in one line, before anything is sent", () => {
+    expect(() => checkLimits("/r", [file(`${"é".repeat(511)}x`)], limits)).not.toThrow();
+    const error = failure([file("ok.html"), file(`${"é".repeat(511)}xy`)]);
+    expect(error.code).toBe("BAD_FILE_NAME");
+    expect(error.message).toBe(
+      `a file's path is longer than 1024 bytes, the most a deploy accepts: ${JSON.stringify("é".repeat(80))}…`,
+    );
+  });
 });

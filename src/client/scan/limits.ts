@@ -1,4 +1,5 @@
 import { CONTROL_CHARACTER } from "../../core/formats.js";
+import { MAX_PATH_BYTES } from "../../core/manifest.js";
 import { CliError } from "../errors.js";
 import { formatBytes } from "../format.js";
 import type { SiteFile } from "./walk.js";
@@ -61,6 +62,15 @@ export function checkLimits(
       "BAD_FILE_NAME",
       `file names with a backslash or a control character cannot be served:\n${list(badNames.map((file) => quoted(file.path)))}`,
       "Rename them or name them in .deployignore.",
+    );
+  }
+  // Contract §2: a manifest path (`/` and the file's) is at most MAX_PATH_BYTES of UTF-8.
+  const tooLong = files.find((file) => Buffer.byteLength(file.path, "utf8") + 1 > MAX_PATH_BYTES);
+  if (tooLong) {
+    throw new CliError(
+      "BAD_FILE_NAME",
+      `a file's path is longer than ${MAX_PATH_BYTES} bytes, the most a deploy accepts: ${quoted(tooLong.path.slice(0, 80))}…`,
+      "Rename it or name it in .deployignore.",
     );
   }
 }

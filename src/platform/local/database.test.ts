@@ -51,7 +51,8 @@ function writeOldDatabase(): void {
     CREATE TABLE site_hosts (hostname TEXT PRIMARY KEY, project_slug TEXT NOT NULL) WITHOUT ROWID;
     INSERT INTO blobs VALUES ('held', 5, 1);
     INSERT INTO upload_sessions VALUES ('s1', 'blue-fox-k3', 1, 100);
-    INSERT INTO session_assets VALUES ('s1', '/a', 'held', 5, 'text/plain'), ('s1', '/b', 'missing', 7, 'text/css');
+    INSERT INTO session_assets VALUES ('s1', '/a', 'held', 5, 'text/plain'), ('s1', '/b', 'missing', 7, 'text/css'),
+      ('s1', '/c', 'missing', 9, 'text/css');
     INSERT INTO sites VALUES ('blue-fox-k3', NULL, 100);
     INSERT INTO site_hosts VALUES ('blue-fox-k3.localhost', 'blue-fox-k3');
   `);
@@ -70,6 +71,7 @@ const CURRENT = {
     "asset_hashes",
   ],
   session_assets: ["session_id#1", "path#3", "hash#2", "size", "content_type", "compressible"],
+  session_hashes: ["session_id#1", "hash#2", "path", "size", "media_type", "compressible"],
   project_charges: ["project_slug#1", "client_address", "created_at", "charged_bytes"],
   sites: ["project_slug#1", "revision_id", "expires_at", "production_since"],
   site_hosts: ["hostname#1", "project_slug", "canonical_url"],
@@ -116,7 +118,7 @@ describe("openPlatformDatabase", () => {
     ]);
   });
 
-  it("openPlatformDatabase: a database of the first version gets the later columns empty, session_assets keyed by hash with its rows, and its sessions keep the held content they name", async () => {
+  it("openPlatformDatabase: a database of the first version gets the later columns empty, session_assets keyed by hash with its rows, session_hashes with a row per hash of each session, and its sessions keep the held content they name", async () => {
     writeOldDatabase();
     const db = sqliteOf(await open());
     for (const [table, columns] of Object.entries(CURRENT)) expect(columnsOf(db, table)).toEqual(columns);
@@ -125,8 +127,14 @@ describe("openPlatformDatabase", () => {
     expect(rows(db, "SELECT * FROM session_assets ORDER BY path")).toEqual([
       { session_id: "s1", path: "/a", hash: "held", size: 5, content_type: "text/plain", compressible: 0 },
       { session_id: "s1", path: "/b", hash: "missing", size: 7, content_type: "text/css", compressible: 0 },
+      { session_id: "s1", path: "/c", hash: "missing", size: 9, content_type: "text/css", compressible: 0 },
     ]);
     expect(rows(db, "SELECT * FROM session_blobs")).toEqual([{ session_id: "s1", hash: "held" }]);
+    // Each hash of a session once: its smallest path, its largest size, no media type declared.
+    expect(rows(db, "SELECT * FROM session_hashes ORDER BY hash")).toEqual([
+      { session_id: "s1", hash: "held", path: "/a", size: 5, media_type: null, compressible: null },
+      { session_id: "s1", hash: "missing", path: "/b", size: 9, media_type: null, compressible: null },
+    ]);
     expect(rows(db, "SELECT client_address, pending_bytes, asset_hashes FROM upload_sessions")).toEqual([
       { client_address: null, pending_bytes: 0, asset_hashes: null },
     ]);

@@ -6,6 +6,7 @@ import { openPostgresPlatformDatabase } from "./postgres-database.js";
 import { firstOf, type PlatformDatabase, sqlitePlatformDatabase } from "./platform-db.js";
 import { rowBytesSumSql } from "./quota-charges.js";
 import { REVISION_RULES_TABLE } from "./revision-rules.js";
+import { addSessionHashes } from "./session-hashes.js";
 
 export type { PlatformDatabase } from "./platform-db.js";
 
@@ -140,6 +141,8 @@ function migrateSqlite(db: SqliteDatabase): void {
   db.exec("CREATE INDEX IF NOT EXISTS upload_sessions_address ON upload_sessions(client_address)");
   addPackColumns(db);
   keySessionAssetsByHash(db);
+  // Issue 31: each hash of a session once, what an uploaded part is looked up by.
+  addSessionHashes(db);
   // When the production revision last changed (publish or promote): its files' Last-Modified.
   const siteColumns = (db.prepare("PRAGMA table_info(sites)").all() as { name: string }[]).map((c) => c.name);
   if (!siteColumns.includes("production_since"))

@@ -109,6 +109,12 @@ async function expireSessions(
     )) +
     (await changesOf(
       trx,
+      sql`DELETE FROM session_hashes WHERE (session_id, hash) IN (
+        SELECT h.session_id, h.hash FROM upload_sessions u JOIN session_hashes h ON h.session_id = u.id
+        WHERE u.expires_at <= ${now} LIMIT ${batch})`,
+    )) +
+    (await changesOf(
+      trx,
       sql`DELETE FROM session_blobs WHERE (session_id, hash) IN (
         SELECT h.session_id, h.hash FROM upload_sessions u JOIN session_blobs h ON h.session_id = u.id
         WHERE u.expires_at <= ${now} LIMIT ${batch})`,

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type { Migrations } from "../../shared/migrator.js";
 import { rowBytesSumSql } from "./quota-charges.js";
+import { FILL_SESSION_HASHES } from "./session-hashes.js";
 
 /**
  * The platform database's tables on PostgreSQL, as SQLite has them (database.ts): the same names
@@ -82,6 +83,22 @@ export const PLATFORM_MIGRATIONS: Migrations = {
       await sql`CREATE INDEX project_charges_client ON project_charges (client_address, created_at)`.execute(
         db,
       );
+    },
+  },
+  "0006_session_hashes": {
+    // Issue 31: each hash of a session once, what an uploaded part is looked up by (as on SQLite,
+    // session-hashes.ts), filled from the manifests of the sessions open now.
+    async up(db: Kysely<unknown>) {
+      await sql`CREATE TABLE session_hashes (
+        session_id TEXT NOT NULL,
+        hash TEXT NOT NULL,
+        path TEXT NOT NULL,
+        size BIGINT NOT NULL,
+        media_type TEXT,
+        compressible INTEGER,
+        PRIMARY KEY (session_id, hash)
+      )`.execute(db);
+      await sql.raw(FILL_SESSION_HASHES).execute(db);
     },
   },
 };

@@ -100,7 +100,9 @@ describe("UploadSessions.record", () => {
     expect(
       await rowsOf(
         database.db,
-        sql`SELECT session_id, path, content_type FROM session_assets ORDER BY session_id, path`,
+        sql`SELECT a.session_id, a.path, COALESCE(h.media_type, a.content_type) AS content_type
+          FROM session_assets a JOIN session_hashes h ON h.session_id = a.session_id AND h.hash = a.hash
+          ORDER BY a.session_id, a.path`,
       ),
     ).toEqual([
       { session_id: "s1", path: "/a.txt", content_type: "image/gif" },

@@ -116,9 +116,13 @@ export class SiteTables {
         SELECT CAST(${slug} AS TEXT), CAST(${revisionId} AS TEXT), CAST(${now} AS BIGINT),
           ${rowBytesSum(this.database.dialect)} FROM session_assets WHERE session_id = ${sessionId}
         ON CONFLICT DO NOTHING`.execute(trx);
+      // A type an upload declared for the hash wins over its path's (session-hashes.ts).
       await sql`INSERT INTO revision_files (project_slug, revision_id, path, hash, content_type, compressible)
-        SELECT CAST(${slug} AS TEXT), CAST(${revisionId} AS TEXT), path, hash, content_type, compressible
-        FROM session_assets WHERE session_id = ${sessionId} ON CONFLICT DO NOTHING`.execute(trx);
+        SELECT CAST(${slug} AS TEXT), CAST(${revisionId} AS TEXT), a.path, a.hash,
+          COALESCE(h.media_type, a.content_type), COALESCE(h.compressible, a.compressible)
+        FROM session_assets a
+        LEFT JOIN session_hashes h ON h.session_id = a.session_id AND h.hash = a.hash
+        WHERE a.session_id = ${sessionId} ON CONFLICT DO NOTHING`.execute(trx);
       if (input.rules !== undefined) {
         await sql`INSERT INTO revision_rules (project_slug, revision_id, rules)
           VALUES (${slug}, ${revisionId}, ${input.rules}) ON CONFLICT DO NOTHING`.execute(trx);
@@ -213,6 +217,7 @@ export class SiteTables {
       await sql`DELETE FROM revision_rules WHERE project_slug = ${projectSlug}`.execute(trx);
       await sql`DELETE FROM revisions WHERE project_slug = ${projectSlug}`.execute(trx);
       await sql`DELETE FROM session_assets WHERE session_id IN (${sessions})`.execute(trx);
+      await sql`DELETE FROM session_hashes WHERE session_id IN (${sessions})`.execute(trx);
       await sql`DELETE FROM session_blobs WHERE session_id IN (${sessions})`.execute(trx);
       await sql`DELETE FROM upload_sessions WHERE project_slug = ${projectSlug}`.execute(trx);
       await after?.(trx);

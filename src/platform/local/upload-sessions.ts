@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import type { ManifestEntry } from "../../core/manifest.js";
 import type { Pacer } from "../../shared/event-loop.js";
 import { hotQuery } from "./hot-query.js";
-import { compressibleFlag } from "./quota-charges.js";
+import { declareMediaTypes, hashEntriesOf, insertSessionHashes } from "./session-hashes.js";
 import {
   byHashPrefix,
   insertAssets,
@@ -68,16 +68,16 @@ export class UploadSessions {
     this.partRow = hotQuery(
       database,
       (sessionId: string, hash: string) => sql<{
-        path: string | null;
-        size: number | string | null;
+        path: string;
+        size: number | string;
         in_session: number | string;
         held: number | string;
-      }>`SELECT MIN(a.path) AS path, MAX(a.size) AS size,
+      }>`SELECT a.path, a.size,
           CASE WHEN EXISTS (SELECT 1 FROM session_blobs h WHERE h.session_id = ${sessionId} AND h.hash = ${hash})
             THEN 1 ELSE 0 END AS in_session,
           CASE WHEN EXISTS (SELECT 1 FROM blobs b WHERE b.hash = ${hash} AND b.damaged = 0)
             THEN 1 ELSE 0 END AS held
-        FROM session_assets a WHERE a.session_id = ${sessionId} AND a.hash = ${hash}`,
+        FROM session_hashes a WHERE a.session_id = ${sessionId} AND a.hash = ${hash}`,
     );
   }
 
@@ -103,6 +103,7 @@ export class UploadSessions {
     pacer: Pacer,
   ): Promise<OpenedSession> {
     const held = new Map<string, boolean>();
+    const byHash = await hashEntriesOf(entries, pacer);
     const missing = new Map<string, number>();
     // Content none of the project's kept revisions has: what this deploy adds to its quota.
     const added = new Map<string, number>();
@@ -120,6 +121,7 @@ export class UploadSessions {
           const rest = fresh.filter((hash) => !inRevision.has(hash));
           const inSession = await ownedBySession(trx, session.projectSlug, rest, now);
           await insertAssets(trx, session.id, slice);
+          await insertSessionHashes(trx, session.id, fresh, byHash);
           await insertSessionBlobs(
             trx,
             session.id,
@@ -155,6 +157,7 @@ export class UploadSessions {
   async discard(sessionId: string): Promise<void> {
     await this.database.transaction(async (trx) => {
       await sql`DELETE FROM session_assets WHERE session_id = ${sessionId}`.execute(trx);
+      await sql`DELETE FROM session_hashes WHERE session_id = ${sessionId}`.execute(trx);
       await sql`DELETE FROM session_blobs WHERE session_id = ${sessionId}`.execute(trx);
       await sql`DELETE FROM upload_sessions WHERE id = ${sessionId}`.execute(trx);
     });
@@ -210,15 +213,16 @@ export class UploadSessions {
 
   /**
    * What receiving a part of `hash` needs to know, in one query (one round trip per part on
-   * PostgreSQL): a manifest path of it in the session and the size its manifest declared (the
-   * largest, if several paths name it; undefined when the session does not name it), whether the
-   * session has the content already, and whether the platform holds it whole for any project.
+   * PostgreSQL) that reads one row of session_hashes by its key, however many paths name the hash:
+   * a manifest path of it in the session and the size its manifest declared (the largest, if
+   * several paths name it; undefined when the session does not name it), whether the session has
+   * the content already, and whether the platform holds it whole for any project.
    */
   async partState(sessionId: string, hash: string): Promise<PartState> {
     const row = await this.partRow(sessionId, hash);
-    const asset =
-      row?.path == null || row.size == null ? undefined : { path: row.path, size: Number(row.size) };
-    return { asset, inSession: Number(row?.in_session) === 1, held: Number(row?.held) === 1 };
+    if (row === undefined) return { asset: undefined, inSession: false, held: false };
+    const asset = { path: row.path, size: Number(row.size) };
+    return { asset, inSession: Number(row.in_session) === 1, held: Number(row.held) === 1 };
   }
 
   /** How many distinct hashes of the session it does not have yet (neither uploaded nor its own). */
@@ -261,22 +265,7 @@ export class UploadSessions {
       }
       await insertSessionBlobs(trx, sessionId, verified);
       // The last type a part declared for a hash is the one kept.
-      const declared = [...new Map(bucket.mediaTypes.map((m) => [m.hash, m.mediaType]))];
-      for (const slice of slicesOf(declared, ROWS_PER_STATEMENT)) {
-        // Whether the edge compresses it goes with the type (its variants count in the quotas).
-        const values = sql.join(
-          slice.map(
-            ([hash, mediaType]) =>
-              sql`(${hash}, ${mediaType}, CAST(${compressibleFlag(mediaType)} AS INTEGER))`,
-          ),
-        );
-        await sql`WITH declared (hash, media_type, compressible) AS (VALUES ${values})
-          UPDATE session_assets SET content_type = declared.media_type,
-            compressible = declared.compressible FROM declared
-          WHERE session_assets.session_id = ${sessionId} AND session_assets.hash = declared.hash`.execute(
-          trx,
-        );
-      }
+      await declareMediaTypes(trx, sessionId, bucket.mediaTypes);
     });
   }
 }
