@@ -84,7 +84,7 @@ describe("starting a process", () => {
       retention: { revisionsKept: 3, minAgeSeconds: 4 * DAY, revisionsMax: 6 },
       domainPendingSeconds: 5 * DAY,
       domainCheckIntervalSeconds: 14,
-      limits: { maxAssets: 15, maxAssetBytes: 16 },
+      limits: { maxAssets: 15, maxAssetBytes: 16, maxManifestBytes: 16 * 1024 * 1024 },
       quotas: { projectBytes: 17, pendingBytes: 18 },
     });
   });
