@@ -2,6 +2,7 @@ import { type Socket, connect } from "node:net";
 import { Worker } from "node:worker_threads";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestProject, type TestProject } from "../support/deploy-flow.js";
+import { sample } from "../support/prometheus-text.js";
 import { closedWithin } from "../support/raw-http.js";
 import { startTestServer } from "../support/server.js";
 import { prepareFiles } from "../support/upload-flow.js";
@@ -189,4 +190,24 @@ it("upload: after a refusal, a body that trickles in without end is cut off with
   expect(ms).toBeGreaterThanOrEqual(1_900);
   expect(ms).toBeLessThan(3_500);
   expect(received.toString("latin1")).toMatch(/^HTTP\/1\.1 404 /);
+});
+
+it("upload: a request sent after a refused one on its closing connection is not handled", async () => {
+  const refused = async () => {
+    const text = await (await fetch(`${server.urls.ops}/metrics`)).text();
+    const labels = { role: "upload", route: "/accounts/:accountId/workers/assets/upload", method: "POST" };
+    return sample(text, "http_requests_total", { ...labels, status: "404" }) ?? 0;
+  };
+  const before = await refused();
+  const socket = await openSendingSocket(server.urls.upload);
+  const closed = closedWithin(socket, 5_000);
+  socket.write(`${refusedHead("Content-Length: 900\r\n")}${"a".repeat(100)}`);
+  // The rest of the body, then a second request on the same connection, once the refusal came.
+  socket.once("data", () => socket.write(`${"a".repeat(800)}${refusedHead("Content-Length: 0\r\n")}`));
+  socket.once("end", () => socket.end());
+  const { ms, received } = await closed;
+  // Closed as soon as the second request came, not after the 2 s a lingering connection may last.
+  expect(ms).toBeLessThan(1_500);
+  expect(received.toString("latin1").match(/HTTP\/1\.1 /g)).toHaveLength(1);
+  expect(await refused()).toBe(before + 1);
 });
