@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import { ServerStartingError } from "../core/errors.js";
+import { isLingering, lingerOnClose } from "./lingering-close.js";
 
 /** How long a client may take: to send its headers, its whole request, and idle between requests. */
 export interface Timeouts {
@@ -19,8 +20,9 @@ export interface Listener {
 }
 
 /**
- * Listens on `host:port` (0 picks a free port) with timeouts against slow clients, and answers
- * 503 SERVER_STARTING until a handler is attached (`starting`).
+ * Listens on `host:port` (0 picks a free port) with timeouts against slow clients, closes its
+ * connections lingering (`lingerOnClose`), and answers 503 SERVER_STARTING until a handler is
+ * attached (`starting`).
  */
 export async function listen(
   host: string,
@@ -38,8 +40,11 @@ export async function listen(
       connectionsCheckingInterval: 1_000,
       requireHostHeader: options.requireHostHeader ?? true,
     },
-    (req, res) => handler(req, res),
+    // A request that arrives on a closing connection (pipelined after a refusal) is not handled.
+    (req, res) => (isLingering(req.socket) ? req.socket.destroy() : handler(req, res)),
   );
+  // An early answer (401, 404, 413, 429) reaches a client that is still sending its body.
+  const lingering = lingerOnClose(server);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {
@@ -65,6 +70,7 @@ export async function listen(
           resolve();
         });
         server.closeIdleConnections();
+        lingering.destroyAll();
       }),
   };
 }

@@ -20,9 +20,9 @@ export interface RouteLimits {
  * `Content-Type` (415), then a known bearer token (401) and the route's limit per project (429). A
  * request without a valid token is answered from its headers: no body could make it succeed. Its
  * body is never read into memory; what of it is already on its way is discarded for at most
- * 500 ms (64 MiB) so that the client reads the answer, then the connection is closed
- * (@hono/node-server's clean-up of an unread body). Everything the body holds is judged after, in
- * the contract's order.
+ * 500 ms (64 MiB) so that the client reads the answer (@hono/node-server's clean-up of an unread
+ * body), then the connection is closed lingering, up to 2 s (1 MiB) more (the listener's
+ * `lingerOnClose`). Everything the body holds is judged after, in the contract's order.
  */
 export function projectHeaders(deps: {
   services: Services;
