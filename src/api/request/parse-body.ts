@@ -20,15 +20,14 @@ export async function parseBody<S extends z.ZodType>(
   c: Context,
   schema: S,
 ): Promise<{ body: z.infer<S>; raw: Record<string, unknown> }> {
-  requireJsonContentType(c);
-  let text: string;
-  try {
-    text = await c.req.text();
-  } catch (error) {
-    // Refused while it arrived (413, 429, 503: see body-budget.ts), or its client went away.
-    if (error instanceof DeployError) throw error;
-    throw new ClientAbortedError({ cause: error });
-  }
+  return parseJsonBody(await readBodyText(c), schema);
+}
+
+/** `parseBody` of a body's text already read. */
+export function parseJsonBody<S extends z.ZodType>(
+  text: string,
+  schema: S,
+): { body: z.infer<S>; raw: Record<string, unknown> } {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -38,10 +37,37 @@ export async function parseBody<S extends z.ZodType>(
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw new InvalidJsonError("request body must be a JSON object");
   }
+  return judgeBody(body as Record<string, unknown>, schema);
+}
+
+/** The body's text, once the request says it is JSON (415 otherwise). */
+export async function readBodyText(c: Context): Promise<string> {
+  return utf8.decode(await readBodyBytes(c));
+}
+
+const utf8 = new TextDecoder();
+
+/** The body's bytes, once the request says it is JSON (415 otherwise). */
+export async function readBodyBytes(c: Context): Promise<ArrayBuffer> {
+  requireJsonContentType(c);
+  try {
+    return await c.req.arrayBuffer();
+  } catch (error) {
+    // Refused while it arrived (413, 429, 503: see body-budget.ts), or its client went away.
+    if (error instanceof DeployError) throw error;
+    throw new ClientAbortedError({ cause: error });
+  }
+}
+
+/** Validates a parsed JSON object with `schema`, with the contract's code for a bad field. */
+export function judgeBody<S extends z.ZodType>(
+  body: Record<string, unknown>,
+  schema: S,
+): { body: z.infer<S>; raw: Record<string, unknown> } {
   const result = schema.safeParse(body);
   // `raw` keeps keys such as "__proto__" that a parsed copy could drop, for checks that must see them.
-  if (result.success) return { body: result.data, raw: body as Record<string, unknown> };
-  throw fieldError(result.error.issues, body as Record<string, unknown>);
+  if (result.success) return { body: result.data, raw: body };
+  throw fieldError(result.error.issues, body);
 }
 
 /** 415 unless the request says its body is JSON. */

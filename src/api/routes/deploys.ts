@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { completeDeploy, prepareDeploy } from "../../core/operations/index.js";
 import { credentials } from "../request/credentials.js";
 import { parseBody } from "../request/parse-body.js";
+import { parsePrepareBody } from "../request/parse-prepare-body.js";
 import { projectHeaders, type RouteLimits } from "../request/project-headers.js";
 import { deploySchema, prepareRequestSchema } from "../request/schemas.js";
 import type { RouteDeps } from "./route-deps.js";
@@ -16,7 +17,10 @@ export function deployRoutes(deps: RouteDeps & { prepareLimits: RouteLimits }): 
     projectHeaders({ ...deps, limits: deps.prepareLimits }),
     deps.body,
     async (c) => {
-      const { body, raw } = await parseBody(c, prepareRequestSchema);
+      const { body, raw } = await parsePrepareBody(c, prepareRequestSchema, {
+        slug: c.req.param("projectSlug"),
+        limits: services.config.limits,
+      });
       const input = {
         ...credentials(c, body),
         manifest: raw.manifest,

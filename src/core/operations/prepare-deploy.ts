@@ -1,5 +1,6 @@
 import { generateOpaqueId, generateRevisionId } from "../ids.js";
 import { Pacer } from "../../shared/event-loop.js";
+import { CheckedManifest } from "../checked-manifest.js";
 import { parseManifestSliced } from "../manifest.js";
 import { addSeconds, type PublicProject, type Services, toPublicProject } from "./services.js";
 import { revisionUrl } from "../site-urls.js";
@@ -42,13 +43,19 @@ export async function prepareDeploy(
   const { store, platform, config } = services;
   // Formats first (contract §5): the manifest is judged before the project and ownership, in
   // slices, so that 100,000 entries do not hold the thread the edge and uploads share.
-  const entries = await parseManifestSliced(input.manifest, input.projectSlug, config.limits, new Pacer());
+  // A large body's manifest was checked and digested in a worker thread (`CheckedManifest`).
+  const pacer = new Pacer();
+  const checked =
+    input.manifest instanceof CheckedManifest
+      ? await input.manifest.open(pacer)
+      : { entries: await parseManifestSliced(input.manifest, input.projectSlug, config.limits, pacer) };
+  const { entries } = checked;
   const project = await authorize(services, input);
   const now = services.now();
   const expiresAt = addSeconds(now, config.deployTtlSeconds);
   // Under the project's lock, as deletion is: a deletion that ran since `authorize` is seen here
   // (404), and one that comes later removes this session and deploy with the rest of the project.
-  const digest = manifestDigest(entries);
+  const digest = "digest" in checked ? checked.digest : manifestDigest(entries);
   const prepared = await withProjectLock(services, project, async (current) => {
     if (input.skipUnchanged === true) {
       const unchanged = await renewIfUnchanged(services, current, digest);

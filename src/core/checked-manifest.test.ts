@@ -1,0 +1,35 @@
+import { expect, it } from "vitest";
+import { CheckedManifest, compactManifest } from "./checked-manifest.js";
+import { manifestDigest } from "./manifest-digest.js";
+import { parseManifest } from "./manifest.js";
+
+const limits = { maxAssets: 1000, maxAssetBytes: 1000, maxManifestBytes: 100_000 };
+const pause = { due: () => true, next: () => Promise.resolve() };
+
+it("compactManifest: opened, gives the entries, in order, and the digest parseManifest and manifestDigest give", async () => {
+  const manifest: Record<string, { hash: string; size: number }> = {};
+  for (let i = 600; i > 0; i--)
+    manifest[`/site/dir ${i % 7}/é${i}.js`] = { hash: i.toString(16).padStart(32, "0"), size: i };
+  const expected = parseManifest(manifest, "site", limits);
+  const opened = await new CheckedManifest(compactManifest(manifest, "site", limits)).open(pause);
+  expect(opened.entries).toEqual(expected);
+  expect(opened.digest).toBe(manifestDigest(expected));
+  const empty = await new CheckedManifest(compactManifest({}, "site", limits)).open(pause);
+  expect(empty).toEqual({ entries: [], digest: manifestDigest([]) });
+});
+
+it("compactManifest: a bad manifest, opened, throws INVALID_MANIFEST with parseManifest's message", async () => {
+  const bad = {
+    "/site/a": { hash: "0".repeat(32), size: 1 },
+    "/site/b/../c": { hash: "0".repeat(32), size: 1 },
+  };
+  const message = (() => {
+    try {
+      parseManifest(bad, "site", limits);
+    } catch (error) {
+      return (error as Error).message;
+    }
+  })();
+  const opening = new CheckedManifest(compactManifest(bad, "site", limits)).open(pause);
+  await expect(opening).rejects.toMatchObject({ code: "INVALID_MANIFEST", message });
+});

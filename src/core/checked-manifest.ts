@@ -1,0 +1,62 @@
+import { InvalidManifestError } from "./errors.js";
+import { manifestDigest } from "./manifest-digest.js";
+import { type ManifestEntry, type ManifestLimits, parseManifest } from "./manifest.js";
+
+/**
+ * A manifest checked away from the service's thread (a worker), in a form that crosses to it cheaply:
+ * its paths joined by NUL (which no valid path holds), its hashes end to end, its sizes, and the
+ * digest already taken; or the INVALID_MANIFEST message its check gave. A structured clone of
+ * 100,000 entry objects would cost the receiving thread about as much as parsing them.
+ */
+export type CompactManifest =
+  { error: string } | { paths: string; hashes: string; sizes: Float64Array; count: number; digest: string };
+
+/** Checks `manifest` as `parseManifest` does and packs the result (for the thread that parsed it). */
+export function compactManifest(manifest: unknown, slug: string, limits: ManifestLimits): CompactManifest {
+  let entries: ManifestEntry[];
+  try {
+    entries = parseManifest(manifest, slug, limits);
+  } catch (error) {
+    if (error instanceof InvalidManifestError) return { error: error.message };
+    throw error;
+  }
+  const sizes = new Float64Array(entries.length);
+  for (let i = 0; i < entries.length; i++) sizes[i] = entries[i]!.size;
+  return {
+    paths: entries.map((entry) => entry.path).join("\0"),
+    hashes: entries.map((entry) => entry.hash).join(""),
+    sizes,
+    count: entries.length,
+    digest: manifestDigest(entries),
+  };
+}
+
+/** A prepare's manifest as a worker checked it: the core unpacks it where it would have checked it. */
+export class CheckedManifest {
+  constructor(readonly compact: CompactManifest) {}
+
+  /**
+   * The entries and digest, or INVALID_MANIFEST with the message the check gave; the entries are
+   * rebuilt in slices (`pause`), as `parseManifestSliced` builds them.
+   */
+  async open(pause: {
+    due(): boolean;
+    next(): Promise<void>;
+  }): Promise<{ entries: ManifestEntry[]; digest: string }> {
+    const compact = this.compact;
+    if ("error" in compact) throw new InvalidManifestError(compact.error);
+    const entries: ManifestEntry[] = new Array(compact.count);
+    let start = 0;
+    for (let i = 0; i < compact.count; i++) {
+      if ((i & 255) === 255 && pause.due()) await pause.next();
+      const end = i === compact.count - 1 ? compact.paths.length : compact.paths.indexOf("\0", start);
+      entries[i] = {
+        path: compact.paths.slice(start, end),
+        hash: compact.hashes.slice(i * 32, i * 32 + 32),
+        size: compact.sizes[i]!,
+      };
+      start = end + 1;
+    }
+    return { entries, digest: compact.digest };
+  }
+}
