@@ -54,6 +54,8 @@ function small(value: unknown): unknown {
 
 parentPort?.on("message", (request: PrepareBodyRequest) => {
   const reply = answer(request);
-  const transfer = "manifest" in reply && "sizes" in reply.manifest ? [reply.manifest.sizes.buffer] : [];
+  // The sizes' own buffer (made here, never shared): moved, not copied.
+  const transfer: ArrayBuffer[] =
+    "manifest" in reply && "sizes" in reply.manifest ? [reply.manifest.sizes.buffer as ArrayBuffer] : [];
   parentPort!.postMessage(reply, transfer);
 });
