@@ -154,7 +154,8 @@ await describePostgres("ManifestListener", () => {
     const calls = await listen({ viaProxy: true, fallbackMs: 50 });
     listener!.start();
     await listener!.heard;
-    expect(calls.n).toBe(1);
+    // Once on listening; and once more each 50 ms the connection took to open (a busy machine).
+    expect(calls.n).toBeGreaterThanOrEqual(1);
     await proxy!.cut();
     await expect.poll(() => listener!.listening).toBe(false);
     await expect.poll(() => calls.n, { timeout: 10_000 }).toBeGreaterThan(4);
