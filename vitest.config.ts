@@ -10,10 +10,12 @@ export const TEST_FILES = ["src/**/*.test.ts", "test/**/*.test.ts"];
  * counts and memory are only lower bounds, hang guards and sums of work: those run with the rest.)
  */
 export const ALONE_FILES = [
+  "test/api/prepare-stall.test.ts",
   "test/hardening/abuse.test.ts",
   "test/platform/published-sites-cache.test.ts",
   "test/scaling/postgres-restart.test.ts",
   "test/scaling/processes.test.ts",
+  "test/upload/bucket-bounds.test.ts",
 ];
 
 /**
