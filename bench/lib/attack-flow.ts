@@ -98,7 +98,9 @@ export function folderBytes(dir: string): number {
   return total;
 }
 
+/** The contract error's code, with the quota it names when there is one (`QUOTA_EXCEEDED (client)`). */
 function errorCode(body: unknown): string | undefined {
-  const error = (body as { error?: { code?: unknown } } | undefined)?.error;
-  return typeof error?.code === "string" ? error.code : undefined;
+  const error = (body as { error?: { code?: unknown; quota?: unknown } } | undefined)?.error;
+  if (typeof error?.code !== "string") return undefined;
+  return typeof error.quota === "string" ? `${error.code} (${error.quota})` : error.code;
 }
