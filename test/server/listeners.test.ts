@@ -1,7 +1,8 @@
 import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Listener, listen } from "../../src/server/listeners.js";
-import { capturingLogger, LEVEL } from "../support/log-lines.js";
+import { capturingLogger } from "../support/log-lines.js";
+import { expectStartingAnswer } from "../support/starting-answer.js";
 
 const TIMEOUTS = { headersMs: 30_000, requestMs: 300_000, keepAliveMs: 5_000 };
 const opened: Listener[] = [];
@@ -46,20 +47,7 @@ describe("listen: the process's HTTP listeners", () => {
       headers: { "content-type": "application/json" },
       body: "{}",
     });
-    expect(early.status).toBe(503);
-    expect(early.headers.get("retry-after")).toBe("1");
-    expect(early.headers.get("content-type")).toBe("application/json");
-    expect(await early.json()).toEqual({
-      error: { code: "SERVER_STARTING", message: "the server is starting, retry in a moment" },
-    });
-    expect(lines).toContainEqual(
-      expect.objectContaining({
-        level: LEVEL.warn,
-        msg: "SERVER_STARTING",
-        method: "POST",
-        path: "/projects",
-      }),
-    );
+    await expectStartingAnswer(early, lines);
     listener.handle((_req, res) => res.writeHead(204).end());
     expect((await fetch(listener.url)).status).toBe(204);
   });

@@ -2,8 +2,9 @@ import { createServer, type Socket } from "node:net";
 import { expect, it } from "vitest";
 import { freePort } from "../support/free-port.js";
 import { hex64 } from "../support/deploy-flow.js";
-import { capturingLogger, LEVEL } from "../support/log-lines.js";
+import { capturingLogger } from "../support/log-lines.js";
 import { startTestServer } from "../support/server.js";
+import { expectStartingAnswer } from "../support/starting-answer.js";
 
 /** A "database" on loopback that takes connections and never says a word: a start waits on it. */
 async function silentDatabase(): Promise<{ port: number; close: () => Promise<void> }> {
@@ -47,19 +48,7 @@ it("start: a POST /projects to the API while the process still opens its databas
       }).catch(() => undefined);
       if (!response) await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    expect(response?.status).toBe(503);
-    expect(response?.headers.get("retry-after")).toBe("1");
-    expect(await response?.json()).toEqual({
-      error: { code: "SERVER_STARTING", message: "the server is starting, retry in a moment" },
-    });
-    expect(lines).toContainEqual(
-      expect.objectContaining({
-        level: LEVEL.warn,
-        msg: "SERVER_STARTING",
-        method: "POST",
-        path: "/projects",
-      }),
-    );
+    await expectStartingAnswer(response, lines);
   } finally {
     // The database goes away: the start fails and closes its listeners.
     await database.close();
