@@ -1,3 +1,4 @@
+import { MAX_SLUG_LENGTH } from "../../core/formats.js";
 import type { CommandContext, FolderProject } from "../context.js";
 import { CliError } from "../errors.js";
 import { formatBytes, formatCount } from "../format.js";
@@ -5,8 +6,6 @@ import type { ServerLimits } from "../net/api-types.js";
 import { checkLimits } from "../scan/limits.js";
 import type { SiteFile } from "../scan/walk.js";
 
-/** The longest project slug (contract §2): the manifest's keys are `/<slug>/<path>`. */
-const MAX_SLUG_LENGTH = 40;
 /** The identity fields and the braces around the manifest, generously. */
 const BODY_OVERHEAD = 512;
 
