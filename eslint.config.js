@@ -4,7 +4,7 @@ import tseslint from "typescript-eslint";
 
 // Dependencies point inward (ARCHITECTURE.md): shared ← core ← store, platform ← api, upload, edge
 // ← server; the client sees only core and shared. `upload` and `edge` are the HTTP faces of the
-// local platform and so may read it. Each entry: the folder, and the folders it must not import.
+// self-hosted platform and so may read it. Each entry: the folder, and the folders it must not import.
 const PARTS = ["shared", "core", "store", "platform", "api", "upload", "edge", "client", "server"];
 const MAY_IMPORT = {
   shared: [],
@@ -21,27 +21,56 @@ const MAY_IMPORT = {
 // folder it may not use is an error. (A resolver-based plugin would be more precise, but the ones
 // on npm need native bindings the registry here does not carry; scripts/check-cycles.mjs, run by
 // `npm run lint`, forbids import cycles.)
-const boundaries = Object.entries(MAY_IMPORT)
-  .filter(([part]) => part !== "server")
-  .map(([part, allowed]) => {
-    const forbidden = PARTS.filter((other) => other !== part && !allowed.includes(other));
-    return {
-      files: [`src/${part}/**/*.ts`],
-      rules: {
-        "no-restricted-imports": [
-          "error",
+// The self-hosted platform is one component: outside it, code imports only its entry point
+// (`platform/selfhost/index.ts`); its own tests may read its insides.
+const SELFHOST_INSIDES = {
+  regex: "(^|/)selfhost/(?!index\\.js$)",
+  message: "outside src/platform/selfhost, import only its entry point, platform/selfhost/index.js.",
+};
+const boundaries = Object.entries(MAY_IMPORT).map(([part, allowed]) => {
+  const forbidden = PARTS.filter((other) => other !== part && !allowed.includes(other));
+  const inward =
+    forbidden.length === 0
+      ? []
+      : [
           {
-            patterns: [
-              {
-                regex: `^(\\.\\./)+(${forbidden.join("|")})(/|$)`,
-                message: `src/${part} may import only ${allowed.map((a) => `src/${a}`).join(", ") || "nothing of the project"}: dependencies point inward (see ARCHITECTURE.md).`,
-              },
-            ],
+            regex: `^(\\.\\./)+(${forbidden.join("|")})(/|$)`,
+            message: `src/${part} may import only ${allowed.map((a) => `src/${a}`).join(", ") || "nothing of the project"}: dependencies point inward (see ARCHITECTURE.md).`,
+          },
+        ];
+  return {
+    files: [`src/${part}/**/*.ts`],
+    ignores: part === "platform" ? ["src/platform/selfhost/**"] : [],
+    rules: { "no-restricted-imports": ["error", { patterns: [...inward, SELFHOST_INSIDES] }] },
+  };
+});
+// Tests of a part may read the component's insides; the inward rule still holds for them.
+const testBoundaries = boundaries.map((block) => ({
+  files: block.files.map((glob) => glob.replace(/\*\.ts$/, "*.test.ts")),
+  rules: {
+    "no-restricted-imports": [
+      "error",
+      { patterns: block.rules["no-restricted-imports"][1].patterns.filter((p) => p !== SELFHOST_INSIDES) },
+    ],
+  },
+}));
+const selfhostInside = {
+  files: ["src/platform/selfhost/**/*.ts"],
+  rules: {
+    "no-restricted-imports": [
+      "error",
+      {
+        patterns: [
+          {
+            regex: `^(\\.\\./)+(${PARTS.filter((p) => !MAY_IMPORT.platform.includes(p) && p !== "platform").join("|")})(/|$)`,
+            message:
+              "src/platform may import only src/shared, src/core: dependencies point inward (see ARCHITECTURE.md).",
           },
         ],
       },
-    };
-  });
+    ],
+  },
+};
 
 export default tseslint.config(
   {
@@ -67,6 +96,8 @@ export default tseslint.config(
     },
   },
   ...boundaries,
+  ...testBoundaries,
+  selfhostInside,
   {
     // Tests read JSON bodies whose shape the assertions check.
     files: ["test/**/*.ts", "**/*.test.ts"],

@@ -15,7 +15,6 @@ export default {
     "src/{shared,core,store,platform,api,upload,edge,server}/**/*.ts",
     "!src/**/*.test.ts",
     // Helpers of the unit tests beside them (left out of the build too).
-    "!src/**/test-*.ts",
     "!src/**/index.ts",
     // Process entry point: run only as a child process, which per-test coverage cannot see.
     "!src/server/main.ts",

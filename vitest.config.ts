@@ -31,12 +31,12 @@ export const ISOLATED_FILES = [
   "test/edge/compression-cost.test.ts",
   "test/upload/full-disk.test.ts",
   "src/core/blake3.test.ts",
-  "src/platform/local/local-pack-storage.test.ts",
-  "src/platform/local/pack-writer.test.ts",
+  "src/platform/selfhost/content/disk/disk-pack-storage.test.ts",
+  "src/platform/selfhost/content/pack-writer.test.ts",
   "src/server/heap-growth.test.ts",
   "src/shared/event-loop.test.ts",
-  "src/shared/metrics.test.ts",
-  "src/shared/request-logger.test.ts",
+  "src/shared/observability/metrics.test.ts",
+  "src/shared/observability/request-logger.test.ts",
 ];
 
 /** Options every test file runs with. */

@@ -13,7 +13,7 @@ import {
   ServerStartingError,
 } from "../core/errors.js";
 import { isClientAbort } from "../shared/client-abort.js";
-import { requestOrigin } from "../shared/request-logger.js";
+import { requestOrigin } from "../shared/observability/request-logger.js";
 
 /** The HTTP status of each domain error code (contract §5); a code without one does not compile. */
 const STATUS_BY_CODE: Record<ErrorCode, ContentfulStatusCode> = {

@@ -1,26 +1,28 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { BlobReader } from "../platform/local/blob-reader.js";
-import type { PackStore } from "../platform/local/pack-store.js";
-import type { PlatformDatabase } from "../platform/local/database.js";
+import {
+  type BlobReader,
+  type ContentDirectory,
+  type PlatformDatabase,
+  PublishedSites,
+} from "../platform/selfhost/index.js";
 import { BlobCache } from "./blob-cache.js";
 import { sendFile, type BlobSource } from "./file-response.js";
 import { refusalOf } from "./http-exactness.js";
 import { DatabaseUnavailableError, ObjectStoreUnavailableError } from "../core/errors.js";
-import { isDatabaseUnavailable } from "../shared/postgres-errors.js";
+import { isDatabaseUnavailable } from "../shared/database/postgres-errors.js";
 import { sendPlain, sendServerError } from "./plain-response.js";
 import { canonicalLink } from "./canonical-link.js";
 import { decodePath, requestTarget } from "./request-path.js";
 import { RouteMemo } from "./route-memo.js";
 import { routeOf } from "./site-router.js";
 import { VariantMaker } from "./variants.js";
-import { PublishedSites } from "../platform/local/published-sites.js";
 
 export interface EdgeOptions {
   db: PlatformDatabase;
   /** Reads blobs out of their packs. */
   reader: BlobReader;
   /** Where compressed variants of large blobs are kept. */
-  packs: PackStore;
+  packs: ContentDirectory;
   /** Generated hostnames are `<slug>.<sitesDomain>`, revision hosts `<revisionId>--<slug>.<sitesDomain>`. */
   sitesDomain: string;
   /** Milliseconds since the epoch, for expiry; injectable so tests can move time. */

@@ -1,5 +1,5 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
-import type { BlobReader } from "../platform/local/blob-reader.js";
+import type { BlobReader, StoredFile } from "../platform/selfhost/index.js";
 import type { BlobCache, CachedBlob } from "./blob-cache.js";
 import { parseRange, type RangeRequest } from "./byte-range.js";
 import { worthCompressing } from "./compression.js";
@@ -8,7 +8,6 @@ import { chooseEncoding, entityTag, ifRangeHolds, noneMatchHits, type Encoding }
 import { sendPlain } from "./plain-response.js";
 import { hasConditions, preconditionVerdict } from "./preconditions.js";
 import { writeHead, writeNotModified, type ResponsePlan } from "./response-head.js";
-import type { StoredFile } from "../platform/local/published-sites.js";
 import type { VariantMaker } from "./variants.js";
 
 /**

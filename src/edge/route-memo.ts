@@ -1,4 +1,4 @@
-import type { SiteTarget } from "../platform/local/published-sites.js";
+import type { SiteTarget } from "../platform/selfhost/index.js";
 import type { Route } from "./site-router.js";
 
 export type { Route };

@@ -1,6 +1,6 @@
 import type { OutgoingHttpHeaders } from "node:http";
 import { encodePath, type HeaderChanges, HEADERS_FILE, REDIRECTS_FILE } from "../core/site-rules/index.js";
-import type { PublishedSites, SiteTarget, StoredFile } from "../platform/local/published-sites.js";
+import type { PublishedSites, SiteTarget, StoredFile } from "../platform/selfhost/index.js";
 import { fileAnswer, type FileAnswer } from "./file-response.js";
 import { NO_STORE } from "./plain-response.js";
 import { candidatePaths, decodePath, requestTarget } from "./request-path.js";

@@ -1,7 +1,7 @@
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import type { BlobReader } from "../platform/local/blob-reader.js";
-import type { PackStore } from "../platform/local/pack-store.js";
+import type { BlobReader } from "../platform/selfhost/content/blob-reader.js";
+import type { ContentDirectory } from "../platform/selfhost/content/content-directory.js";
 import { BlobCache, type CachedBlob } from "./blob-cache.js";
 import { VariantMaker } from "./variants.js";
 
@@ -16,7 +16,7 @@ function maker(cache: BlobCache, maxAtOnce: number): VariantMaker {
   return new VariantMaker(
     cache,
     undefined as unknown as BlobReader,
-    undefined as unknown as PackStore,
+    undefined as unknown as ContentDirectory,
     maxAtOnce,
   );
 }

@@ -2,8 +2,7 @@ import { createWriteStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { pipeline } from "node:stream/promises";
-import type { BlobReader } from "../platform/local/blob-reader.js";
-import type { PackStore } from "../platform/local/pack-store.js";
+import type { BlobReader, ContentDirectory } from "../platform/selfhost/index.js";
 import type { BlobCache, CachedBlob } from "./blob-cache.js";
 import { type Coding, compressBody, compressorFor } from "./compression.js";
 
@@ -22,7 +21,7 @@ export class VariantMaker {
   constructor(
     private readonly cache: BlobCache,
     private readonly reader: BlobReader,
-    private readonly packs: PackStore,
+    private readonly packs: ContentDirectory,
     private readonly maxAtOnce = DEFAULT_MAX_COMPRESSIONS,
   ) {}
 

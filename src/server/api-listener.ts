@@ -4,7 +4,7 @@ import { createApiApp } from "../api/app.js";
 import type { Clock } from "../core/clock.js";
 import type { Services } from "../core/operations/services.js";
 import { type Limiter, type RateLimit, RateLimiter } from "../core/rate-limiter.js";
-import type { Metrics } from "../shared/metrics.js";
+import type { Metrics } from "../shared/observability/metrics.js";
 import { clientKey } from "./client-address.js";
 import type { ServerConfig } from "./config.js";
 

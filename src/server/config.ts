@@ -3,7 +3,11 @@ import { z } from "zod";
 import { MIB } from "../core/formats.js";
 import { objectStoreSettings } from "./object-store-config.js";
 import { ALL_ROLES, parseRoles, rolesOnCloudflare } from "./roles.js";
-import { CLOUDFLARE_ENV, type CloudflareSettings, cloudflareSettings } from "./cloudflare-config.js";
+import {
+  CLOUDFLARE_ENV,
+  type CloudflareSettings,
+  cloudflareSettings,
+} from "../platform/cloudflare/env-settings.js";
 
 const port = z.coerce.number().int().min(0).max(65535);
 const seconds = z.coerce.number().positive();

@@ -1,7 +1,7 @@
 import { DatabaseUnavailableError } from "../core/errors.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { migrateMetadataStore, platformPostgres } from "./metadata-store.js";
-import { migratePostgresPlatform } from "../platform/local/postgres-database.js";
+import { migratePostgresPlatform } from "../platform/selfhost/index.js";
 import { startProcess } from "./start.js";
 import { limitHeapGrowth } from "./heap-growth.js";
 
@@ -48,7 +48,7 @@ async function main(): Promise<void> {
   }
   if (command === "cloudflare") {
     // Cloudflare's SDK is loaded only by the command that uses it.
-    const { cloudflareCommand } = await import("./cloudflare-command.js");
+    const { cloudflareCommand } = await import("../platform/cloudflare/setup-command.js");
     process.exit(await cloudflareCommand(process.argv.slice(3), config));
   }
   const server = await startProcess(config);

@@ -2,8 +2,8 @@ import { join } from "node:path";
 import type { Clock } from "../core/clock.js";
 import type { Locks, Store } from "../core/ports/index.js";
 import type { Limiter, RateLimit } from "../core/rate-limiter.js";
-import type { MigrationReport } from "../shared/migrator.js";
-import type { PostgresOptions } from "../shared/postgres.js";
+import type { MigrationReport } from "../shared/database/migrator.js";
+import type { PostgresOptions } from "../shared/database/postgres.js";
 import {
   migratePostgresStore,
   migrateSqliteStore,

@@ -1,4 +1,4 @@
-import { type ObjectStoreSettings, parseObjectStoreUrl } from "../platform/local/object-store.js";
+import { parseObjectStoreUrl, type S3Settings } from "../platform/selfhost/index.js";
 
 /** The environment's object-store variables, as the configuration schema read them. */
 export interface ObjectStoreEnv {
@@ -16,7 +16,7 @@ export interface ObjectStoreEnv {
  * The object store's settings, undefined without OBJECT_STORE_URL (packs stay in DATA_DIR), or
  * what is wrong as one line starting with the variable's name.
  */
-export function objectStoreSettings(env: ObjectStoreEnv): ObjectStoreSettings | undefined | string {
+export function objectStoreSettings(env: ObjectStoreEnv): S3Settings | undefined | string {
   if (env.OBJECT_STORE_URL === undefined) return undefined;
   const location = parseObjectStoreUrl(env.OBJECT_STORE_URL);
   if (!location) return "OBJECT_STORE_URL: must be s3://bucket or s3://bucket/prefix (a valid bucket name)";

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { healthRoutes } from "../api/routes/health.js";
 import type { Services } from "../core/operations/services.js";
-import type { Metrics } from "../shared/metrics.js";
+import type { Metrics } from "../shared/observability/metrics.js";
 
 /**
  * The operator's listener, on every process whatever its roles (METRICS_HOST:METRICS_PORT, loopback

@@ -1,16 +1,16 @@
 import { join } from "node:path";
 import type { Logger } from "pino";
 import type { Platform } from "../core/ports/index.js";
-import type { Metrics } from "../shared/metrics.js";
+import type { Metrics } from "../shared/observability/metrics.js";
 import type { ServerConfig } from "./config.js";
-import { type LocalPlatformParts, openLocalPlatform } from "./local-platform.js";
+import { type SelfHostedParts, openSelfHostedPlatform } from "./selfhost-wiring.js";
 import { platformPostgres } from "./metadata-store.js";
 
 /** The platform a process publishes to, and the built-in one's listeners when it is that one. */
 export interface PlatformParts {
   platform: Platform;
   /** The built-in platform whole; absent with Cloudflare, which uploads and serves itself. */
-  local?: LocalPlatformParts;
+  local?: SelfHostedParts;
   close(): Promise<void>;
 }
 
@@ -25,13 +25,13 @@ export async function openPlatformParts(
   const { now, logger, metrics } = deps;
   if (config.cloudflare) {
     // Loaded only here: Cloudflare's SDK costs a server that does not use it ~40 MB of memory.
-    const { openCloudflarePlatform } = await import("./cloudflare-platform.js");
+    const { openCloudflarePlatform } = await import("../platform/cloudflare/open-cloudflare.js");
     const platform = openCloudflarePlatform(config.cloudflare, config, now);
     return { platform, close: () => platform.close() };
   }
   // Only the API hands out the upload URL, and loadConfig makes sure an API process knows it.
   const uploadBaseUrl = config.uploadPublicUrl ?? deps.uploadUrl ?? "";
-  const local = await openLocalPlatform(join(config.dataDir, "platform"), {
+  const local = await openSelfHostedPlatform(join(config.dataDir, "platform"), {
     uploadBaseUrl: uploadBaseUrl.replace(/\/$/, ""),
     uploadJwtSecret: config.uploadJwtSecret,
     bucketLimits: { maxBytes: config.bucketMaxBytes, maxFiles: config.bucketMaxFiles },

@@ -1,4 +1,4 @@
-import type { Role } from "../shared/metrics.js";
+import type { Role } from "../shared/observability/metrics.js";
 
 /** Every role, in the order their listeners start. */
 export const ALL_ROLES: readonly Role[] = ["api", "upload", "edge"];

@@ -3,11 +3,11 @@ import { type Logger, pino } from "pino";
 import { answerClientError } from "../edge/index.js";
 import { type Clock, systemClock } from "../core/clock.js";
 import { createServices, type ServiceConfig, type Services } from "../core/operations/services.js";
-import type { LocalPlatform } from "../platform/local/local-platform.js";
+import type { SelfHostedPlatform } from "../platform/selfhost/index.js";
 import { ConfigError, loadConfig, type ServerConfig } from "./config.js";
-import { Metrics, type Role } from "../shared/metrics.js";
+import { Metrics, type Role } from "../shared/observability/metrics.js";
 import { apiListener } from "./api-listener.js";
-import { observeNodeRequests } from "../shared/request-metrics.js";
+import { observeNodeRequests } from "../shared/observability/request-metrics.js";
 import { createOpsApp } from "./ops-app.js";
 import { ALL_ROLES, rolesOnCloudflare } from "./roles.js";
 import { listen } from "./listeners.js";
@@ -15,7 +15,7 @@ import { openMetadataStore } from "./metadata-store.js";
 import { openPlatformParts } from "./platform-parts.js";
 import { startSweeper } from "./sweeper.js";
 import { DnsResolver } from "../shared/dns-resolver.js";
-import { prettyDestination } from "../shared/pretty-log.js";
+import { prettyDestination } from "../shared/observability/pretty-log.js";
 
 /** A running process: the URLs of the listeners its roles run, its operator listener, and `close`. */
 export interface RunningProcess {
@@ -23,7 +23,7 @@ export interface RunningProcess {
   config: ServerConfig;
   services: Services;
   /** The built-in platform; absent with Cloudflare. */
-  platform?: LocalPlatform;
+  platform?: SelfHostedPlatform;
   metrics: Metrics;
   close(): Promise<void>;
 }
@@ -31,7 +31,7 @@ export interface RunningProcess {
 /** A process running every role: what `npm start` runs, and what most tests start. */
 export interface RunningServer extends RunningProcess {
   urls: Record<Role, string> & { ops: string };
-  platform: LocalPlatform;
+  platform: SelfHostedPlatform;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import { sweepExpired } from "../core/operations/index.js";
 import type { Services } from "../core/operations/services.js";
-import type { Metrics } from "../shared/metrics.js";
+import type { Metrics } from "../shared/observability/metrics.js";
 
 /** Runs the sweep every `intervalSeconds`; a sweep that outlasts the interval is not joined by another. */
 export function startSweeper(

@@ -1,9 +1,13 @@
 import { AssetHasher, hashExtension } from "../core/asset-hash.js";
 import { ASSET_HASH } from "../core/formats.js";
-import type { PackStorage } from "../platform/local/pack-storage.js";
-import type { PackStore } from "../platform/local/pack-store.js";
-import type { PackWriter } from "../platform/local/pack-writer.js";
-import type { ReceivedBucket, StoredBlob, UploadSessions } from "../platform/local/upload-sessions.js";
+import type {
+  ContentDirectory,
+  PackStorage,
+  PackWriter,
+  ReceivedBucket,
+  StoredBlob,
+  UploadSessions,
+} from "../platform/selfhost/index.js";
 import { Base64PartSink } from "./base64-part.js";
 import type { PartHeaders, PartSink } from "./multipart.js";
 import { UploadError, UploadErrorCode, badRequest } from "./upload-errors.js";
@@ -16,7 +20,7 @@ const discard: PartSink = { write: () => undefined, end: () => undefined };
 export interface BucketReceiverOptions {
   sessions: UploadSessions;
   /** Where packs are started (a temporary file)... */
-  packs: PackStore;
+  packs: ContentDirectory;
   /** ...and where they are kept once finished. */
   packStorage: PackStorage;
   maxAssetBytes: number;

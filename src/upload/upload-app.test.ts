@@ -6,15 +6,15 @@ import { sql } from "kysely";
 import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { hashAsset } from "../core/asset-hash.js";
-import { openPlatformDatabase } from "../platform/local/database.js";
-import { LocalPackStorage } from "../platform/local/local-pack-storage.js";
-import { PackStore } from "../platform/local/pack-store.js";
-import { type PlatformDatabase, rowsOf } from "../platform/local/platform-db.js";
-import { freeBytesOf } from "../platform/local/storage-limits.js";
-import { UploadTokens } from "../platform/local/tokens.js";
-import { UploadSessions } from "../platform/local/upload-sessions.js";
+import { openPlatformDatabase } from "../platform/selfhost/state/sqlite-database.js";
+import { DiskPackStorage } from "../platform/selfhost/content/disk/disk-pack-storage.js";
+import { ContentDirectory } from "../platform/selfhost/content/content-directory.js";
+import { type PlatformDatabase, rowsOf } from "../platform/selfhost/state/platform-db.js";
+import { freeBytesOf } from "../platform/selfhost/quotas/storage-limits.js";
+import { UploadTokens } from "../platform/selfhost/sessions/upload-tokens.js";
+import { UploadSessions } from "../platform/selfhost/sessions/upload-sessions.js";
 import { Pacer } from "../shared/event-loop.js";
-import { Metrics } from "../shared/metrics.js";
+import { Metrics } from "../shared/observability/metrics.js";
 import { createUploadApp } from "./upload-app.js";
 import { UploadService, type UploadServiceOptions } from "./upload-service.js";
 
@@ -35,7 +35,7 @@ interface LogLine {
 
 let dir: string;
 let database: PlatformDatabase;
-let storage: LocalPackStorage;
+let storage: DiskPackStorage;
 let hash: string;
 let jwt: string;
 let lines: LogLine[];
@@ -43,7 +43,7 @@ let lines: LogLine[];
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), "upload-app-"));
   database = await openPlatformDatabase(dir);
-  storage = new LocalPackStorage(dir);
+  storage = new DiskPackStorage(dir);
   hash = await hashAsset(CONTENT, PATH);
   const sessions = new UploadSessions(database);
   const expiresAt = NOW + 3_600_000;
@@ -78,7 +78,7 @@ function app(options: { metrics?: Metrics; service?: Partial<UploadServiceOption
   const service = new UploadService({
     accountId: ACCOUNT,
     sessions: new UploadSessions(database),
-    packs: new PackStore(dir),
+    packs: new ContentDirectory(dir),
     packStorage: storage,
     tokens: new UploadTokens("secret", () => NOW),
     maxAssetBytes: 1024 * 1024,

@@ -1,6 +1,10 @@
 import { ObjectStoreUnavailableError } from "../core/errors.js";
-import { isOutOfSpace, lacksRoomFor, type StorageLimits } from "../platform/local/storage-limits.js";
-import type { UploadTokens } from "../platform/local/tokens.js";
+import {
+  isOutOfSpace,
+  lacksRoomFor,
+  type StorageLimits,
+  type UploadTokens,
+} from "../platform/selfhost/index.js";
 import { PartContentError } from "./base64-part.js";
 import { BucketReceiver, type BucketReceiverOptions } from "./bucket-receiver.js";
 import { MultipartError, multipartBoundary, parseMultipart } from "./multipart.js";

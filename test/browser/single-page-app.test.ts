@@ -7,7 +7,7 @@ import { runInProcess, startTestBed, writeSite, type TestBed } from "../client/h
 import { CHROMIUM, chromiumPresent } from "./chromium.js";
 
 const present = chromiumPresent();
-const SHOTS = fileURLToPath(new URL("../../.tmp/browser/", import.meta.url));
+const SHOTS = fileURLToPath(new URL("../../.tmp/browser", import.meta.url));
 
 // A small single-page app: client-side routes drawn from location.pathname, links that move with
 // history.pushState, assets at absolute paths (so they load from any deep link), no 404.html.

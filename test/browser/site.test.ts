@@ -7,7 +7,7 @@ import { runInProcess, startTestBed, writeSite, type TestBed } from "../client/h
 import { CHROMIUM, chromiumPresent } from "./chromium.js";
 
 const present = chromiumPresent();
-const SHOTS = fileURLToPath(new URL("../../.tmp/browser/", import.meta.url));
+const SHOTS = fileURLToPath(new URL("../../.tmp/browser", import.meta.url));
 
 const SITE = {
   "index.html": `<!doctype html>

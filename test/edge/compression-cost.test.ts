@@ -4,7 +4,7 @@ import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { hashAsset } from "../../src/core/asset-hash.js";
 import { MIB } from "../../src/core/formats.js";
-import { collectGarbage } from "../../src/platform/local/garbage-collector.js";
+import { collectGarbage } from "../../src/platform/selfhost/maintenance/garbage-collector.js";
 import { startTestEdge, type TestEdge } from "../support/edge-site.js";
 
 /**

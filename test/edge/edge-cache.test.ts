@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SiteTables } from "../../src/platform/local/site-tables.js";
+import { SiteTables } from "../../src/platform/selfhost/sites/site-tables.js";
 import { DAY, startTestEdge, type EdgeReply, type TestEdge } from "../support/edge-site.js";
 
 const SLUG = "blue-fox-k3";

@@ -3,7 +3,7 @@ import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BlobCache } from "../../src/edge/blob-cache.js";
 import { VariantMaker } from "../../src/edge/variants.js";
-import { BlobReader } from "../../src/platform/local/blob-reader.js";
+import { BlobReader } from "../../src/platform/selfhost/content/blob-reader.js";
 import { startTestEdge, type TestEdge } from "../support/edge-site.js";
 
 describe("VariantMaker.onDisk", () => {

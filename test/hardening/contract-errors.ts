@@ -3,7 +3,7 @@ import { expect } from "vitest";
 import type { RawResponse } from "../support/raw-http.js";
 
 /** The checkout's absolute path: no answer may name it (nor a DATA_DIR, added by the caller). */
-const ROOT = fileURLToPath(new URL("../../", import.meta.url)).replace(/\/$/, "");
+const ROOT = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
 
 /** Contract §5: every error code of the API and the status it goes with. */
 export const API_ERROR_STATUS: Record<string, number> = {

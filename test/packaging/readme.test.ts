@@ -22,7 +22,7 @@ import { edgeGet } from "../client/helpers.js";
  * compiling it takes minutes. Skipped, saying so, when the npm registry does not answer.
  */
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
 /** npm's settings from the `npm test` that runs us must not leak into the commands. */
 const BASE_ENV = Object.fromEntries(

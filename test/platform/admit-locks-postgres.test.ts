@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { manifestOf } from "../../src/platform/local/test-platform.js";
+import { manifestOf } from "../support/test-platform.js";
 import { describePostgres, TEST_DATABASE_URL, testPostgres } from "../support/postgres.js";
 import { tempDir } from "../support/server.js";
 import { openLocalHarness } from "./local-harness.js";

@@ -1,8 +1,8 @@
 import { sql } from "kysely";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { hotQuery } from "../../src/platform/local/hot-query.js";
-import { firstOf, type PlatformDatabase } from "../../src/platform/local/platform-db.js";
-import { openPostgresPlatformDatabase } from "../../src/platform/local/postgres-database.js";
+import { hotQuery } from "../../src/platform/selfhost/state/hot-query.js";
+import { firstOf, type PlatformDatabase } from "../../src/platform/selfhost/state/platform-db.js";
+import { openPostgresPlatformDatabase } from "../../src/platform/selfhost/state/postgres-database.js";
 import { describePostgres, testPostgres } from "../support/postgres.js";
 
 // The unit tests beside hot-query.ts run it on SQLite; on PostgreSQL it always goes through Kysely.

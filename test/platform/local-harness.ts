@@ -1,7 +1,7 @@
 import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pino } from "pino";
-import { type LocalPlatformOptions, openLocalPlatform } from "../../src/server/local-platform.js";
+import { type SelfHostedPlatformOptions, openSelfHostedPlatform } from "../../src/server/selfhost-wiring.js";
 import { edgeGet } from "../support/http.js";
 import type { PlatformHarness } from "./platform-contract.js";
 
@@ -24,12 +24,12 @@ function stop(server: Server): Promise<void> {
  */
 export async function openLocalHarness(
   root: string,
-  extra: Partial<LocalPlatformOptions> = {},
+  extra: Partial<SelfHostedPlatformOptions> = {},
 ): Promise<PlatformHarness> {
   const clock = { now: Date.parse("2030-01-01T00:00:00Z") };
   const upload = await serve();
   const edge = await serve();
-  const local = await openLocalPlatform(`${root}/platform-${opened++}`, {
+  const local = await openSelfHostedPlatform(`${root}/platform-${opened++}`, {
     uploadBaseUrl: upload.url,
     bucketLimits: { maxBytes: 1024 * 1024, maxFiles: 100 },
     maxAssetBytes: 1024 * 1024,

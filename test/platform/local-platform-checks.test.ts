@@ -2,18 +2,18 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { BlobReader } from "../../src/platform/local/blob-reader.js";
-import { openPlatformDatabase } from "../../src/platform/local/database.js";
-import { LocalPlatform } from "../../src/platform/local/local-platform.js";
-import { openPackStorage } from "../../src/platform/local/open-pack-storage.js";
-import { PackStore } from "../../src/platform/local/pack-store.js";
-import { UploadTokens } from "../../src/platform/local/tokens.js";
-import { UploadSessions } from "../../src/platform/local/upload-sessions.js";
+import { BlobReader } from "../../src/platform/selfhost/content/blob-reader.js";
+import { openPlatformDatabase } from "../../src/platform/selfhost/state/sqlite-database.js";
+import { SelfHostedPlatform } from "../../src/platform/selfhost/selfhost-platform.js";
+import { openPackStorage } from "../../src/platform/selfhost/content/open-pack-storage.js";
+import { ContentDirectory } from "../../src/platform/selfhost/content/content-directory.js";
+import { UploadTokens } from "../../src/platform/selfhost/sessions/upload-tokens.js";
+import { UploadSessions } from "../../src/platform/selfhost/sessions/upload-sessions.js";
 import { startObjectStore, type TestObjectStore } from "../support/s3-server.js";
 
 let store: TestObjectStore | undefined;
 let dir: string | undefined;
-let platform: LocalPlatform | undefined;
+let platform: SelfHostedPlatform | undefined;
 afterEach(async () => {
   await platform?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
@@ -21,15 +21,15 @@ afterEach(async () => {
 });
 afterAll(() => store?.close());
 
-describe("LocalPlatform.dependencyChecks", () => {
+describe("SelfHostedPlatform.dependencyChecks", () => {
   it("dependencyChecks: with packs in an object store, one check, objectStore, that passes while the store answers and fails while it is down", async () => {
     store ??= await startObjectStore();
     dir = mkdtempSync(join(tmpdir(), "local-platform-checks-"));
     const db = await openPlatformDatabase(dir);
-    const packs = new PackStore(dir);
+    const packs = new ContentDirectory(dir);
     const { storage } = await openPackStorage(dir, store.settings({ timeoutMs: 2_000 }));
     const files = { packs, storage };
-    platform = new LocalPlatform({
+    platform = new SelfHostedPlatform({
       db,
       files,
       reader: new BlobReader(db, packs, storage),

@@ -1,5 +1,5 @@
 import { afterAll } from "vitest";
-import type { LocalPlatformOptions } from "../../src/server/local-platform.js";
+import type { SelfHostedPlatformOptions } from "../../src/server/selfhost-wiring.js";
 import { describePostgres, testPostgres } from "../support/postgres.js";
 import { tempDir } from "../support/server.js";
 import { startObjectStore, type TestObjectStore } from "../support/s3-server.js";
@@ -10,7 +10,7 @@ const dir = tempDir("deploy-platform-");
 afterAll(() => dir.cleanup());
 
 /** The local platform behind real listeners, in a folder of its own under this file's. */
-const openHarness = (extra: Partial<LocalPlatformOptions> = {}) => openLocalHarness(dir.path, extra);
+const openHarness = (extra: Partial<SelfHostedPlatformOptions> = {}) => openLocalHarness(dir.path, extra);
 
 platformContract("local", () => openHarness());
 

@@ -3,8 +3,12 @@ import fs, { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { GetObjectCommand } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createObjectStoreClient } from "../../src/platform/local/object-store-client.js";
-import { MULTIPART_FROM_BYTES, PART_BYTES, uploadFile } from "../../src/platform/local/s3-upload.js";
+import { createS3Client } from "../../src/platform/selfhost/content/s3/s3-client.js";
+import {
+  MULTIPART_FROM_BYTES,
+  PART_BYTES,
+  uploadFile,
+} from "../../src/platform/selfhost/content/s3/s3-upload.js";
 import { startObjectStore, type TestObjectStore } from "../support/s3-server.js";
 import { tempDir } from "../support/server.js";
 
@@ -49,7 +53,7 @@ describe("uploadFile", () => {
 
   it("uploadFile: a file from MULTIPART_FROM_BYTES goes up in parts and reads back whole, across part boundaries", async () => {
     const settings = store.settings();
-    const client = createObjectStoreClient(settings);
+    const client = createS3Client(settings);
     try {
       const bytes = randomBytes(MULTIPART_FROM_BYTES + 12_345);
       const path = join(dir.path, "big.pack");
@@ -81,7 +85,7 @@ describe("uploadFile", () => {
 
   it("uploadFile: a PutObject refused with the store down before its body is read, the file then removed, leaves no uncaught exception", async () => {
     const settings = store.settings();
-    const client = createObjectStoreClient(settings);
+    const client = createS3Client(settings);
     const uncaught: unknown[] = [];
     const record = (error: unknown) => void uncaught.push(error);
     process.on("uncaughtException", record);

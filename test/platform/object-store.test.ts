@@ -3,7 +3,7 @@ import { createServer, type Socket } from "node:net";
 import { join } from "node:path";
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ObjectStoreSettings } from "../../src/platform/local/object-store.js";
+import type { S3Settings } from "../../src/platform/selfhost/content/s3/s3-settings.js";
 import { createTestProject, deleteProject, deployFiles } from "../support/deploy-flow.js";
 import { api, edgeGet } from "../support/http.js";
 import { uploadBucket } from "../support/multipart.js";
@@ -26,7 +26,7 @@ function noise(label: string, size: number): string {
 }
 
 /** The pack objects under a platform's prefix, read with the AWS SDK: id to size. */
-async function packObjects(settings: ObjectStoreSettings): Promise<Map<string, number>> {
+async function packObjects(settings: S3Settings): Promise<Map<string, number>> {
   const client = new S3Client({
     region: settings.region,
     endpoint: settings.endpoint,
@@ -50,7 +50,7 @@ async function packObjects(settings: ObjectStoreSettings): Promise<Map<string, n
 }
 
 /** Bytes of an object, read with the AWS SDK. */
-async function objectRange(settings: ObjectStoreSettings, id: string, start: number, size: number) {
+async function objectRange(settings: S3Settings, id: string, start: number, size: number) {
   const client = new S3Client({
     region: settings.region,
     endpoint: settings.endpoint,
@@ -95,7 +95,7 @@ describe("packs in an object store", () => {
   afterAll(async () => store.close());
 
   /** A server whose packs go to the store; the memory cache off, so reads reach the disk cache. */
-  async function startServer(settings: ObjectStoreSettings, dataDir?: string): Promise<TestServer> {
+  async function startServer(settings: S3Settings, dataDir?: string): Promise<TestServer> {
     return startTestServer({ objectStore: settings, edgeCacheBytes: 0, ...(dataDir ? { dataDir } : {}) });
   }
 

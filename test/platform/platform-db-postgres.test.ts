@@ -3,11 +3,15 @@ import { dirname } from "node:path";
 import { sql } from "kysely";
 import pg from "pg";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { BlobReader } from "../../src/platform/local/blob-reader.js";
-import { openPlatformDatabase } from "../../src/platform/local/database.js";
-import { LocalPackStorage } from "../../src/platform/local/local-pack-storage.js";
-import { PackStore } from "../../src/platform/local/pack-store.js";
-import { lockContent, lockKeys, type PlatformDatabase } from "../../src/platform/local/platform-db.js";
+import { BlobReader } from "../../src/platform/selfhost/content/blob-reader.js";
+import { openPlatformDatabase } from "../../src/platform/selfhost/state/sqlite-database.js";
+import { DiskPackStorage } from "../../src/platform/selfhost/content/disk/disk-pack-storage.js";
+import { ContentDirectory } from "../../src/platform/selfhost/content/content-directory.js";
+import {
+  lockContent,
+  lockKeys,
+  type PlatformDatabase,
+} from "../../src/platform/selfhost/state/platform-db.js";
 import { describePostgres, TEST_DATABASE_URL, testPostgres } from "../support/postgres.js";
 import { tempDir } from "../support/server.js";
 
@@ -94,8 +98,8 @@ await describePostgres("platform-db on PostgreSQL", () => {
   });
 
   it("BlobReader: on PostgreSQL, a packed blob from its offset and a loose blob whole", async () => {
-    const packs = new PackStore(dir.path);
-    const storage = new LocalPackStorage(dir.path);
+    const packs = new ContentDirectory(dir.path);
+    const storage = new DiskPackStorage(dir.path);
     try {
       const writer = packs.newWriter();
       await writer.append(Buffer.from("xxpacked"));

@@ -1,14 +1,14 @@
 import { sql } from "kysely";
 import pg from "pg";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { firstOf, type PlatformDatabase, rowsOf } from "../../src/platform/local/platform-db.js";
+import { firstOf, type PlatformDatabase, rowsOf } from "../../src/platform/selfhost/state/platform-db.js";
 import {
   migratePostgresPlatform,
   openPostgresPlatformDatabase,
-} from "../../src/platform/local/postgres-database.js";
-import { PLATFORM_MIGRATIONS } from "../../src/platform/local/postgres-schema.js";
-import { migrate } from "../../src/shared/migrator.js";
-import { openPostgres } from "../../src/shared/postgres.js";
+} from "../../src/platform/selfhost/state/postgres-database.js";
+import { PLATFORM_MIGRATIONS } from "../../src/platform/selfhost/state/postgres-schema.js";
+import { migrate } from "../../src/shared/database/migrator.js";
+import { openPostgres } from "../../src/shared/database/postgres.js";
 import { describePostgres, TEST_DATABASE_URL, testPostgres } from "../support/postgres.js";
 
 const MIGRATIONS = [

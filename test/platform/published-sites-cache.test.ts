@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { Kysely, type KyselyPlugin, sql, SqliteDialect } from "kysely";
-import { openPlatformDatabase } from "../../src/platform/local/database.js";
-import { PublishedSites } from "../../src/platform/local/published-sites.js";
-import { SiteTables } from "../../src/platform/local/site-tables.js";
-import type { PostgresOptions } from "../../src/shared/postgres.js";
+import { openPlatformDatabase } from "../../src/platform/selfhost/state/sqlite-database.js";
+import { PublishedSites } from "../../src/platform/selfhost/sites/published-sites.js";
+import { SiteTables } from "../../src/platform/selfhost/sites/site-tables.js";
+import type { PostgresOptions } from "../../src/shared/database/postgres.js";
 import { describePostgres, testPostgres } from "../support/postgres.js";
 import { DAY, SITES_DOMAIN, startTestEdge, type TestEdge } from "../support/edge-site.js";
 

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import { hashAsset } from "../../src/core/asset-hash.js";
-import { normalizeHost, PublishedSites } from "../../src/platform/local/published-sites.js";
-import type { PostgresOptions } from "../../src/shared/postgres.js";
+import { normalizeHost, PublishedSites } from "../../src/platform/selfhost/sites/published-sites.js";
+import type { PostgresOptions } from "../../src/shared/database/postgres.js";
 import { describePostgres, testPostgres } from "../support/postgres.js";
 import { DAY, SITES_DOMAIN, startTestEdge, type TestEdge } from "../support/edge-site.js";
 

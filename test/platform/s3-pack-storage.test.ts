@@ -5,12 +5,12 @@ import { text } from "node:stream/consumers";
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ObjectStoreUnavailableError } from "../../src/core/errors.js";
-import { DiskRangeCache } from "../../src/platform/local/disk-range-cache.js";
-import { createObjectStoreClient } from "../../src/platform/local/object-store-client.js";
-import type { ObjectStoreSettings } from "../../src/platform/local/object-store.js";
-import { PackDamagedError, PackMissingError } from "../../src/platform/local/pack-storage.js";
-import { PackWriter } from "../../src/platform/local/pack-writer.js";
-import { S3PackStorage } from "../../src/platform/local/s3-pack-storage.js";
+import { DiskRangeCache } from "../../src/platform/selfhost/content/disk-range-cache.js";
+import { createS3Client } from "../../src/platform/selfhost/content/s3/s3-client.js";
+import type { S3Settings } from "../../src/platform/selfhost/content/s3/s3-settings.js";
+import { PackDamagedError, PackMissingError } from "../../src/platform/selfhost/content/pack-storage.js";
+import { PackWriter } from "../../src/platform/selfhost/content/pack-writer.js";
+import { S3PackStorage } from "../../src/platform/selfhost/content/s3/s3-pack-storage.js";
 import { startObjectStore, type TestObjectStore } from "../support/s3-server.js";
 import { tempDir } from "../support/server.js";
 
@@ -19,7 +19,7 @@ const ABSENT = "0123456789abcdef01234567";
 describe("S3PackStorage", () => {
   let store: TestObjectStore;
   let dir: ReturnType<typeof tempDir>;
-  let settings: ObjectStoreSettings;
+  let settings: S3Settings;
   let client: S3Client;
   let storage: S3PackStorage;
   /** The commands sent through the storage's client, by name. */
@@ -33,7 +33,7 @@ describe("S3PackStorage", () => {
   beforeEach(() => {
     dir = tempDir("s3-pack-storage-");
     settings = store.settings();
-    client = createObjectStoreClient(settings);
+    client = createS3Client(settings);
     sent = [];
     const send = client.send.bind(client);
     client.send = ((command: { constructor: { name: string } }, ...rest: unknown[]) => {
@@ -232,7 +232,7 @@ describe("S3PackStorage", () => {
     const port = (silent.address() as { port: number }).port;
     const mute = new S3PackStorage({
       // The client's own timeout far off: only the storage's bounds a request.
-      client: createObjectStoreClient({
+      client: createS3Client({
         ...settings,
         endpoint: `http://127.0.0.1:${port}`,
         timeoutMs: 60_000,

@@ -3,8 +3,12 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { GetObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createObjectStoreClient } from "../../src/platform/local/object-store-client.js";
-import { MULTIPART_FROM_BYTES, PART_BYTES, uploadFile } from "../../src/platform/local/s3-upload.js";
+import { createS3Client } from "../../src/platform/selfhost/content/s3/s3-client.js";
+import {
+  MULTIPART_FROM_BYTES,
+  PART_BYTES,
+  uploadFile,
+} from "../../src/platform/selfhost/content/s3/s3-upload.js";
 import { startObjectStore, type TestObjectStore } from "../support/s3-server.js";
 import { tempDir } from "../support/server.js";
 
@@ -27,7 +31,7 @@ describe("uploadFile: sizes and failures", () => {
     target: { Bucket: string; Key: string };
   } {
     const settings = store.settings();
-    const client = createObjectStoreClient(settings);
+    const client = createS3Client(settings);
     const sent: string[] = [];
     const send = client.send.bind(client);
     client.send = ((command: { constructor: { name: string } }, ...rest: unknown[]) => {

@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import { SiteTables } from "../../src/platform/local/site-tables.js";
+import { SiteTables } from "../../src/platform/selfhost/sites/site-tables.js";
 import { postgresPlatformDatabases } from "../support/platform-database.js";
 import { describePostgres } from "../support/postgres.js";
 

@@ -1,8 +1,8 @@
 import { sql } from "kysely";
 import { expect, it } from "vitest";
 import { Pacer } from "../../src/shared/event-loop.js";
-import { rowsOf } from "../../src/platform/local/platform-db.js";
-import { UploadSessions } from "../../src/platform/local/upload-sessions.js";
+import { rowsOf } from "../../src/platform/selfhost/state/platform-db.js";
+import { UploadSessions } from "../../src/platform/selfhost/sessions/upload-sessions.js";
 import { postgresPlatformDatabases } from "../support/platform-database.js";
 import { describePostgres } from "../support/postgres.js";
 

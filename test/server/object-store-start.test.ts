@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HeadObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { ObjectStoreSettings } from "../../src/platform/local/object-store.js";
+import type { S3Settings } from "../../src/platform/selfhost/content/s3/s3-settings.js";
 import { startServer } from "../../src/server/index.js";
 import { TestClock } from "../support/clock.js";
 import { capturingLogger, LEVEL } from "../support/log-lines.js";
@@ -16,7 +16,7 @@ afterEach(async () => {
 });
 
 /** An S3 client on the store of `settings`, closed after the test. */
-function clientOf(settings: ObjectStoreSettings): S3Client {
+function clientOf(settings: S3Settings): S3Client {
   const client = new S3Client({
     region: settings.region,
     endpoint: settings.endpoint,
@@ -35,11 +35,7 @@ describe("starting on an object store", () => {
   afterAll(() => store.close());
 
   /** The server on the store, with its own clock and a logger kept for reading. */
-  async function start(
-    settings: ObjectStoreSettings,
-    clock = new TestClock(),
-    prepare = (_dir: string) => {},
-  ) {
+  async function start(settings: S3Settings, clock = new TestClock(), prepare = (_dir: string) => {}) {
     const dir = tempDir("deploy-s3-start-");
     cleanups.push(dir.cleanup);
     prepare(dir.path);

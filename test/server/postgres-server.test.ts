@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process";
-import { PLATFORM_MIGRATIONS } from "../../src/platform/local/postgres-schema.js";
+import { PLATFORM_MIGRATIONS } from "../../src/platform/selfhost/state/postgres-schema.js";
 import { sql } from "kysely";
 import { afterEach, expect, it } from "vitest";
-import { openPostgres } from "../../src/shared/postgres.js";
+import { openPostgres } from "../../src/shared/database/postgres.js";
 import { POSTGRES_MIGRATIONS } from "../../src/store/postgres/migrations.js";
 import { createTestProject, deployFiles, identity } from "../support/deploy-flow.js";
 import { api, edgeGet } from "../support/http.js";

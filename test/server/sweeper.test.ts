@@ -2,7 +2,7 @@ import { pino } from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Locks } from "../../src/core/ports/index.js";
 import { startSweeper } from "../../src/server/sweeper.js";
-import { Metrics } from "../../src/shared/metrics.js";
+import { Metrics } from "../../src/shared/observability/metrics.js";
 import { createTestProject } from "../support/deploy-flow.js";
 import { capturingLogger, LEVEL } from "../support/log-lines.js";
 import { sumOf } from "../support/prometheus-text.js";

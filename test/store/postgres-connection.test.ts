@@ -2,8 +2,8 @@ import { createServer, type Server, type Socket } from "node:net";
 import { sql } from "kysely";
 import pg from "pg";
 import { afterEach, expect, it } from "vitest";
-import { isDatabaseUnavailable } from "../../src/shared/postgres-errors.js";
-import { openPostgres } from "../../src/shared/postgres.js";
+import { isDatabaseUnavailable } from "../../src/shared/database/postgres-errors.js";
+import { openPostgres } from "../../src/shared/database/postgres.js";
 import { describePostgres, TEST_DATABASE_URL, testPostgres } from "../support/postgres.js";
 import { startTcpProxy } from "../support/tcp-proxy.js";
 

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import { afterEach, expect, it } from "vitest";
-import { migrate, type Migrations } from "../../src/shared/migrator.js";
-import { openPostgres } from "../../src/shared/postgres.js";
+import { migrate, type Migrations } from "../../src/shared/database/migrator.js";
+import { openPostgres } from "../../src/shared/database/postgres.js";
 import { describePostgres, testPostgres } from "../support/postgres.js";
 
 const opened: Kysely<unknown>[] = [];

@@ -6,7 +6,7 @@ import {
   isPostgresUrl,
   isUniqueViolation,
   openPostgres,
-} from "../../src/shared/postgres.js";
+} from "../../src/shared/database/postgres.js";
 import { describePostgres, testPostgres } from "../support/postgres.js";
 
 it("isPostgresUrl: postgres:// and postgresql:// in any case, nothing else", () => {

@@ -8,7 +8,7 @@ import {
   type ProjectRecord,
   type Store,
 } from "../../src/core/ports/index.js";
-import { openPostgres } from "../../src/shared/postgres.js";
+import { openPostgres } from "../../src/shared/database/postgres.js";
 import { openPostgresStore, PostgresLocks } from "../../src/store/index.js";
 import { EXCLUSIVE_LOCK_SPACE, PROJECT_LOCK_SPACE } from "../../src/store/postgres/postgres-locks.js";
 import { HOSTNAME_LOCK_SPACE } from "../../src/store/postgres/postgres-store.js";

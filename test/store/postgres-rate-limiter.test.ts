@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import { afterEach, expect, it } from "vitest";
 import { RateLimitedError } from "../../src/core/errors.js";
 import type { Limiter } from "../../src/core/rate-limiter.js";
-import { openPostgres } from "../../src/shared/postgres.js";
+import { openPostgres } from "../../src/shared/database/postgres.js";
 import { openPostgresMetadata, type PostgresMetadata } from "../../src/store/index.js";
 import { TestClock } from "../support/clock.js";
 import { describePostgres, testPostgres } from "../support/postgres.js";

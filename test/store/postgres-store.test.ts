@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import pg from "pg";
 import { expect, it } from "vitest";
-import { openPostgres } from "../../src/shared/postgres.js";
+import { openPostgres } from "../../src/shared/database/postgres.js";
 import { migratePostgresStore, openPostgresMetadata, openPostgresStore } from "../../src/store/index.js";
 import { TestClock } from "../support/clock.js";
 import { describePostgres, TEST_DATABASE_URL, testPostgres } from "../support/postgres.js";

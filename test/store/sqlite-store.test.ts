@@ -1,7 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { openSqlite } from "../../src/shared/sqlite.js";
+import { openSqlite } from "../../src/shared/database/sqlite.js";
 import { migrateSqliteStore, openSqliteStore } from "../../src/store/index.js";
 import { SQLITE_MIGRATIONS } from "../../src/store/sqlite/migrations.js";
 import { tempDir } from "../support/server.js";

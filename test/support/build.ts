@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 /** What the tests run from dist/: the two binaries' entry points. */
 const ENTRIES = ["dist/server/main.js", "dist/client/cli.js"].map((entry) => join(ROOT, entry));
 

@@ -8,13 +8,16 @@ import { hashAsset } from "../../src/core/asset-hash.js";
 import { parseSiteRules } from "../../src/core/site-rules/index.js";
 import { edgeGet } from "./http.js";
 import { mediaTypeFor } from "../../src/shared/media-types.js";
-import { BlobReader } from "../../src/platform/local/blob-reader.js";
-import type { ContentFiles } from "../../src/platform/local/garbage-collector.js";
-import { LocalPackStorage } from "../../src/platform/local/local-pack-storage.js";
-import { PackStore } from "../../src/platform/local/pack-store.js";
-import { openPlatformDatabase, type PlatformDatabase } from "../../src/platform/local/database.js";
-import type { PostgresOptions } from "../../src/shared/postgres.js";
-import { manifestWritten, SiteTables } from "../../src/platform/local/site-tables.js";
+import { BlobReader } from "../../src/platform/selfhost/content/blob-reader.js";
+import type { ContentFiles } from "../../src/platform/selfhost/maintenance/garbage-collector.js";
+import { DiskPackStorage } from "../../src/platform/selfhost/content/disk/disk-pack-storage.js";
+import { ContentDirectory } from "../../src/platform/selfhost/content/content-directory.js";
+import {
+  openPlatformDatabase,
+  type PlatformDatabase,
+} from "../../src/platform/selfhost/state/sqlite-database.js";
+import type { PostgresOptions } from "../../src/shared/database/postgres.js";
+import { manifestWritten, SiteTables } from "../../src/platform/selfhost/sites/site-tables.js";
 import { createEdgeHandler, type EdgeOptions } from "../../src/edge/edge-handler.js";
 import { answerClientError } from "../../src/edge/http-exactness.js";
 
@@ -46,7 +49,7 @@ export interface EdgeReply {
 
 export interface TestEdge {
   db: PlatformDatabase;
-  packs: PackStore;
+  packs: ContentDirectory;
   /** The pack files and open packs, as a collection removes them. */
   files: ContentFiles;
   /** Where a blob's bytes are: its pack's file and the range in it. */
@@ -101,8 +104,8 @@ export async function startTestEdge(
   const dir = mkdtempSync(join(tmpdir(), "edge-test-"));
   const db = await openPlatformDatabase(dir, postgres);
   const q = db.db;
-  const packs = new PackStore(dir);
-  const storage = new LocalPackStorage(dir);
+  const packs = new ContentDirectory(dir);
+  const storage = new DiskPackStorage(dir);
   const files: ContentFiles = { packs, storage };
   const reader = new BlobReader(db, packs, storage);
   const clock = { now: Date.now() };

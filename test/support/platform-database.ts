@@ -2,7 +2,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach } from "vitest";
-import { openPlatformDatabase, type PlatformDatabase } from "../../src/platform/local/database.js";
+import {
+  openPlatformDatabase,
+  type PlatformDatabase,
+} from "../../src/platform/selfhost/state/sqlite-database.js";
 import { testPostgres } from "./postgres.js";
 
 /**

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, beforeAll, describe } from "vitest";
-import type { PostgresOptions } from "../../src/shared/postgres.js";
+import type { PostgresOptions } from "../../src/shared/database/postgres.js";
 
 /** The PostgreSQL the tests use: TEST_DATABASE_URL, else the one this project's machines run. */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";

@@ -2,7 +2,7 @@ import { createReadStream, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import S3rver, { type S3rverStore } from "s3rver";
-import type { ObjectStoreSettings } from "../../src/platform/local/object-store.js";
+import type { S3Settings } from "../../src/platform/selfhost/content/s3/s3-settings.js";
 
 export const TEST_BUCKET = "deploy-packs";
 
@@ -13,7 +13,7 @@ export const TEST_BUCKET = "deploy-packs";
  */
 export interface TestObjectStore {
   /** Settings for the platform: the test bucket under `prefix`, short timeouts. */
-  settings(overrides?: Partial<ObjectStoreSettings>): ObjectStoreSettings;
+  settings(overrides?: Partial<S3Settings>): S3Settings;
   endpoint: string;
   /** The folder s3rver keeps the bucket's objects in. */
   directory: string;

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { Metrics } from "../../shared/metrics.js";
+import { Metrics } from "../../shared/observability/metrics.js";
 import { apiMetrics } from "./api-metrics.js";
 
 /** An app behind apiMetrics whose deploy and prepare routes answer the status `?status=` asks for. */

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
-import type { Metrics } from "../../shared/metrics.js";
-import { requestMetrics } from "../../shared/request-metrics.js";
+import type { Metrics } from "../../shared/observability/metrics.js";
+import { requestMetrics } from "../../shared/observability/request-metrics.js";
 
 const DEPLOY_ROUTE = "/projects/:projectSlug/deploy";
 

@@ -1,5 +1,5 @@
 import { DatabaseUnavailableError, DeployError, UploadPlatformError } from "../errors.js";
-import { isDatabaseUnavailable } from "../../shared/postgres-errors.js";
+import { isDatabaseUnavailable } from "../../shared/database/postgres-errors.js";
 
 /**
  * Runs a platform call; a failure that is not a domain error becomes UPLOAD_PLATFORM_ERROR with a

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from "kysely";
-import type { Migrations } from "../../shared/migrator.js";
+import type { Migrations } from "../../shared/database/migrator.js";
 
 /**
  * Migrations of the metadata store on PostgreSQL, in order. The tables are those of SQLite's

@@ -1,7 +1,7 @@
 import type pg from "pg";
 import type { Locks } from "../../core/ports/index.js";
 import { KeyedLock } from "../../shared/keyed-lock.js";
-import { createPostgresPool, type PostgresOptions } from "../../shared/postgres.js";
+import { createPostgresPool, type PostgresOptions } from "../../shared/database/postgres.js";
 import { asUnavailable } from "./unavailable.js";
 
 /** The first key of the per-project advisory locks (the second is the slug's hash). */

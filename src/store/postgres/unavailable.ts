@@ -1,5 +1,5 @@
 import { DatabaseUnavailableError } from "../../core/errors.js";
-import { isDatabaseUnavailable } from "../../shared/postgres-errors.js";
+import { isDatabaseUnavailable } from "../../shared/database/postgres-errors.js";
 
 /** Rethrows an outage of the database as DATABASE_UNAVAILABLE (503), any other error as it is. */
 export function asUnavailable(error: unknown): never {

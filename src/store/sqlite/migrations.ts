@@ -1,5 +1,5 @@
 import { type Kysely, sql } from "kysely";
-import type { Migrations } from "../../shared/migrator.js";
+import type { Migrations } from "../../shared/database/migrator.js";
 
 /** Migrations of the metadata store, in order. Never edit one that has shipped; add the next. */
 export const SQLITE_MIGRATIONS: Migrations = {

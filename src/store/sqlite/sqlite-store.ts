@@ -1,6 +1,6 @@
 import { Kysely, SqliteDialect } from "kysely";
-import { migrate, type MigrationReport } from "../../shared/migrator.js";
-import { openSqlite, withStatementCache } from "../../shared/sqlite.js";
+import { migrate, type MigrationReport } from "../../shared/database/migrator.js";
+import { openSqlite, withStatementCache } from "../../shared/database/sqlite.js";
 import type { MetadataTables } from "../sql/schema.js";
 import { type SqlDialect, SqlStore } from "../sql/sql-store.js";
 import { SQLITE_MIGRATIONS } from "./migrations.js";

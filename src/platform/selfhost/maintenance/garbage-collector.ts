@@ -1,0 +1,258 @@
+import { sql } from "kysely";
+import type { PackStorage } from "../content/pack-storage.js";
+import {
+  changesOf,
+  type Executor,
+  firstOf,
+  lockContent,
+  type PlatformDatabase,
+  rowsOf,
+  slicesOf,
+} from "../state/platform-db.js";
+import type { ContentDirectory } from "../content/content-directory.js";
+
+/** The content: the local files (blobs stored before packs, variants) and the packs' storage. */
+export interface ContentFiles {
+  packs: ContentDirectory;
+  storage: PackStorage;
+}
+
+/** What one collection did. */
+export interface CollectionResult {
+  sessionsExpired: number;
+  blobsDeleted: number;
+  bytesFreed: number;
+}
+
+const UNREFERENCED = sql`NOT EXISTS (SELECT 1 FROM revision_files f WHERE f.hash = b.hash)
+  AND NOT EXISTS (SELECT 1 FROM session_assets s WHERE s.hash = b.hash)`;
+
+/**
+ * Reclaims what nothing needs any more: expired upload sessions, then every blob that no revision
+ * and no open session names, then packs no blob lives in any more. Rows are chosen and deleted in
+ * one transaction, and files are removed only after their rows are gone, so a row never names a
+ * missing file. Packs still partly alive are left to compaction. All at once: for tests and small
+ * databases; the sweeper goes through `collectGarbageStep`.
+ */
+export async function collectGarbage(
+  database: PlatformDatabase,
+  files: ContentFiles,
+  now: number,
+  batch = Number.MAX_SAFE_INTEGER,
+): Promise<CollectionResult> {
+  const { sessionsExpired, removed } = await database.transaction(async (trx) => {
+    await lockContent(database, trx, "exclusive");
+    const expired = await expireSessions(trx, now, batch);
+    const rows = await unreferencedBlobs(trx, batch);
+    return { sessionsExpired: expired.sessions, removed: await deleteRows(trx, rows) };
+  });
+  const { deleted, ...counts } = deleteFiles(files, removed);
+  await deleted;
+  return { sessionsExpired, ...counts };
+}
+
+/**
+ * One bounded step of a collection, one transaction of at most `batch` rows: first the manifest
+ * rows of expired sessions, then (once none is left) the expired sessions, then unreferenced blobs.
+ * `done` once a step found nothing left to do. A million expired rows are so deleted in steps the
+ * caller separates with pauses, where one transaction held the thread for seconds.
+ */
+export async function collectGarbageStep(
+  database: PlatformDatabase,
+  files: ContentFiles,
+  now: number,
+  batch: number,
+): Promise<CollectionResult & { done: boolean }> {
+  const { sessionsExpired, rows, removed } = await database.transaction(async (trx) => {
+    await lockContent(database, trx, "exclusive");
+    const expired = await expireSessions(trx, now, batch);
+    if (expired.rows + expired.sessions > 0) {
+      return {
+        sessionsExpired: expired.sessions,
+        rows: expired.rows + expired.sessions,
+        removed: { blobs: [], packs: [] },
+      };
+    }
+    const unreferenced = await unreferencedBlobs(trx, batch);
+    return { sessionsExpired: 0, rows: unreferenced.length, removed: await deleteRows(trx, unreferenced) };
+  });
+  const { deleted, ...counts } = deleteFiles(files, removed);
+  await deleted;
+  return { sessionsExpired, ...counts, done: rows === 0 };
+}
+
+async function unreferencedBlobs(trx: Executor, batch: number): Promise<BlobRow[]> {
+  const rows = await rowsOf(
+    trx,
+    sql<BlobRow>`SELECT b.hash, b.size, b.pack FROM blobs b WHERE ${UNREFERENCED} LIMIT ${batch}`,
+  );
+  return rows.map((row) => ({ ...row, size: Number(row.size) }));
+}
+
+/**
+ * Deletes up to `batch` manifest rows of expired sessions (and up to `batch` of their records of
+ * content they have); once those were the last of them, up to `batch` expired sessions (which then
+ * name nothing). Call inside a transaction.
+ */
+async function expireSessions(
+  trx: Executor,
+  now: number,
+  batch: number,
+): Promise<{ rows: number; sessions: number }> {
+  // Each statement deletes at most `batch` rows; fewer means it found none left.
+  const rows =
+    (await changesOf(
+      trx,
+      sql`DELETE FROM session_assets WHERE (session_id, hash, path) IN (
+        SELECT s.session_id, s.hash, s.path FROM upload_sessions u JOIN session_assets s ON s.session_id = u.id
+        WHERE u.expires_at <= ${now} LIMIT ${batch})`,
+    )) +
+    (await changesOf(
+      trx,
+      sql`DELETE FROM session_hashes WHERE (session_id, hash) IN (
+        SELECT h.session_id, h.hash FROM upload_sessions u JOIN session_hashes h ON h.session_id = u.id
+        WHERE u.expires_at <= ${now} LIMIT ${batch})`,
+    )) +
+    (await changesOf(
+      trx,
+      sql`DELETE FROM session_blobs WHERE (session_id, hash) IN (
+        SELECT h.session_id, h.hash FROM upload_sessions u JOIN session_blobs h ON h.session_id = u.id
+        WHERE u.expires_at <= ${now} LIMIT ${batch})`,
+    ));
+  if (rows >= batch) return { rows, sessions: 0 };
+  const sessions = await changesOf(
+    trx,
+    sql`DELETE FROM upload_sessions WHERE id IN (
+      SELECT id FROM upload_sessions WHERE expires_at <= ${now} LIMIT ${batch})`,
+  );
+  return { rows: 0, sessions };
+}
+
+/** Reclaims those of `hashes` that nothing references any more (after a project is removed). */
+export async function reclaimBlobs(
+  database: PlatformDatabase,
+  files: ContentFiles,
+  hashes: string[],
+): Promise<CollectionResult> {
+  const removed = await database.transaction(async (trx) => {
+    await lockContent(database, trx, "exclusive");
+    const rows: BlobRow[] = [];
+    for (const slice of slicesOf(hashes, 1_000)) {
+      const found = await rowsOf(
+        trx,
+        sql<BlobRow>`SELECT b.hash, b.size, b.pack FROM blobs b
+          WHERE b.hash IN (${sql.join(slice)}) AND ${UNREFERENCED}`,
+      );
+      for (const row of found) rows.push({ ...row, size: Number(row.size) });
+    }
+    return deleteRows(trx, rows);
+  });
+  const { deleted, ...counts } = deleteFiles(files, removed);
+  await deleted;
+  return { sessionsExpired: 0, ...counts };
+}
+
+/**
+ * Deletes content no row names: what a crash between writing a pack and its rows, or between
+ * removing rows and their file, left behind. Packs written at or after `writtenBefore` are kept:
+ * a writer may be between storing one and recording it (run at start, before any upload, with
+ * Infinity, when no other process writes to the same packs).
+ */
+export async function removeOrphanFiles(
+  database: PlatformDatabase,
+  files: ContentFiles,
+  writtenBefore = Number.POSITIVE_INFINITY,
+): Promise<number> {
+  const { db } = database;
+  const { packs, storage } = files;
+  let removed = 0;
+  for (const pack of await storage.list()) {
+    if (
+      pack.writtenAt < writtenBefore &&
+      (await firstOf(db, sql`SELECT 1 AS known FROM packs WHERE id = ${pack.id}`)) === undefined
+    ) {
+      await storage.delete(pack.id);
+      removed++;
+    }
+  }
+  for (const hash of packs.looseHashes()) {
+    const known = await firstOf(db, sql`SELECT 1 AS known FROM blobs WHERE hash = ${hash} AND pack IS NULL`);
+    if (known === undefined) {
+      packs.deleteLoose(hash);
+      removed++;
+    }
+  }
+  return removed;
+}
+
+interface BlobRow {
+  hash: string;
+  size: number;
+  pack: string | null;
+}
+
+interface Removed {
+  blobs: BlobRow[];
+  /** Packs left with no live blob, whose rows are gone too. */
+  packs: string[];
+}
+
+/** Deletes blob rows, takes their bytes off their packs, and deletes the packs left empty. */
+async function deleteRows(trx: Executor, rows: BlobRow[]): Promise<Removed> {
+  const released = new Map<string, number>();
+  for (const slice of slicesOf(rows, 1_000)) {
+    await sql`DELETE FROM blobs WHERE hash IN (${sql.join(slice.map((row) => row.hash))})`.execute(trx);
+  }
+  for (const row of rows) {
+    if (row.pack !== null) released.set(row.pack, (released.get(row.pack) ?? 0) + row.size);
+  }
+  for (const [pack, bytes] of released) {
+    await sql`UPDATE packs SET live_bytes = live_bytes - ${bytes} WHERE id = ${pack}`.execute(trx);
+  }
+  return { blobs: rows, packs: await deleteEmptyPacks(trx, released.keys()) };
+}
+
+/** Deletes the rows of those packs no blob row names any more; returns their ids. */
+export async function deleteEmptyPacks(trx: Executor, candidates: Iterable<string>): Promise<string[]> {
+  const empty: string[] = [];
+  for (const slice of slicesOf([...candidates], 1_000)) {
+    const rows = await rowsOf(
+      trx,
+      sql<{ id: string }>`DELETE FROM packs WHERE id IN (${sql.join(slice)})
+        AND NOT EXISTS (SELECT 1 FROM blobs WHERE blobs.pack = packs.id) RETURNING id`,
+    );
+    empty.push(...rows.map((row) => row.id));
+  }
+  return empty;
+}
+
+/**
+ * Removes the files of what `deleteRows` removed; their rows are gone already. Blob files go at
+ * once; packs are deleted from their storage by `deleted` (an object store answers later).
+ */
+export function deleteFiles(
+  files: ContentFiles,
+  removed: Removed,
+): { blobsDeleted: number; bytesFreed: number; deleted: Promise<void> } {
+  const attempt = (remove: () => void): void => {
+    try {
+      remove();
+    } catch {
+      // The rows are gone, so the request that got here has succeeded; a file that cannot be
+      // removed now is an orphan, and orphans are removed at the next start.
+    }
+  };
+  for (const row of removed.blobs) {
+    attempt(() => files.packs.deleteVariants(row.hash));
+    if (row.pack === null) attempt(() => files.packs.deleteLoose(row.hash));
+  }
+  // A pack that cannot be deleted now is an orphan, swept later, as above.
+  const deleted = Promise.all(
+    removed.packs.map((id) => files.storage.delete(id).catch(() => undefined)),
+  ).then(() => undefined);
+  return {
+    blobsDeleted: removed.blobs.length,
+    bytesFreed: removed.blobs.reduce((sum, row) => sum + row.size, 0),
+    deleted,
+  };
+}

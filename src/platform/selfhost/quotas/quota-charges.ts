@@ -1,0 +1,137 @@
+import { type RawBuilder, sql } from "kysely";
+import type { ManifestEntry } from "../../../core/manifest.js";
+import { isCompressible, mediaTypeFor } from "../../../shared/media-types.js";
+import { type Executor, firstOf, type SqlDialect } from "../state/platform-db.js";
+
+/*
+ * What a project's storage is charged (contract §1, "What a quota counts"). Rows cost what SQLite
+ * stores for them, measured (docs/contract.md): a row of revision_files keeps its path three times
+ * (the table and two indexes), about 250 bytes plus 3.1 per byte of path up to some 900 bytes,
+ * and once an index entry no longer fits a quarter of a page, an overflow page per copy (13.8 KB
+ * for a 1,100-byte path). The charge is an upper bound of both.
+ */
+
+/** Charged for each manifest row (a path of a kept revision or of an open session). */
+export const ROW_BYTES = 256;
+/** Charged per byte of a row's path; paths longer than LONG_PATH_BYTES cost LONG_PATH_BYTE_COST. */
+export const PATH_BYTE_COST = 4;
+export const LONG_PATH_BYTES = 768;
+export const LONG_PATH_BYTE_COST = 16;
+/** Charged for each kept revision (its rows in both databases), besides its files and rules. */
+export const REVISION_BYTES = 1024;
+/** A compressible file the edge keeps variants of on disk counts this many times its size more. */
+export const VARIANT_FACTOR = 2;
+
+/** The charge of one manifest row: ROW_BYTES and its path's UTF-8 bytes at their rate. */
+export function rowCharge(path: string): number {
+  const bytes = Buffer.byteLength(path);
+  return ROW_BYTES + bytes * (bytes > LONG_PATH_BYTES ? LONG_PATH_BYTE_COST : PATH_BYTE_COST);
+}
+
+/** The charge of a manifest's rows. */
+export function rowsCharge(entries: readonly ManifestEntry[]): number {
+  let total = 0;
+  for (const entry of entries) total += rowCharge(entry.path);
+  return total;
+}
+
+/**
+ * The charge a manifest's content adds when `fresh` (hash to largest declared size) is the content
+ * the project does not keep yet: each fresh hash once at its size, and VARIANT_FACTOR times more
+ * when a path names it with a compressible type (by its extension, as the upload service takes
+ * it without a Content-Type) and it is larger than `diskVariantsAbove`.
+ */
+export function contentCharge(
+  entries: readonly ManifestEntry[],
+  fresh: ReadonlyMap<string, number>,
+  diskVariantsAbove: number,
+): number {
+  let total = 0;
+  const compressed = new Set<string>();
+  for (const [, size] of fresh) total += size;
+  for (const entry of entries) {
+    const size = fresh.get(entry.hash);
+    if (size === undefined || size <= diskVariantsAbove || compressed.has(entry.hash)) continue;
+    if (!isCompressible(mediaTypeFor(entry.path))) continue;
+    compressed.add(entry.hash);
+    total += VARIANT_FACTOR * size;
+  }
+  return total;
+}
+
+/** The charge of a whole manifest as one new revision, as if the project kept nothing else. */
+export function manifestCharge(entries: readonly ManifestEntry[], diskVariantsAbove: number): number {
+  const sizes = new Map<string, number>();
+  for (const entry of entries) sizes.set(entry.hash, Math.max(sizes.get(entry.hash) ?? 0, entry.size));
+  return REVISION_BYTES + rowsCharge(entries) + contentCharge(entries, sizes, diskVariantsAbove);
+}
+
+/** 1 for a media type whose files the edge compresses (revision_files.compressible). */
+export function compressibleFlag(mediaType: string): number {
+  return isCompressible(mediaType) ? 1 : 0;
+}
+
+/**
+ * The SQL expression of the charge of the manifest rows `table` holds (its `path` column), summed;
+ * revisions keep theirs (`revisions.row_bytes`, written at publish) so that counting a project
+ * never reads its rows again. The rates are our constants, written into the statement (a CASE of
+ * parameters has no type on PostgreSQL).
+ */
+export function rowBytesSum(dialect: SqlDialect): RawBuilder<number> {
+  return sql.raw(rowBytesSumSql(dialect));
+}
+
+/** `rowBytesSum` as text, for the migrations that count the rows of revisions from before. */
+export function rowBytesSumSql(dialect: SqlDialect): string {
+  const bytes = dialect === "postgres" ? "octet_length(path)" : "length(CAST(path AS BLOB))";
+  return (
+    `COALESCE(SUM(${ROW_BYTES} + CASE WHEN ${bytes} > ${LONG_PATH_BYTES} THEN ${LONG_PATH_BYTE_COST} ` +
+    `ELSE ${PATH_BYTE_COST} END * ${bytes}), 0)`
+  );
+}
+
+/**
+ * What a project's kept revisions are charged now: their distinct content (variants included),
+ * their rows (as recorded at publish), their parsed site rules and a fixed cost each. The content
+ * is read through the index of the project's hashes; only blobs large enough to have variants on
+ * disk look at their rows' types (a few).
+ */
+export async function keptCharge(
+  trx: Executor,
+  dialect: SqlDialect,
+  projectSlug: string,
+  diskVariantsAbove: number,
+): Promise<number> {
+  const rulesBytes = sql.raw(dialect === "postgres" ? "octet_length(rules)" : "length(CAST(rules AS BLOB))");
+  const hashes = sql`SELECT hash FROM revision_files WHERE project_slug = ${projectSlug}`;
+  // One pass over the project's distinct blobs; the rows of one are looked at only when it is
+  // large enough to have variants on disk (measured: as fast as counting content alone was).
+  const row = await firstOf(
+    trx,
+    sql<{
+      content_bytes: number | string;
+      variant_bytes: number | string;
+      row_bytes: number | string;
+      rule_bytes: number | string;
+      revision_count: number | string;
+    }>`SELECT c.content_bytes, c.variant_bytes,
+        (SELECT CAST(COALESCE(SUM(row_bytes), 0) AS BIGINT) FROM revisions
+          WHERE project_slug = ${projectSlug}) AS row_bytes,
+        (SELECT CAST(COALESCE(SUM(${rulesBytes}), 0) AS BIGINT) FROM revision_rules
+          WHERE project_slug = ${projectSlug}) AS rule_bytes,
+        (SELECT COUNT(*) FROM revisions WHERE project_slug = ${projectSlug}) AS revision_count
+      FROM (SELECT CAST(COALESCE(SUM(b.size), 0) AS BIGINT) AS content_bytes,
+          CAST(COALESCE(SUM(CASE WHEN b.size > CAST(${diskVariantsAbove} AS BIGINT) AND EXISTS (
+              SELECT 1 FROM revision_files f WHERE f.project_slug = ${projectSlug} AND f.hash = b.hash
+                AND f.compressible = 1) THEN b.size ELSE 0 END), 0) AS BIGINT) AS variant_bytes
+        FROM blobs b WHERE b.hash IN (${hashes})) c`,
+  );
+  const { content_bytes, variant_bytes, row_bytes, rule_bytes, revision_count } = row!;
+  return (
+    Number(content_bytes) +
+    VARIANT_FACTOR * Number(variant_bytes) +
+    Number(row_bytes) +
+    Number(rule_bytes) +
+    REVISION_BYTES * Number(revision_count)
+  );
+}

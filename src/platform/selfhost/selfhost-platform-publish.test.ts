@@ -1,0 +1,168 @@
+import { sql } from "kysely";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { InvalidCompletionError, InvalidSiteConfigError, RevisionNotFoundError } from "../../core/errors.js";
+import type { UploadSession } from "../../core/ports/index.js";
+import { rowsOf } from "./state/platform-db.js";
+import {
+  ACCOUNT,
+  manifestOf,
+  rowsOfTable,
+  testPlatform,
+  type TestPlatform,
+  uploadInto,
+} from "../../../test/support/test-platform.js";
+
+let t: TestPlatform;
+beforeEach(async () => {
+  t = await testPlatform();
+});
+afterEach(() => t.remove());
+
+const FILES = { "index.html": "<p>hi</p>", "a.css": "p{}", _redirects: "/old /new 301\n" };
+// Not on a second: the token (whole seconds, rounded up) outlives the session by 500 ms.
+const expiresAt = () => new Date(t.clock.ms + 60_500);
+
+async function opened(project = "blue", files: Record<string, string> = FILES): Promise<UploadSession> {
+  return t.platform.openUploadSession({
+    projectSlug: project,
+    entries: manifestOf(files),
+    expiresAt: expiresAt(),
+  });
+}
+async function publish(
+  session: UploadSession,
+  changes: { completionJwt?: string; projectSlug?: string; revisionId?: string } = {},
+) {
+  const completionJwt = await t.tokens.sign(["completion"], session.sessionId, ACCOUNT, session.expiresAt);
+  return t.platform.publishRevision({
+    projectSlug: "blue",
+    revisionId: "r1",
+    sessionId: session.sessionId,
+    completionJwt,
+    hostnames: ["blue.test", "www.blue.example"],
+    canonical: { hostname: "www.blue.example", url: "https://www.blue.example/" },
+    expiresAt: new Date(5e12),
+    ...changes,
+  });
+}
+const refusal = (message: string) => expect.objectContaining({ name: InvalidCompletionError.name, message });
+
+describe("SelfHostedPlatform.publishRevision", () => {
+  it("publishRevision: the session's files become the production revision on its hostnames, with its rules, the canonical URL on the other hosts, and its bytes no longer pending", async () => {
+    const session = await opened();
+    await uploadInto(t, session.sessionId, Object.values(FILES));
+    await t.sessions.reserve(t.database.db, session.sessionId, "10.0.0.1", 100);
+    await publish(session);
+    expect(await rowsOfTable(t, "sites")).toEqual([
+      { project_slug: "blue", revision_id: "r1", expires_at: 5e12, production_since: t.clock.ms },
+    ]);
+    expect(await rowsOfTable(t, "site_hosts")).toEqual([
+      { hostname: "blue.test", project_slug: "blue", canonical_url: "https://www.blue.example/" },
+      { hostname: "www.blue.example", project_slug: "blue", canonical_url: null },
+    ]);
+    const files = await rowsOf(t.database.db, sql<{ path: string }>`SELECT path FROM revision_files`);
+    expect(files.map((f) => f.path).sort()).toEqual(["/_redirects", "/a.css", "/index.html"]);
+    expect(await rowsOfTable(t, "revision_rules")).toEqual([
+      expect.objectContaining({
+        project_slug: "blue",
+        revision_id: "r1",
+        rules: expect.stringContaining('"/old"'),
+      }),
+    ]);
+    expect(await t.sessions.pendingBytesOf(t.database.db, "10.0.0.1", 0)).toBe(0);
+  });
+
+  it("publishRevision: INVALID_COMPLETION for a bad token, another session's token, a session gone or of another project, an expired session, or content still missing; nothing published", async () => {
+    const session = await opened();
+    const other = await opened("blue", { x: "x" });
+    const otherToken = await t.tokens.sign(["completion"], other.sessionId, ACCOUNT, other.expiresAt);
+    await expect(publish(session, { completionJwt: session.uploadJwt })).rejects.toEqual(
+      refusal("completion token is invalid or expired"),
+    );
+    await expect(publish(session, { completionJwt: otherToken })).rejects.toEqual(
+      refusal("completion token belongs to another deploy"),
+    );
+    await expect(publish(session, { projectSlug: "green" })).rejects.toEqual(
+      refusal("upload session is gone; prepare the deploy again"),
+    );
+    await expect(publish(session)).rejects.toEqual(refusal("3 assets are still missing; upload them first"));
+    await uploadInto(t, session.sessionId, Object.values(FILES).slice(1));
+    await expect(publish(session)).rejects.toEqual(refusal("1 assets are still missing; upload them first"));
+    await uploadInto(t, session.sessionId, Object.values(FILES).slice(0, 1));
+    t.clock.ms = session.expiresAt.getTime();
+    await expect(publish(session)).rejects.toEqual(
+      refusal("upload session expired; prepare the deploy again"),
+    );
+    await t.sessions.discard(session.sessionId);
+    t.clock.ms -= 1;
+    await expect(publish(session)).rejects.toEqual(
+      refusal("upload session is gone; prepare the deploy again"),
+    );
+    expect(await rowsOfTable(t, "sites")).toEqual([]);
+    expect(await rowsOfTable(t, "revisions")).toEqual([]);
+  });
+
+  it("publishRevision: a session one millisecond before its end publishes; rules that do not parse publish nothing", async () => {
+    const bad = await opened("blue", { _headers: "no path first\n" });
+    await uploadInto(t, bad.sessionId, ["no path first\n"]);
+    await expect(publish(bad)).rejects.toBeInstanceOf(InvalidSiteConfigError);
+    expect(await rowsOfTable(t, "revisions")).toEqual([]);
+    const session = await opened();
+    await uploadInto(t, session.sessionId, Object.values(FILES));
+    t.clock.ms = session.expiresAt.getTime() - 1;
+    await publish(session);
+    expect(await rowsOfTable(t, "revisions")).toEqual([
+      expect.objectContaining({ project_slug: "blue", revision_id: "r1", created_at: t.clock.ms }),
+    ]);
+  });
+});
+
+describe("SelfHostedPlatform site changes", () => {
+  it("promoteRevision: production moves to a known revision from the clock's now; REVISION_NOT_FOUND for another", async () => {
+    const session = await opened();
+    await uploadInto(t, session.sessionId, Object.values(FILES));
+    await publish(session);
+    await publish(session, { revisionId: "r2" });
+    t.clock.ms += 5000;
+    await t.platform.promoteRevision("blue", "r1");
+    expect(await rowsOfTable(t, "sites")).toEqual([
+      expect.objectContaining({ revision_id: "r1", production_since: t.clock.ms }),
+    ]);
+    const error = await t.platform.promoteRevision("blue", "r9").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RevisionNotFoundError);
+    expect((error as Error).message).toBe("revision r9 not found for project blue");
+  });
+
+  it("pruneRevisions, updateSite, unpublishProject: forget a revision, move hostnames and expiry, then remove the project and reclaim its content", async () => {
+    const session = await opened();
+    const pack = await uploadInto(t, session.sessionId, Object.values(FILES));
+    await publish(session);
+    await publish(session, { revisionId: "r2" });
+    await t.platform.pruneRevisions("blue", ["r1"]);
+    expect((await rowsOfTable(t, "revisions")).map((r) => r["revision_id"])).toEqual(["r2"]);
+    await t.platform.updateSite("blue", {
+      hostnames: ["b.test", "c.test"],
+      canonical: { hostname: "c.test", url: "https://c.test/" },
+      expiresAt: new Date(7e12),
+    });
+    expect(await rowsOfTable(t, "sites")).toEqual([
+      expect.objectContaining({ revision_id: "r2", expires_at: 7e12 }),
+    ]);
+    expect(await rowsOfTable(t, "site_hosts")).toEqual([
+      { hostname: "b.test", project_slug: "blue", canonical_url: "https://c.test/" },
+      { hostname: "c.test", project_slug: "blue", canonical_url: null },
+    ]);
+    await t.platform.unpublishProject("blue");
+    for (const table of [
+      "sites",
+      "site_hosts",
+      "revisions",
+      "revision_files",
+      "upload_sessions",
+      "blobs",
+      "packs",
+    ])
+      expect(await rowsOfTable(t, table)).toEqual([]);
+    expect((await t.files.storage.list()).map((p) => p.id)).not.toContain(pack);
+  });
+});

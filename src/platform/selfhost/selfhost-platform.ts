@@ -1,0 +1,297 @@
+import { sql } from "kysely";
+import {
+  InsufficientStorageError,
+  InvalidCompletionError,
+  RevisionNotFoundError,
+} from "../../core/errors.js";
+import { generateOpaqueId } from "../../core/ids.js";
+import { Pacer, yieldToEventLoop } from "../../shared/event-loop.js";
+import type { ManifestEntry } from "../../core/manifest.js";
+import { type BucketLimits, groupIntoBuckets } from "./sessions/buckets.js";
+import type { UploadTokens } from "./sessions/upload-tokens.js";
+import type { UploadSessions } from "./sessions/upload-sessions.js";
+import {
+  MAX_ALIASES,
+  type Platform,
+  type PublishInput,
+  type SiteSettings,
+  type UploadSession,
+} from "../../core/ports/index.js";
+import type { BlobReader } from "./content/blob-reader.js";
+import { compactStep } from "./maintenance/compaction.js";
+import type { PlatformDatabase } from "./state/sqlite-database.js";
+import { lockKeys } from "./state/platform-db.js";
+import {
+  type CollectionResult,
+  type ContentFiles,
+  collectGarbage,
+  collectGarbageStep,
+  reclaimBlobs,
+} from "./maintenance/garbage-collector.js";
+import { readSessionRules } from "./sites/revision-rules.js";
+import { SiteTables } from "./sites/site-tables.js";
+import type { ProjectOwner } from "./quotas/project-charges.js";
+import { type PrepareCharge, pendingQuotaError, QuotaGate } from "./quotas/quota-gate.js";
+import { isOutOfSpace, lacksRoomFor, type StorageLimits, UNLIMITED } from "./quotas/storage-limits.js";
+
+/**
+ * How long one transaction of a large session's rows may take before the event loop gets a turn;
+ * short, because its commit (the WAL's fsync) costs about as much again as writing the rows.
+ */
+const WRITE_SLICE_MS = 5;
+/** Rows one step of the sweep deletes at most: a few milliseconds of the thread. */
+const SWEEP_BATCH = 500;
+
+export interface SelfHostedPlatformOptions {
+  db: PlatformDatabase;
+  /** The pack files and the open packs. */
+  files: ContentFiles;
+  /** Reads blobs out of their packs (compaction copies them). */
+  reader: BlobReader;
+  sessions: UploadSessions;
+  tokens: UploadTokens;
+  accountId: string;
+  /** Full URL of the built-in upload service's bucket endpoint. */
+  uploadUrl: string;
+  bucketLimits: BucketLimits;
+  /** Quotas and the free-space guard; none by default. */
+  storage?: StorageLimits;
+  now: () => number;
+}
+
+/**
+ * The platform on one machine: the built-in upload service's sessions, the blob store, and the
+ * published manifest the built-in edge reads.
+ */
+export class SelfHostedPlatform implements Platform {
+  private readonly sites: SiteTables;
+  private readonly quotas: QuotaGate;
+
+  constructor(private readonly options: SelfHostedPlatformOptions) {
+    this.sites = new SiteTables(options.db);
+    this.quotas = new QuotaGate(options.db, options.storage ?? UNLIMITED, options.now);
+  }
+
+  async openUploadSession(input: {
+    projectSlug: string;
+    entries: ManifestEntry[];
+    expiresAt: Date;
+    clientAddress?: string;
+    owner?: { clientAddress: string; createdAt: Date };
+  }): Promise<UploadSession> {
+    const { sessions, tokens, accountId, now } = this.options;
+    const sessionId = generateOpaqueId();
+    const expiresAt = input.expiresAt.getTime();
+    await this.quotas.refuseManifest(input.projectSlug, input.entries);
+    let opened;
+    try {
+      opened = await sessions.open(
+        { id: sessionId, projectSlug: input.projectSlug, expiresAt },
+        input.entries,
+        now(),
+        new Pacer(WRITE_SLICE_MS),
+      );
+    } catch (error) {
+      if (isOutOfSpace(error)) throw new InsufficientStorageError(undefined, { cause: error });
+      throw error;
+    }
+    const { missing } = opened;
+    const asked = missing.reduce((sum, asset) => sum + asset.size, 0);
+    const charge = this.quotas.chargeOf(input.entries, opened.added, asked);
+    const owner = input.owner && {
+      clientAddress: input.owner.clientAddress,
+      createdAt: input.owner.createdAt.getTime(),
+    };
+    try {
+      await this.admit(input.projectSlug, sessionId, input.clientAddress, owner, asked, charge);
+    } catch (error) {
+      await sessions.discard(sessionId);
+      if (isOutOfSpace(error)) throw new InsufficientStorageError(undefined, { cause: error });
+      throw error;
+    }
+    await yieldToEventLoop();
+    const buckets = groupIntoBuckets(missing, this.options.bucketLimits);
+    // With nothing to upload, the upload token is itself the completion token (Cloudflare's rule).
+    const purposes = buckets.length === 0 ? (["upload", "completion"] as const) : (["upload"] as const);
+    const uploadJwt = await tokens.sign([...purposes], sessionId, accountId, input.expiresAt);
+    return {
+      sessionId,
+      accountId,
+      uploadJwt,
+      buckets,
+      uploadUrl: this.options.uploadUrl,
+      expiresAt: input.expiresAt,
+    };
+  }
+
+  /**
+   * Admits a session that asks for `asked` bytes and is charged `charge`: storage must have room
+   * for the upload (MIN_FREE_BYTES), the project stay within its quota across its kept revisions,
+   * the projects its owner created within the client quota, the client address within its quota
+   * of bytes prepared and not deployed. The quotas are checked and the reservation recorded in one
+   * transaction, so racing prepares of one project, owner or address cannot both take the same room.
+   */
+  private async admit(
+    projectSlug: string,
+    sessionId: string,
+    clientAddress: string | undefined,
+    owner: ProjectOwner | undefined,
+    asked: number,
+    charge: PrepareCharge,
+  ): Promise<void> {
+    const { db, sessions, now } = this.options;
+    const { pendingQuotaBytes } = this.storage;
+    if (asked > 0 && (await lacksRoomFor(this.storage, asked))) throw new InsufficientStorageError();
+    await db.transaction(async (trx) => {
+      // Racing prepares (of any process, on PostgreSQL) of one project, owner or address count in turn.
+      await lockKeys(db, trx, [
+        `project ${projectSlug}`,
+        ...(owner ? [`owner ${owner.clientAddress}`] : []),
+        ...(clientAddress ? [`address ${clientAddress}`] : []),
+      ]);
+      await this.quotas.admit(trx, projectSlug, owner, charge.added);
+      if (pendingQuotaBytes > 0 && clientAddress !== undefined && charge.pending > 0) {
+        const pending = await sessions.pendingBytesOf(trx, clientAddress, now());
+        if (pending + charge.pending > pendingQuotaBytes) {
+          throw pendingQuotaError(pendingQuotaBytes, pending, charge.pending);
+        }
+      }
+      await sessions.reserve(trx, sessionId, clientAddress ?? null, charge.pending);
+    });
+  }
+
+  private get storage(): StorageLimits {
+    return this.options.storage ?? UNLIMITED;
+  }
+
+  async publishRevision(input: PublishInput): Promise<void> {
+    const { sessions, tokens, now } = this.options;
+    const tokenSession = await tokens.verify("completion", input.completionJwt, new Date(now()));
+    if (tokenSession === undefined) {
+      throw new InvalidCompletionError("completion token is invalid or expired");
+    }
+    if (tokenSession !== input.sessionId) {
+      throw new InvalidCompletionError("completion token belongs to another deploy");
+    }
+    const session = await sessions.get(input.sessionId);
+    if (!session || session.projectSlug !== input.projectSlug) {
+      throw new InvalidCompletionError("upload session is gone; prepare the deploy again");
+    }
+    if (session.expiresAt <= now()) {
+      throw new InvalidCompletionError("upload session expired; prepare the deploy again");
+    }
+    const missing = await sessions.missingCount(input.sessionId);
+    if (missing > 0)
+      throw new InvalidCompletionError(`${missing} assets are still missing; upload them first`);
+    // Parsed before anything is written: a revision whose rules do not parse is never published.
+    const rules = await readSessionRules(this.options.db, this.options.reader, input.sessionId);
+    await this.sites.publish({
+      rules,
+      projectSlug: input.projectSlug,
+      revisionId: input.revisionId,
+      sessionId: input.sessionId,
+      hostnames: input.hostnames,
+      canonical: input.canonical,
+      expiresAt: input.expiresAt.getTime(),
+      now: now(),
+      preview: input.preview,
+      ...(input.alias === undefined ? {} : { alias: { name: input.alias, max: MAX_ALIASES } }),
+      check: (trx) => this.quotas.published(trx, input.projectSlug),
+    });
+  }
+
+  async promoteRevision(projectSlug: string, revisionId: string): Promise<void> {
+    if (!(await this.sites.promote(projectSlug, revisionId, this.options.now()))) {
+      throw new RevisionNotFoundError(`revision ${revisionId} not found for project ${projectSlug}`);
+    }
+  }
+
+  aliasRevision(projectSlug: string, alias: string): Promise<string | undefined> {
+    return this.sites.aliasRevision(projectSlug, alias);
+  }
+
+  async pruneRevisions(projectSlug: string, revisionIds: string[]): Promise<void> {
+    await this.sites.prune(projectSlug, revisionIds, (trx) => this.quotas.recharge(trx, projectSlug));
+  }
+
+  async updateSite(projectSlug: string, settings: SiteSettings): Promise<void> {
+    await this.sites.update(
+      projectSlug,
+      settings.hostnames,
+      settings.expiresAt.getTime(),
+      settings.canonical,
+    );
+  }
+
+  async unpublishProject(projectSlug: string): Promise<void> {
+    const { db, files } = this.options;
+    const candidates = await this.sites.hashesOf(projectSlug);
+    await this.sites.remove(projectSlug, (trx) => this.quotas.forget(trx, projectSlug));
+    await reclaimBlobs(db, files, candidates);
+  }
+
+  /**
+   * Reclaims in steps of at most SWEEP_BATCH rows (expired sessions' manifests, the sessions, then
+   * unreferenced blobs), yielding to the event loop between them, so a large collection (a million
+   * expired rows) never stalls the API, uploads and the edge that share this process. Then
+   * compacts, a pack at a time, every pack left mostly dead, and moves content stored before packs
+   * into packs.
+   */
+  async sweep(now: Date): Promise<CollectionResult> {
+    const { db, files } = this.options;
+    const total: CollectionResult = { sessionsExpired: 0, blobsDeleted: 0, bytesFreed: 0 };
+    for (;;) {
+      const step = await collectGarbageStep(db, files, now.getTime(), SWEEP_BATCH);
+      total.sessionsExpired += step.sessionsExpired;
+      total.blobsDeleted += step.blobsDeleted;
+      total.bytesFreed += step.bytesFreed;
+      if (step.done) break;
+      await yieldToEventLoop();
+    }
+    await this.compact();
+    return total;
+  }
+
+  /** Compacts until no pack is mostly dead and no content is stored outside packs. */
+  async compact(): Promise<{ packsRemoved: number; bytesFreed: number; blobsMoved: number }> {
+    const { db, files, reader, now } = this.options;
+    const total = { packsRemoved: 0, bytesFreed: 0, blobsMoved: 0 };
+    for (;;) {
+      const step = await compactStep(db, files, reader, now());
+      if (!step) return total;
+      total.packsRemoved += step.packsRemoved;
+      total.bytesFreed += step.bytesFreed;
+      total.blobsMoved += step.blobsMoved;
+      await yieldToEventLoop();
+    }
+  }
+
+  /** Reclaims expired sessions and unreferenced content (packs left partly alive stay for `compact`). */
+  collectGarbage(now = this.options.now()): Promise<CollectionResult> {
+    return collectGarbage(this.options.db, this.options.files, now);
+  }
+
+  /** Content held: packs, their bytes, and the bytes blob rows still name (for /metrics). */
+  async contentStats(): Promise<{ packs: number; bytes: number; liveBytes: number }> {
+    const { rows } = await sql<{ packs: number; bytes: number; live_bytes: number }>`SELECT count(*) AS packs,
+      CAST(coalesce(sum(size), 0) AS BIGINT) AS bytes, CAST(coalesce(sum(live_bytes), 0) AS BIGINT) AS live_bytes
+      FROM packs`.execute(this.options.db.db);
+    const row = rows[0]!;
+    return { packs: Number(row.packs), bytes: Number(row.bytes), liveBytes: Number(row.live_bytes) };
+  }
+
+  async check(): Promise<void> {
+    await sql`SELECT 1`.execute(this.options.db.db);
+  }
+
+  /** The object store holding the packs, when one does (OBJECT_STORE_URL). */
+  dependencyChecks(): Record<string, () => Promise<void>> {
+    const { storage } = this.options.files;
+    return storage.kind === "object-store" ? { objectStore: () => storage.check() } : {};
+  }
+
+  async close(): Promise<void> {
+    await this.options.files.storage.close();
+    await this.options.db.close();
+  }
+}

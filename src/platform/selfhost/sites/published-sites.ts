@@ -1,0 +1,299 @@
+import { sql } from "kysely";
+import { PREVIEW_ALIAS, PROJECT_SLUG, REVISION_ID } from "../../../core/formats.js";
+import { CompiledRules, NO_RULES, type SiteRules } from "../../../core/site-rules/index.js";
+import { type Executor, firstOf, type PlatformDatabase } from "../state/platform-db.js";
+import { manifestGeneration, type ManifestGeneration } from "./site-tables.js";
+
+/**
+ * The revision a request hostname serves. Answers are shared from the cache (never mutate them);
+ * a new object stands for every new read, so a reader may key its own memos on the object.
+ */
+export interface SiteTarget {
+  readonly projectSlug: string;
+  readonly revisionId: string;
+  /** True on a revision host, whose content can never change. */
+  readonly immutable: boolean;
+  /** True on an alias host (`<alias>--<slug>`): a preview that moves, never indexed. */
+  readonly preview?: boolean;
+  /**
+   * Since when this host serves this revision (ms since the epoch), its files' Last-Modified: on a
+   * production host the last publish or promote (a rollback must not look older than what the
+   * browser holds), on a revision host the revision's publish.
+   */
+  readonly publishedAt: number;
+  /** The site's canonical URL (`https://www.example.com/`) when this host is not that one. */
+  readonly canonicalUrl?: string;
+}
+
+/** A file of a revision: the blob that holds it and how to serve it (shared: never mutate it). */
+export interface StoredFile {
+  readonly hash: string;
+  readonly size: number;
+  readonly contentType: string;
+}
+
+export interface PublishedSitesOptions {
+  sitesDomain: string;
+  /** Milliseconds since the epoch; injectable so tests can move time. */
+  now?: () => number;
+  /** Most Host values remembered (unknown ones included); the oldest goes first. Default 10,000. */
+  maxHosts?: number;
+  /** Most file lookups remembered (misses included); all are dropped when full. Default 50,000. */
+  maxFiles?: number;
+}
+
+/** A live answer for a host, kept with its expiry: the clock moves without any write. */
+interface Live {
+  target: SiteTarget;
+  expiresAt: number;
+}
+
+/** What a Host value may serve: a revision, a production revision, both (a custom hostname shaped like a revision host) or neither. */
+interface HostEntry {
+  pinned: Live | undefined;
+  production: Live | undefined;
+}
+
+const NOWHERE: HostEntry = Object.freeze({ pinned: undefined, production: undefined });
+// A hostname is at most 253 characters; longer Host values are looked up but never remembered,
+// so a flood of them cannot hold much memory.
+const MAX_HOST_KEY = 260;
+const MAX_PATH_KEY = 1024;
+// Compiled rules of at most this many revisions are kept (a revision's can hold 2,100 rules).
+const MAX_RULE_SETS = 256;
+
+// `<revisionId>--<slug>` or `<alias>--<slug>`: neither a revision id nor an alias holds `--`.
+const PINNED_LABEL = /^([a-z0-9-]+?)--([a-z0-9-]+)$/;
+
+/** Lowercases a Host header value and strips a `:port` and one trailing dot. */
+export function normalizeHost(host: string): string {
+  let name = host.trim().toLowerCase();
+  if (name.startsWith("[")) {
+    // An IPv6 literal: its colons are not a port separator. No site ever answers on one.
+    const close = name.indexOf("]");
+    name = close === -1 ? name : name.slice(0, close + 1);
+  } else {
+    const colon = name.lastIndexOf(":");
+    if (colon !== -1) name = name.slice(0, colon);
+  }
+  return name.endsWith(".") ? name.slice(0, -1) : name;
+}
+
+/**
+ * Reads the published manifest (sites, hostnames, revisions, files) that publishing writes, and
+ * keeps what it read in memory until the next write of those tables (the connection's manifest
+ * generation), so a publish, a hostname change or a removal shows on the very next request.
+ * Expiry is checked against the clock on every call: a site stops answering the moment it expires.
+ * Both caches are bounded, misses included, so unknown hosts or paths cannot grow memory.
+ */
+export class PublishedSites {
+  private readonly suffix: string;
+  private readonly now: () => number;
+  private readonly generation: ManifestGeneration;
+  private readonly maxHosts: number;
+  private readonly maxFiles: number;
+  private seen: number;
+  private readonly hosts = new Map<string, HostEntry>();
+  // slug → revision → path → file (null: no such file). Nested maps need no composite key per lookup.
+  private files = new Map<string, Map<string, Map<string, StoredFile | null>>>();
+  private fileCount = 0;
+  // "slug/revision" → that revision's compiled rules; bounded like the other caches.
+  private rules = new Map<string, CompiledRules>();
+  private readonly db: Executor;
+
+  constructor(database: PlatformDatabase, options: PublishedSitesOptions) {
+    this.suffix = `.${normalizeHost(options.sitesDomain)}`;
+    this.now = options.now ?? Date.now;
+    this.maxHosts = options.maxHosts ?? 10_000;
+    this.maxFiles = options.maxFiles ?? 50_000;
+    this.generation = manifestGeneration(database);
+    this.seen = this.generation.value;
+    this.db = database.db;
+  }
+
+  /** How many host and file lookups are remembered (misses included): for tests and diagnostics. */
+  get cached(): { hosts: number; files: number } {
+    return { hosts: this.hosts.size, files: this.fileCount };
+  }
+
+  /** The revision a Host header value serves, or undefined when no live site answers on it. */
+  async resolve(host: string): Promise<SiteTarget | undefined> {
+    this.forgetIfWritten();
+    let entry = this.hosts.get(host);
+    if (entry === undefined) {
+      const read = this.generation.value;
+      entry = await this.readHost(normalizeHost(host));
+      // What was read before a write that came meanwhile is used once, never remembered.
+      if (host.length <= MAX_HOST_KEY && this.unwritten(read)) this.rememberHost(host, entry);
+    }
+    const now = this.now();
+    if (entry.pinned !== undefined && entry.pinned.expiresAt > now) return entry.pinned.target;
+    if (entry.production !== undefined && entry.production.expiresAt > now) return entry.production.target;
+    return undefined;
+  }
+
+  /** The file at `path` (site-relative, starting with `/`) of a revision, or undefined. */
+  async findFile(projectSlug: string, revisionId: string, path: string): Promise<StoredFile | undefined> {
+    this.forgetIfWritten();
+    const known = this.files.get(projectSlug)?.get(revisionId)?.get(path);
+    if (known !== undefined) return known ?? undefined;
+    const read = this.generation.value;
+    const row = await firstOf(
+      this.db,
+      sql<{ hash: string; size: number | string; content_type: string }>`SELECT f.hash, b.size, f.content_type
+        FROM revision_files f JOIN blobs b ON b.hash = f.hash
+        WHERE f.project_slug = ${projectSlug} AND f.revision_id = ${revisionId} AND f.path = ${path}`,
+    );
+    const file: StoredFile | null = row
+      ? Object.freeze({ hash: row.hash, size: Number(row.size), contentType: row.content_type })
+      : null;
+    if (path.length <= MAX_PATH_KEY && this.unwritten(read)) {
+      this.rememberFile(projectSlug, revisionId, path, file, this.files.get(projectSlug)?.get(revisionId));
+    }
+    return file ?? undefined;
+  }
+
+  /** A revision's `_redirects` and `_headers`, compiled on first use and kept until the next write. */
+  async rulesOf(projectSlug: string, revisionId: string): Promise<CompiledRules> {
+    this.forgetIfWritten();
+    const key = `${projectSlug}/${revisionId}`;
+    let compiled = this.rules.get(key);
+    if (compiled === undefined) {
+      const read = this.generation.value;
+      const row = await firstOf(
+        this.db,
+        sql<{ rules: string }>`SELECT rules FROM revision_rules
+          WHERE project_slug = ${projectSlug} AND revision_id = ${revisionId}`,
+      );
+      compiled = new CompiledRules(row ? (JSON.parse(row.rules) as SiteRules) : NO_RULES);
+      if (this.unwritten(read)) {
+        if (this.rules.size >= MAX_RULE_SETS) this.rules.clear();
+        this.rules.set(key, compiled);
+      }
+    }
+    return compiled;
+  }
+
+  /** True when the manifest is as it was at generation `read` and the caches are of it. */
+  private unwritten(read: number): boolean {
+    return this.generation.value === read && this.seen === read;
+  }
+
+  private forgetIfWritten(): void {
+    if (this.generation.value === this.seen) return;
+    this.seen = this.generation.value;
+    this.rules.clear();
+    this.hosts.clear();
+    this.files = new Map();
+    this.fileCount = 0;
+  }
+
+  // Expiry is read, not filtered on: what is cached must not depend on the time it was read.
+  private async readHost(hostname: string): Promise<HostEntry> {
+    let pinned: Live | undefined;
+    const labelled = this.pinnedHost(hostname);
+    const revision = labelled && REVISION_ID.test(labelled.label) ? labelled : undefined;
+    if (labelled !== undefined && revision === undefined) pinned = await this.readAlias(labelled);
+    if (revision) {
+      const row = await firstOf(
+        this.db,
+        sql<{ expires_at: number | string; created_at: number | string }>`SELECT s.expires_at, r.created_at
+          FROM sites s JOIN revisions r ON r.project_slug = s.project_slug
+          WHERE s.project_slug = ${revision.projectSlug} AND r.revision_id = ${revision.label}`,
+      );
+      if (row)
+        pinned = {
+          target: Object.freeze({
+            projectSlug: revision.projectSlug,
+            revisionId: revision.label,
+            immutable: true,
+            publishedAt: Number(row.created_at),
+          }),
+          expiresAt: Number(row.expires_at),
+        };
+    }
+    let production: Live | undefined;
+    const row = await firstOf(
+      this.db,
+      sql<{
+        project_slug: string;
+        revision_id: string;
+        expires_at: number | string;
+        created_at: number | string;
+        canonical_url: string | null;
+      }>`SELECT s.project_slug, s.revision_id, s.expires_at,
+          COALESCE(s.production_since, r.created_at) AS created_at, h.canonical_url FROM site_hosts h
+        JOIN sites s ON s.project_slug = h.project_slug
+        JOIN revisions r ON r.project_slug = s.project_slug AND r.revision_id = s.revision_id
+        WHERE h.hostname = ${hostname}`,
+    );
+    if (row) {
+      const target: SiteTarget = {
+        projectSlug: row.project_slug,
+        revisionId: row.revision_id,
+        immutable: false,
+        publishedAt: Number(row.created_at),
+      };
+      if (row.canonical_url !== null) Object.assign(target, { canonicalUrl: row.canonical_url });
+      production = { target: Object.freeze(target), expiresAt: Number(row.expires_at) };
+    }
+    return pinned || production ? { pinned, production } : NOWHERE;
+  }
+
+  private rememberHost(host: string, entry: HostEntry): void {
+    // A Map iterates in insertion order: its first key is the oldest entry.
+    if (this.hosts.size >= this.maxHosts) this.hosts.delete(this.hosts.keys().next().value!);
+    this.hosts.set(host, entry);
+  }
+
+  private rememberFile(
+    projectSlug: string,
+    revisionId: string,
+    path: string,
+    file: StoredFile | null,
+    known: Map<string, StoredFile | null> | undefined,
+  ): void {
+    let paths = known;
+    if (this.fileCount >= this.maxFiles) {
+      // Dropping everything is crude but cheap, and only a flood of distinct paths gets here.
+      this.files = new Map();
+      this.fileCount = 0;
+      paths = undefined;
+    }
+    if (paths === undefined) {
+      let revisions = this.files.get(projectSlug);
+      if (revisions === undefined) this.files.set(projectSlug, (revisions = new Map()));
+      paths = revisions.get(revisionId);
+      if (paths === undefined) revisions.set(revisionId, (paths = new Map()));
+    }
+    paths.set(path, file);
+    this.fileCount++;
+  }
+
+  /** The revision an alias host (`<alias>--<slug>`) serves now: a preview, whose files may move. */
+  private async readAlias(host: { projectSlug: string; label: string }): Promise<Live | undefined> {
+    if (!PREVIEW_ALIAS.test(host.label)) return undefined;
+    const row = await firstOf(
+      this.db,
+      sql<{ revision_id: string; since: number | string; expires_at: number | string }>`SELECT a.revision_id,
+          a.since, s.expires_at FROM site_aliases a
+        JOIN sites s ON s.project_slug = a.project_slug
+        JOIN revisions r ON r.project_slug = a.project_slug AND r.revision_id = a.revision_id
+        WHERE a.project_slug = ${host.projectSlug} AND a.alias = ${host.label}`,
+    );
+    if (!row) return undefined;
+    const target = { projectSlug: host.projectSlug, revisionId: row.revision_id, immutable: false };
+    return {
+      target: Object.freeze({ ...target, preview: true, publishedAt: Number(row.since) }),
+      expiresAt: Number(row.expires_at),
+    };
+  }
+
+  /** Splits `<label>--<slug>.<sitesDomain>` (a revision id or an alias); a slug never holds `--`. */
+  private pinnedHost(hostname: string): { projectSlug: string; label: string } | undefined {
+    if (!hostname.endsWith(this.suffix)) return undefined;
+    const match = PINNED_LABEL.exec(hostname.slice(0, -this.suffix.length));
+    if (!match || !PROJECT_SLUG.test(match[2]!)) return undefined;
+    return { label: match[1]!, projectSlug: match[2]! };
+  }
+}

@@ -1,0 +1,289 @@
+import { sql } from "kysely";
+import { AliasLimitError } from "../../../core/errors.js";
+import { rowBytesSum } from "../quotas/quota-charges.js";
+import { type Executor, firstOf, forUpdate, type PlatformDatabase, rowsOf } from "../state/platform-db.js";
+
+/**
+ * Counts the writes of the published manifest by this process, so that readers (the edge) can
+ * keep what they read in memory until it moves.
+ */
+export interface ManifestGeneration {
+  /** Changes on every insert, update or delete of sites, hostnames, revisions or their files. */
+  readonly value: number;
+}
+
+// The tables the edge reads; blobs are left out (a blob row never changes, and one is only
+// deleted once no revision file names it).
+const MANIFEST_TABLES = [
+  "sites",
+  "site_hosts",
+  "revisions",
+  "revision_files",
+  "revision_rules",
+  "site_aliases",
+] as const;
+const generations = new WeakMap<PlatformDatabase, { value: number }>();
+
+/**
+ * The manifest generation of a database. On SQLite the first call installs temporary triggers
+ * that bump it from SQLite itself, so no writer can forget to (SiteTables, the garbage collector,
+ * plain SQL in tests); a rolled-back write bumps it too, which only costs readers a re-read. On
+ * PostgreSQL the writers bump it (`manifestWritten`).
+ */
+export function manifestGeneration(database: PlatformDatabase): ManifestGeneration {
+  let generation = generations.get(database);
+  if (generation) return generation;
+  const counter = { value: 0 };
+  generation = counter;
+  generations.set(database, counter);
+  // Writes by other processes (PostgreSQL): heard through the database.
+  database.onManifestChange(() => counter.value++);
+  const db = database.sqlite;
+  if (db === undefined) return generation;
+  db.function("manifest_written", { deterministic: false }, () => {
+    counter.value++;
+    return null;
+  });
+  for (const table of MANIFEST_TABLES) {
+    for (const event of ["INSERT", "UPDATE", "DELETE"]) {
+      // TEMP triggers live in this connection only and never touch the database file.
+      db.exec(
+        `CREATE TEMP TRIGGER IF NOT EXISTS manifest_${table}_${event.toLowerCase()} AFTER ${event} ON ${table}
+         BEGIN SELECT manifest_written(); END`,
+      );
+    }
+  }
+  return generation;
+}
+
+/**
+ * Tells this process's readers that the manifest was written, where the engine cannot (PostgreSQL:
+ * its triggers run in the server). Call after the write committed; on SQLite the triggers did.
+ */
+export function manifestWritten(database: PlatformDatabase): void {
+  const counter = generations.get(database);
+  if (database.sqlite === undefined && counter !== undefined) counter.value++;
+}
+
+/**
+ * Writes of the published manifest: which revision each project serves, on which hostnames, and
+ * the files of each revision. Each method is one transaction, so the edge sees the old state or
+ * the new one, never a mix.
+ */
+export class SiteTables {
+  /** Moves on every write here (and any other write of the same tables): readers compare it. */
+  readonly generation: ManifestGeneration;
+
+  constructor(private readonly database: PlatformDatabase) {
+    this.generation = manifestGeneration(database);
+  }
+
+  /** Runs a write of the manifest in one transaction, then tells the readers. */
+  private async write<T>(work: (trx: Executor) => Promise<T>): Promise<T> {
+    try {
+      return await this.database.transaction(work);
+    } finally {
+      manifestWritten(this.database);
+    }
+  }
+
+  /**
+   * Records the revision's files from its upload session and makes it the production revision (a
+   * preview only moves the site's expiry: production stays where it was).
+   */
+  async publish(input: {
+    projectSlug: string;
+    revisionId: string;
+    sessionId: string;
+    hostnames: string[];
+    canonical?: { hostname: string; url: string } | undefined;
+    expiresAt: number;
+    now: number;
+    preview?: boolean;
+    /** The revision's parsed `_redirects` and `_headers` (JSON), when it has either. */
+    rules?: string;
+    /** A preview alias to move to this revision, and how many aliases a project may have. */
+    alias?: { name: string; max: number };
+    /** Runs last in the transaction (the quotas); what it throws undoes the publish. */
+    check?: (trx: Executor) => Promise<void>;
+  }): Promise<void> {
+    const { projectSlug: slug, revisionId, sessionId, expiresAt, now } = input;
+    await this.write(async (trx) => {
+      // First: a project at its alias bound publishes nothing.
+      if (input.alias !== undefined) await moveAlias(trx, slug, input.alias, revisionId, now);
+      // With the charge of its rows (quota-charges.ts), counted once here.
+      await sql`INSERT INTO revisions (project_slug, revision_id, created_at, row_bytes)
+        SELECT CAST(${slug} AS TEXT), CAST(${revisionId} AS TEXT), CAST(${now} AS BIGINT),
+          ${rowBytesSum(this.database.dialect)} FROM session_assets WHERE session_id = ${sessionId}
+        ON CONFLICT DO NOTHING`.execute(trx);
+      // A type an upload declared for the hash wins over its path's (session-hashes.ts).
+      await sql`INSERT INTO revision_files (project_slug, revision_id, path, hash, content_type, compressible)
+        SELECT CAST(${slug} AS TEXT), CAST(${revisionId} AS TEXT), a.path, a.hash,
+          COALESCE(h.media_type, a.content_type), COALESCE(h.compressible, a.compressible)
+        FROM session_assets a
+        LEFT JOIN session_hashes h ON h.session_id = a.session_id AND h.hash = a.hash
+        WHERE a.session_id = ${sessionId} ON CONFLICT DO NOTHING`.execute(trx);
+      if (input.rules !== undefined) {
+        await sql`INSERT INTO revision_rules (project_slug, revision_id, rules)
+          VALUES (${slug}, ${revisionId}, ${input.rules}) ON CONFLICT DO NOTHING`.execute(trx);
+      }
+      if (input.preview === true) await upsertSiteExpiry(trx, slug, expiresAt);
+      else {
+        await sql`INSERT INTO sites (project_slug, revision_id, expires_at, production_since)
+          VALUES (${slug}, ${revisionId}, ${expiresAt}, ${now})
+          ON CONFLICT (project_slug) DO UPDATE SET revision_id = excluded.revision_id,
+            expires_at = excluded.expires_at, production_since = excluded.production_since`.execute(trx);
+      }
+      await replaceHosts(trx, slug, input.hostnames, input.canonical);
+      // Published: its content is the project's now (its quota), no longer pending for its client.
+      await sql`UPDATE upload_sessions SET pending_bytes = 0 WHERE id = ${sessionId}`.execute(trx);
+      await input.check?.(trx);
+    });
+  }
+
+  /**
+   * Points the project's hostnames at one of its revisions, from `now` (what Last-Modified then
+   * says); false (nothing changed) when it has none such.
+   */
+  async promote(projectSlug: string, revisionId: string, now: number): Promise<boolean> {
+    return this.write(async (trx) => {
+      // The site's row first (on PostgreSQL): a prune that holds it finishes before the revision
+      // is looked for, so production never moves to a revision pruned meanwhile.
+      await sql`SELECT 1 AS locked FROM sites WHERE project_slug = ${projectSlug}
+        ${forUpdate(this.database.dialect)}`.execute(trx);
+      const known = await firstOf(
+        trx,
+        sql`SELECT 1 AS known FROM revisions WHERE project_slug = ${projectSlug} AND revision_id = ${revisionId}`,
+      );
+      if (known === undefined) return false;
+      await sql`UPDATE sites SET revision_id = ${revisionId}, production_since = ${now}
+        WHERE project_slug = ${projectSlug}`.execute(trx);
+      return true;
+    });
+  }
+
+  /**
+   * Forgets revisions of a project, their files and rules, never the one its hostnames serve;
+   * `after` runs in the same transaction (the project's charge).
+   */
+  async prune(
+    projectSlug: string,
+    revisionIds: string[],
+    after?: (trx: Executor) => Promise<unknown>,
+  ): Promise<void> {
+    await this.write(async (trx) => {
+      // The site's row is locked (on PostgreSQL) so a promote cannot move production meanwhile.
+      const site = await firstOf(
+        trx,
+        sql<{ revision_id: string | null }>`SELECT revision_id FROM sites WHERE project_slug = ${projectSlug}
+          ${forUpdate(this.database.dialect)}`,
+      );
+      for (const revisionId of revisionIds) {
+        if (revisionId === site?.revision_id) continue;
+        const where = sql`project_slug = ${projectSlug} AND revision_id = ${revisionId}`;
+        await sql`DELETE FROM revision_files WHERE ${where}`.execute(trx);
+        await sql`DELETE FROM revision_rules WHERE ${where}`.execute(trx);
+        await sql`DELETE FROM site_aliases WHERE ${where}`.execute(trx);
+        await sql`DELETE FROM revisions WHERE ${where}`.execute(trx);
+      }
+      await after?.(trx);
+    });
+  }
+
+  /** Changes the hostnames and expiry of a project, published or not. */
+  async update(
+    projectSlug: string,
+    hostnames: string[],
+    expiresAt: number,
+    canonical?: { hostname: string; url: string },
+  ): Promise<void> {
+    await this.write(async (trx) => {
+      await upsertSiteExpiry(trx, projectSlug, expiresAt);
+      await replaceHosts(trx, projectSlug, hostnames, canonical);
+    });
+  }
+
+  /**
+   * Removes every trace of a project from the published manifest and its upload sessions; `after`
+   * runs in the same transaction (its charge).
+   */
+  async remove(projectSlug: string, after?: (trx: Executor) => Promise<unknown>): Promise<void> {
+    await this.write(async (trx) => {
+      const sessions = sql`SELECT id FROM upload_sessions WHERE project_slug = ${projectSlug}`;
+      await sql`DELETE FROM site_hosts WHERE project_slug = ${projectSlug}`.execute(trx);
+      await sql`DELETE FROM site_aliases WHERE project_slug = ${projectSlug}`.execute(trx);
+      await sql`DELETE FROM sites WHERE project_slug = ${projectSlug}`.execute(trx);
+      await sql`DELETE FROM revision_files WHERE project_slug = ${projectSlug}`.execute(trx);
+      await sql`DELETE FROM revision_rules WHERE project_slug = ${projectSlug}`.execute(trx);
+      await sql`DELETE FROM revisions WHERE project_slug = ${projectSlug}`.execute(trx);
+      await sql`DELETE FROM session_assets WHERE session_id IN (${sessions})`.execute(trx);
+      await sql`DELETE FROM session_hashes WHERE session_id IN (${sessions})`.execute(trx);
+      await sql`DELETE FROM session_blobs WHERE session_id IN (${sessions})`.execute(trx);
+      await sql`DELETE FROM upload_sessions WHERE project_slug = ${projectSlug}`.execute(trx);
+      await after?.(trx);
+    });
+  }
+
+  /** The revision a project's alias serves now, or undefined. */
+  async aliasRevision(projectSlug: string, alias: string): Promise<string | undefined> {
+    const row = await firstOf(
+      this.database.db,
+      sql<{ revision_id: string }>`SELECT revision_id FROM site_aliases
+        WHERE project_slug = ${projectSlug} AND alias = ${alias}`,
+    );
+    return row?.revision_id;
+  }
+
+  /** Every content hash a project's revisions and sessions name. */
+  async hashesOf(projectSlug: string): Promise<string[]> {
+    const rows = await rowsOf(
+      this.database.db,
+      sql<{ hash: string }>`SELECT hash FROM revision_files WHERE project_slug = ${projectSlug}
+        UNION SELECT hash FROM session_assets
+          WHERE session_id IN (SELECT id FROM upload_sessions WHERE project_slug = ${projectSlug})`,
+    );
+    return rows.map((row) => row.hash);
+  }
+}
+
+/** Points a project's alias at a revision; AliasLimitError when it would be one alias too many. */
+async function moveAlias(
+  trx: Executor,
+  slug: string,
+  alias: { name: string; max: number },
+  revisionId: string,
+  now: number,
+): Promise<void> {
+  const others = await firstOf(
+    trx,
+    sql<{ count: number | string }>`SELECT COUNT(*) AS count FROM site_aliases
+      WHERE project_slug = ${slug} AND alias <> ${alias.name}`,
+  );
+  if (Number(others?.count ?? 0) >= alias.max) {
+    throw new AliasLimitError(`a project has at most ${alias.max} aliases; this one has ${alias.max}`);
+  }
+  await sql`INSERT INTO site_aliases (project_slug, alias, revision_id, since)
+    VALUES (${slug}, ${alias.name}, ${revisionId}, ${now})
+    ON CONFLICT (project_slug, alias) DO UPDATE SET revision_id = excluded.revision_id,
+      since = excluded.since`.execute(trx);
+}
+
+async function upsertSiteExpiry(trx: Executor, projectSlug: string, expiresAt: number): Promise<void> {
+  await sql`INSERT INTO sites (project_slug, revision_id, expires_at) VALUES (${projectSlug}, NULL, ${expiresAt})
+    ON CONFLICT (project_slug) DO UPDATE SET expires_at = excluded.expires_at`.execute(trx);
+}
+
+async function replaceHosts(
+  trx: Executor,
+  projectSlug: string,
+  hostnames: string[],
+  canonical: { hostname: string; url: string } | undefined,
+): Promise<void> {
+  await sql`DELETE FROM site_hosts WHERE project_slug = ${projectSlug}`.execute(trx);
+  for (const hostname of hostnames) {
+    const names = canonical !== undefined && canonical.hostname !== hostname ? canonical.url : null;
+    await sql`INSERT INTO site_hosts (hostname, project_slug, canonical_url) VALUES (${hostname}, ${projectSlug}, ${names})
+      ON CONFLICT (hostname) DO UPDATE SET project_slug = excluded.project_slug,
+        canonical_url = excluded.canonical_url`.execute(trx);
+  }
+}

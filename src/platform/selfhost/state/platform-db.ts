@@ -1,0 +1,117 @@
+import { Kysely, type RawBuilder, sql, SqliteDialect } from "kysely";
+import { type SqliteDatabase, withStatementCache } from "../../../shared/database/sqlite.js";
+
+/** The SQL engine under the platform database. */
+export type SqlDialect = "sqlite" | "postgres";
+
+/** Runs statements: the database itself, or one of its transactions. */
+export type Executor = Kysely<unknown>;
+
+/**
+ * The local platform's database, reached through Kysely: SQLite (the embedded default) or
+ * PostgreSQL. Statements are written once in the SQL both engines accept (`ON CONFLICT`,
+ * `RETURNING`, row values); what differs is asked of `dialect`.
+ */
+export interface PlatformDatabase {
+  readonly dialect: SqlDialect;
+  /** Runs statements outside any transaction (each one on its own). */
+  readonly db: Executor;
+  /** The SQLite connection underneath, on SQLite only (its manifest triggers live on it). */
+  readonly sqlite: SqliteDatabase | undefined;
+  /**
+   * Runs `work` in one transaction, committed when it resolves and rolled back when it throws. On
+   * SQLite no other statement of the process runs meanwhile (one connection, taken in turn). On
+   * PostgreSQL it runs again when the server rolled it back for a deadlock: `work` must change
+   * nothing outside the database.
+   */
+  transaction<T>(work: (trx: Executor) => Promise<T>): Promise<T>;
+  /**
+   * Calls `listener` whenever another connection (another process) may have written the
+   * published manifest; on SQLite, written by this process only, never.
+   */
+  onManifestChange(listener: () => void): void;
+  /**
+   * Resolves once other processes' writes are heard (at once on SQLite): a reader's caches are
+   * dropped once more when that starts, for what came before it.
+   */
+  manifestHeard(): Promise<void>;
+  /** Whether `close` has not been called yet. */
+  readonly open: boolean;
+  close(): Promise<void>;
+}
+
+/** Wraps an open better-sqlite3 connection (schema already in place) as the platform database. */
+export function sqlitePlatformDatabase(sqlite: SqliteDatabase): PlatformDatabase {
+  const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  let open = true;
+  return {
+    dialect: "sqlite",
+    db,
+    sqlite,
+    transaction: (work) => db.transaction().execute(work),
+    onManifestChange: () => undefined,
+    manifestHeard: () => Promise.resolve(),
+    get open() {
+      return open;
+    },
+    close: async () => {
+      if (!open) return;
+      open = false;
+      await db.destroy();
+    },
+  };
+}
+
+/** The rows a query returns. */
+export async function rowsOf<T>(executor: Executor, query: RawBuilder<T>): Promise<T[]> {
+  return (await query.execute(executor)).rows;
+}
+
+/** The first row a query returns, or undefined. */
+export async function firstOf<T>(executor: Executor, query: RawBuilder<T>): Promise<T | undefined> {
+  return (await query.execute(executor)).rows[0];
+}
+
+/** How many rows a statement (INSERT, UPDATE, DELETE without RETURNING) changed. */
+export async function changesOf(executor: Executor, query: RawBuilder<unknown>): Promise<number> {
+  return Number((await query.execute(executor)).numAffectedRows ?? 0n);
+}
+
+/** `items` in slices of at most `size` (bounded statements: engines cap a statement's parameters). */
+export function slicesOf<T>(items: readonly T[], size: number): T[][] {
+  const slices: T[][] = [];
+  for (let i = 0; i < items.length; i += size) slices.push(items.slice(i, i + size));
+  return slices;
+}
+
+/** `FOR UPDATE` on PostgreSQL (the rows locked to the end of the transaction); SQLite needs none. */
+export function forUpdate(dialect: SqlDialect): RawBuilder<unknown> {
+  return dialect === "postgres" ? sql`FOR UPDATE` : sql``;
+}
+
+/**
+ * Takes, to the end of the transaction, PostgreSQL's advisory lock on the content index: `shared`
+ * by writers that add rows naming blobs, `exclusive` by what deletes blobs nothing names (the
+ * collection), so a blob is never deleted between a writer finding it and its row naming it.
+ * On SQLite a transaction is alone already.
+ */
+export async function lockContent(
+  database: PlatformDatabase,
+  trx: Executor,
+  mode: "shared" | "exclusive",
+): Promise<void> {
+  if (database.dialect !== "postgres") return;
+  const lock = mode === "shared" ? sql`pg_advisory_xact_lock_shared` : sql`pg_advisory_xact_lock`;
+  await sql`SELECT ${lock}(hashtext(${"platform content"}))`.execute(trx);
+}
+
+/**
+ * Takes PostgreSQL's advisory locks on `keys` to the end of the transaction (in one order, so two
+ * transactions never wait for each other): what counts a quota, say, before it reserves.
+ */
+export async function lockKeys(database: PlatformDatabase, trx: Executor, keys: string[]): Promise<void> {
+  if (database.dialect !== "postgres") return;
+  for (const key of [...new Set(keys)].sort()) {
+    await sql`SELECT pg_advisory_xact_lock(hashtext(${`platform ${key}`}))`.execute(trx);
+  }
+}

@@ -1,0 +1,89 @@
+import { randomBytes } from "node:crypto";
+import type { Kysely } from "kysely";
+import { migrate, type MigrationReport } from "../../../shared/database/migrator.js";
+import { openPostgres, type PostgresOptions } from "../../../shared/database/postgres.js";
+import { ManifestListener } from "../sites/manifest-listener.js";
+import type { PlatformDatabase } from "./platform-db.js";
+import { PLATFORM_MIGRATIONS } from "./postgres-schema.js";
+
+/** The schema the platform's tables live in, beside the metadata store's in the same database. */
+export const PLATFORM_SCHEMA = "platform";
+
+// deadlock_detected and serialization_failure: the transaction was rolled back whole, and may run
+// again.
+const RETRYABLE = new Set(["40P01", "40001"]);
+const ATTEMPTS = 3;
+
+/**
+ * Opens the platform database on PostgreSQL (in `options.schema`, `platform` by default) and
+ * brings its tables up to date, under the Migrator's lock: processes starting at once migrate once.
+ */
+export async function openPostgresPlatformDatabase(options: PostgresOptions): Promise<PlatformDatabase> {
+  const schema = options.schema ?? PLATFORM_SCHEMA;
+  // Named per process: the manifest's notifications say whose connection wrote, and a process
+  // skips its own (its writers told its readers at once).
+  const writer = `static-deploy platform ${randomBytes(6).toString("hex")}`;
+  const db = await openPostgres<unknown>({ ...options, schema, applicationName: writer });
+  try {
+    await migrate(db, PLATFORM_MIGRATIONS, { tableName: "platform_migration", schema });
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  return postgresPlatformDatabase(db, { url: options.url, schema, writer });
+}
+
+/** Applies the platform's pending migrations on PostgreSQL and closes (`deploy-server migrate`). */
+export async function migratePostgresPlatform(options: PostgresOptions): Promise<MigrationReport> {
+  const schema = options.schema ?? PLATFORM_SCHEMA;
+  const db = await openPostgres<unknown>({ ...options, schema });
+  try {
+    return await migrate(db, PLATFORM_MIGRATIONS, { tableName: "platform_migration", schema });
+  } finally {
+    await db.destroy();
+  }
+}
+
+/**
+ * Wraps a Kysely instance on PostgreSQL (tables in place) as the platform database; `listen` says
+ * where the manifest's notifications are heard from (on a connection of their own).
+ */
+export function postgresPlatformDatabase(
+  db: Kysely<unknown>,
+  listen: { url: string; schema: string; writer?: string },
+): PlatformDatabase {
+  let open = true;
+  const listeners: (() => void)[] = [];
+  let listener: ManifestListener | undefined;
+  return {
+    dialect: "postgres",
+    db,
+    sqlite: undefined,
+    async transaction(work) {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await db.transaction().execute(work);
+        } catch (error) {
+          const code = (error as { code?: unknown } | null)?.code;
+          if (attempt >= ATTEMPTS || typeof code !== "string" || !RETRYABLE.has(code)) throw error;
+        }
+      }
+    },
+    onManifestChange(onChange) {
+      listeners.push(onChange);
+      if (listener !== undefined || !open) return;
+      listener = new ManifestListener({ ...listen, onChange: () => listeners.forEach((call) => call()) });
+      listener.start();
+    },
+    manifestHeard: () => listener?.heard ?? Promise.resolve(),
+    get open() {
+      return open;
+    },
+    close: async () => {
+      if (!open) return;
+      open = false;
+      await listener?.close();
+      await db.destroy();
+    },
+  };
+}

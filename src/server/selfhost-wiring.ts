@@ -1,0 +1,78 @@
+import { getRequestListener } from "@hono/node-server";
+import type { Logger } from "pino";
+import type { Metrics } from "../shared/observability/metrics.js";
+import { createEdgeHandler, type EdgeHandler, largestCachedBlob } from "../edge/index.js";
+import {
+  openSelfHostedState,
+  type SelfHostedPlatform,
+  type SelfHostedStateOptions,
+} from "../platform/selfhost/index.js";
+import { createUploadApp } from "../upload/upload-app.js";
+import { UploadService } from "../upload/upload-service.js";
+
+/** The self-hosted platform's settings and those of its two HTTP faces. */
+export interface SelfHostedPlatformOptions extends Omit<SelfHostedStateOptions, "log"> {
+  maxAssetBytes: number;
+  sitesDomain: string;
+  edgeCacheBytes: number;
+  logger: Logger;
+  /** Counts the upload service's requests and bytes. */
+  metrics?: Metrics;
+}
+
+/** The built-in platform, whole: the `Platform` port and the two listeners that face the world. */
+export interface SelfHostedParts {
+  platform: SelfHostedPlatform;
+  /** Request listener of the upload service (Cloudflare's bucket-upload protocol). */
+  uploadListener: ReturnType<typeof getRequestListener>;
+  /** Request listener of the edge, which serves the published sites by Host. */
+  edgeListener: EdgeHandler;
+}
+
+/**
+ * Opens the self-hosted platform under `dir` and builds its upload service and edge on that one state.
+ */
+export async function openSelfHostedPlatform(
+  dir: string,
+  options: SelfHostedPlatformOptions,
+): Promise<SelfHostedParts> {
+  const { logger, now } = options;
+  const state = await openSelfHostedState(dir, {
+    ...options,
+    log: logger,
+    // What the edge keeps out of its memory cache has its compressed variants on disk.
+    storage: options.storage && {
+      diskVariantsAbove: largestCachedBlob(options.edgeCacheBytes),
+      ...options.storage,
+    },
+  });
+  const { sessions, content, packStorage, tokens, storage } = state.upload;
+  const service = new UploadService({
+    accountId: state.accountId,
+    sessions,
+    packs: content,
+    packStorage,
+    tokens,
+    maxAssetBytes: options.maxAssetBytes,
+    maxFiles: options.bucketLimits.maxFiles,
+    // A full bucket plus room for the multipart framing of up to maxFiles parts.
+    maxRequestBytes: options.bucketLimits.maxBytes + options.bucketLimits.maxFiles * 512 + 1024 * 1024,
+    storage,
+    now,
+  });
+  return {
+    platform: state.platform,
+    uploadListener: getRequestListener(
+      createUploadApp({ service, logger: logger.child({ role: "upload" }), metrics: options.metrics }).fetch,
+    ),
+    edgeListener: createEdgeHandler({
+      db: state.edge.db,
+      reader: state.edge.reader,
+      packs: state.edge.content,
+      sitesDomain: options.sitesDomain,
+      cacheBytes: options.edgeCacheBytes,
+      now,
+      onError: (error) => logger.error({ err: error, role: "edge" }, "edge request failed"),
+    }),
+  };
+}
