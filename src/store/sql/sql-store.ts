@@ -1,12 +1,10 @@
-import { type Kysely, sql, type Transaction } from "kysely";
+import { type Kysely, sql } from "kysely";
 import {
   type CompleteDeployInput,
   type DeployRecord,
   type DomainState,
   type DomainStatus,
-  HostnameConflictError,
   type HostnameRelease,
-  HostnameWithheldError,
   isWithheld,
   type ProjectRecord,
   type RetentionPolicy,
@@ -14,28 +12,19 @@ import {
   type Store,
 } from "../../core/ports/index.js";
 import {
-  toDeploy,
-  toDeployRow,
-  toDomainRow,
-  toProject,
-  toProjectRow,
-  toRelease,
-  toReleaseRow,
-  toRevision,
-} from "./rows.js";
+  listPendingDomains,
+  markDomainContested,
+  recordDomainCheck,
+  recordReleases,
+  releaseOf,
+  setCustomHostname,
+} from "./hostnames.js";
+import { deleteRevisions, listPrunableRevisions, setProductionRevision } from "./revisions.js";
+import { toDeploy, toDeployRow, toProject, toProjectRow, toRevision } from "./rows.js";
 import type { MetadataTables } from "./schema.js";
+import type { SqlDialect } from "./sql-dialect.js";
 
-/** What differs between the databases the store runs on. */
-export interface SqlDialect {
-  /**
-   * Makes the rest of the transaction the only one working on these hostnames (their holders and
-   * releases): PostgreSQL takes advisory transaction locks; SQLite has one writer at a time
-   * already.
-   */
-  lockHostnames(trx: Transaction<MetadataTables>, hostnames: Array<string | null | undefined>): Promise<void>;
-  /** True when `error` is a unique constraint refusing a row. */
-  isUniqueViolation(error: unknown): boolean;
-}
+export type { SqlDialect } from "./sql-dialect.js";
 
 /** The metadata store on an SQL database through Kysely: SQLite or PostgreSQL, by `dialect`. */
 export class SqlStore implements Store {
@@ -98,103 +87,28 @@ export class SqlStore implements Store {
     return row && toProject(row);
   }
 
-  async setCustomHostname(
+  setCustomHostname(
     slug: string,
     hostname: string | null,
     change: { now?: string; release?: HostnameRelease; domain?: DomainState; takeOver?: boolean } = {},
   ): Promise<{ takenFrom?: string }> {
-    const now = change.now ?? new Date().toISOString();
-    const domain: DomainState | null =
-      hostname === null
-        ? null
-        : (change.domain ?? { status: "active", claimedAt: now, checkedAt: null, message: null });
-    try {
-      return await this.db.transaction().execute(async (trx) => {
-        let takenFrom: string | undefined;
-        await this.dialect.lockHostnames(trx, [hostname, change.release?.hostname]);
-        // A name is held as a custom hostname (the unique index says so) or as a generated one.
-        if (hostname !== null) {
-          const holder = await trx
-            .selectFrom("projects")
-            .select("slug")
-            .where("generated_hostname", "=", hostname)
-            .where("slug", "!=", slug)
-            .executeTakeFirst();
-          if (holder) throw new HostnameConflictError(hostname);
-          // Judged here, in the transaction that takes the name: a release that happened since
-          // the caller looked is seen. Proof by DNS outweighs a quarantine, never a tombstone.
-          const release = await releaseOf(trx, hostname);
-          if (release && isWithheld(release, slug, now)) {
-            if (!change.takeOver || release.withheldUntil === null) throw new HostnameWithheldError(release);
-          }
-          await trx
-            .deleteFrom("hostname_releases")
-            .where("hostname", "=", hostname)
-            .where(change.takeOver ? sql<boolean>`1 = 1` : sql<boolean>`project_slug = ${slug}`)
-            .execute();
-          if (change.takeOver) {
-            const taken = await trx
-              .updateTable("projects")
-              .set({ custom_hostname: null, ...toDomainRow(null) })
-              .where("custom_hostname", "=", hostname)
-              .where("slug", "!=", slug)
-              .returning("slug")
-              .executeTakeFirst();
-            takenFrom = taken?.slug;
-          }
-        }
-        await trx
-          .updateTable("projects")
-          .set({ custom_hostname: hostname, ...toDomainRow(domain) })
-          .where("slug", "=", slug)
-          .execute();
-        if (change.release) await recordReleases(trx, [change.release]);
-        return takenFrom === undefined ? {} : { takenFrom };
-      });
-    } catch (error) {
-      if (hostname !== null && this.dialect.isUniqueViolation(error))
-        throw new HostnameConflictError(hostname);
-      throw error;
-    }
+    return setCustomHostname(this.db, this.dialect, slug, hostname, change);
   }
 
-  async recordDomainCheck(
+  recordDomainCheck(
     slug: string,
     hostname: string,
     check: { status: DomainStatus; checkedAt: string; message: string | null },
   ): Promise<boolean> {
-    const result = await this.db
-      .updateTable("projects")
-      .set({ domain_status: check.status, domain_checked_at: check.checkedAt, domain_message: check.message })
-      .where("slug", "=", slug)
-      .where("custom_hostname", "=", hostname)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+    return recordDomainCheck(this.db, slug, hostname, check);
   }
 
-  async markDomainContested(slug: string, hostname: string, at: string): Promise<boolean> {
-    const result = await this.db
-      .updateTable("projects")
-      .set({ domain_contested_at: sql<string>`coalesce(domain_contested_at, ${at})` })
-      .where("slug", "=", slug)
-      .where("custom_hostname", "=", hostname)
-      .where("domain_status", "=", "pending")
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+  markDomainContested(slug: string, hostname: string, at: string): Promise<boolean> {
+    return markDomainContested(this.db, slug, hostname, at);
   }
 
-  async listPendingDomains(checkedBefore: string, limit: number): Promise<ProjectRecord[]> {
-    const rows = await this.db
-      .selectFrom("projects")
-      .selectAll()
-      .where("domain_status", "=", "pending")
-      .where((eb) =>
-        eb.or([eb("domain_checked_at", "is", null), eb("domain_checked_at", "<", checkedBefore)]),
-      )
-      .orderBy("domain_checked_at", (ob) => ob.asc().nullsFirst())
-      .limit(limit)
-      .execute();
-    return rows.map(toProject);
+  listPendingDomains(checkedBefore: string, limit: number): Promise<ProjectRecord[]> {
+    return listPendingDomains(this.db, checkedBefore, limit);
   }
 
   async hasRevision(slug: string, revisionId: string): Promise<boolean> {
@@ -298,69 +212,19 @@ export class SqlStore implements Store {
     return rows.map(toRevision);
   }
 
-  async setProductionRevision(slug: string, revisionId: string): Promise<ProjectRecord | undefined> {
-    return this.db.transaction().execute(async (trx) => {
-      const kept = await trx
-        .selectFrom("revisions")
-        .select("id")
-        .where("project_slug", "=", slug)
-        .where("revision_id", "=", revisionId)
-        .executeTakeFirst();
-      if (!kept) return undefined;
-      const project = await trx
-        .updateTable("projects")
-        .set({ revision_id: revisionId })
-        .where("slug", "=", slug)
-        .returningAll()
-        .executeTakeFirst();
-      return project && toProject(project);
-    });
+  setProductionRevision(slug: string, revisionId: string): Promise<ProjectRecord | undefined> {
+    return setProductionRevision(this.db, slug, revisionId);
   }
 
-  async listPrunableRevisions(
+  listPrunableRevisions(
     policy: RetentionPolicy,
     limit: number,
   ): Promise<Array<{ projectSlug: string; revisionId: string }>> {
-    const onlyProject =
-      policy.projectSlug === undefined ? sql`` : sql`WHERE project_slug = ${policy.projectSlug}`;
-    // Past `max`, a revision goes whatever its age (0: no such bound).
-    const max = policy.max ?? 0;
-    const { rows } = await sql<{ project_slug: string; revision_id: string }>`
-      SELECT ranked.project_slug, ranked.revision_id FROM (
-        SELECT project_slug, revision_id, created_at, id,
-          ROW_NUMBER() OVER (PARTITION BY project_slug ORDER BY created_at DESC, id DESC) AS place
-        FROM revisions ${onlyProject}) ranked
-      JOIN projects p ON p.slug = ranked.project_slug
-      WHERE ranked.place > ${policy.keep}
-        AND (ranked.created_at < ${policy.keepAfter} OR (${max} > 0 AND ranked.place > ${max}))
-        AND (p.revision_id IS NULL OR p.revision_id <> ranked.revision_id)
-      ORDER BY ranked.created_at, ranked.id
-      LIMIT ${limit}`.execute(this.db);
-    return rows.map((row) => ({ projectSlug: row.project_slug, revisionId: row.revision_id }));
+    return listPrunableRevisions(this.db, policy, limit);
   }
 
-  async deleteRevisions(slug: string, revisionIds: string[]): Promise<number> {
-    if (revisionIds.length === 0) return 0;
-    return this.db.transaction().execute(async (trx) => {
-      const project = await trx
-        .selectFrom("projects")
-        .select("revision_id")
-        .where("slug", "=", slug)
-        .executeTakeFirst();
-      const doomed = revisionIds.filter((id) => id !== project?.revision_id);
-      if (doomed.length === 0) return 0;
-      const result = await trx
-        .deleteFrom("revisions")
-        .where("project_slug", "=", slug)
-        .where("revision_id", "in", doomed)
-        .executeTakeFirst();
-      await trx
-        .deleteFrom("deploys")
-        .where("project_slug", "=", slug)
-        .where("revision_id", "in", doomed)
-        .execute();
-      return Number(result.numDeletedRows);
-    });
+  deleteRevisions(slug: string, revisionIds: string[]): Promise<number> {
+    return deleteRevisions(this.db, slug, revisionIds);
   }
 
   async deleteExpiredDeploys(before: string): Promise<number> {
@@ -389,32 +253,5 @@ export class SqlStore implements Store {
 
   async close(): Promise<void> {
     await this.db.destroy();
-  }
-}
-
-async function releaseOf(db: Kysely<MetadataTables>, hostname: string): Promise<HostnameRelease | undefined> {
-  const row = await db
-    .selectFrom("hostname_releases")
-    .selectAll()
-    .where("hostname", "=", hostname)
-    .executeTakeFirst();
-  return row && toRelease(row);
-}
-
-/** Records releases, each replacing an earlier release of the same hostname. */
-async function recordReleases(trx: Transaction<MetadataTables>, releases: HostnameRelease[]): Promise<void> {
-  for (const release of releases) {
-    const row = toReleaseRow(release);
-    await trx
-      .insertInto("hostname_releases")
-      .values(row)
-      .onConflict((oc) =>
-        oc.column("hostname").doUpdateSet({
-          project_slug: row.project_slug,
-          released_at: row.released_at,
-          withheld_until: row.withheld_until,
-        }),
-      )
-      .execute();
   }
 }
