@@ -1,0 +1,74 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SiteFile } from "../scan/walk.js";
+import { loadLastDeploy, saveLastDeploy, statDigest } from "./last-deploy.js";
+
+let configDir: string;
+const RECORD = { projectSlug: "s", statDigest: "d1", manifestDigest: "m1", distinctHashes: 3 };
+const file = (path: string, size = 1, mtimeMs = 1, ino = 1): SiteFile => ({
+  path,
+  absPath: `/x/${path}`,
+  size,
+  mtimeMs,
+  ino,
+});
+
+beforeAll(async () => {
+  configDir = await mkdtemp(join(tmpdir(), "last-deploy-"));
+});
+afterAll(() => rm(configDir, { recursive: true, force: true }));
+
+describe("last-deploy", () => {
+  it("statDigest: changes with any file's path, size, mtime or inode, and with the files' number", () => {
+    const base = statDigest([file("a"), file("b")]);
+    expect(base).toMatch(/^[0-9a-f]{64}$/);
+    expect(statDigest([file("a"), file("b")])).toBe(base);
+    for (const changed of [
+      [file("a"), file("c")],
+      [file("a"), file("b", 2)],
+      [file("a"), file("b", 1, 2)],
+      [file("a"), file("b", 1, 1, 2)],
+      [file("a")],
+      // Fields never run together: "b" of size 11 is not "b1" of size 1.
+      [file("a"), file("b1", 1)],
+    ]) {
+      expect(statDigest(changed)).not.toBe(base);
+    }
+    expect(statDigest([file("a"), file("b", 11)])).not.toBe(statDigest([file("a"), file("b1", 1)]));
+  });
+
+  it("saveLastDeploy: a record read back as it was written, under hash-cache/<projectHash>.last.json", async () => {
+    await saveLastDeploy(configDir, "p1", RECORD);
+    expect(await loadLastDeploy(configDir, "p1")).toEqual(RECORD);
+    const text = await readFile(join(configDir, "hash-cache", "p1.last.json"), "utf8");
+    expect(JSON.parse(text)).toEqual({ version: 1, ...RECORD });
+    expect(await loadLastDeploy(configDir, "p2")).toBeUndefined();
+  });
+
+  it("loadLastDeploy: a record of another version, with a field of the wrong type, or not JSON is none", async () => {
+    const folder = join(configDir, "hash-cache");
+    await mkdir(folder, { recursive: true });
+    const cases: unknown[] = [
+      { ...RECORD, version: 2 },
+      { ...RECORD },
+      { version: 1, ...RECORD, projectSlug: 1 },
+      { version: 1, ...RECORD, statDigest: null },
+      { version: 1, ...RECORD, manifestDigest: 5 },
+      { version: 1, ...RECORD, distinctHashes: "3" },
+      null,
+    ];
+    for (const [i, data] of cases.entries()) {
+      await writeFile(join(folder, `bad${i}.last.json`), JSON.stringify(data));
+      expect(await loadLastDeploy(configDir, `bad${i}`), JSON.stringify(data)).toBeUndefined();
+    }
+    await writeFile(join(folder, "broken.last.json"), "{");
+    expect(await loadLastDeploy(configDir, "broken")).toBeUndefined();
+  });
+
+  it("loadLastDeploy: a record that cannot be read at all is an error, not a silent long way", async () => {
+    await mkdir(join(configDir, "hash-cache", "folder.last.json"), { recursive: true });
+    await expect(loadLastDeploy(configDir, "folder")).rejects.toMatchObject({ code: "CONFIG" });
+  });
+});

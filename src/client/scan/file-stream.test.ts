@@ -1,0 +1,94 @@
+import { appendFile, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CliError } from "../errors.js";
+import { base64Chunks, base64Length, fileBytes, readSmallFile, WHOLE_READ_BYTES } from "./file-stream.js";
+
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "file-stream-"));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+async function collect<T>(source: AsyncIterable<T>): Promise<T[]> {
+  const items: T[] = [];
+  for await (const item of source) items.push(item);
+  return items;
+}
+
+async function failure(run: () => Promise<unknown>): Promise<CliError> {
+  const error = await run().then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(CliError);
+  return error as CliError;
+}
+
+describe("file-stream", () => {
+  it("base64Length: four characters per started group of three bytes", () => {
+    expect([0, 1, 2, 3, 4, 6, 7].map(base64Length)).toEqual([0, 4, 4, 4, 8, 8, 12]);
+  });
+
+  it("base64Chunks: pieces that join into the base64 of the whole, each but the last without padding", async () => {
+    const bytes = Buffer.from(Array.from({ length: 20 }, (_, i) => i * 13));
+    async function* pieces() {
+      for (const size of [1, 1, 5, 0, 2, 11]) yield bytes.subarray(0, size);
+    }
+    const whole = Buffer.concat([1, 1, 5, 0, 2, 11].map((size) => bytes.subarray(0, size)));
+    const chunks = await collect(base64Chunks(pieces()));
+    expect(chunks.join("")).toBe(whole.toString("base64"));
+    for (const chunk of chunks.slice(0, -1)) expect(chunk).not.toContain("=");
+    expect(chunks.every((chunk) => chunk !== "")).toBe(true);
+    // Leftovers only: one last piece.
+    async function* short() {
+      yield Buffer.from("ab");
+    }
+    expect(await collect(base64Chunks(short()))).toEqual(["YWI="]);
+  });
+
+  it("fileBytes: a large file streamed whole; a small one read in one piece", async () => {
+    const large = Buffer.alloc(WHOLE_READ_BYTES + 1000, 7);
+    await writeFile(join(dir, "large.bin"), large);
+    const chunks = await collect(fileBytes(join(dir, "large.bin"), "large.bin", large.length));
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(Buffer.concat(chunks).equals(large)).toBe(true);
+    const small = Buffer.alloc(WHOLE_READ_BYTES, 3);
+    await writeFile(join(dir, "small.bin"), small);
+    const one = await collect(fileBytes(join(dir, "small.bin"), "small.bin", small.length));
+    expect(one).toHaveLength(1);
+    expect(one[0]!.equals(small)).toBe(true);
+  });
+
+  it("fileBytes: a file that grew or shrank since the walk is FILE_CHANGED naming it", async () => {
+    const path = join(dir, "changing.bin");
+    await writeFile(path, Buffer.alloc(WHOLE_READ_BYTES + 10));
+    const grown = await failure(async () => {
+      await appendFile(path, "more");
+      return collect(fileBytes(path, "site/changing.bin", WHOLE_READ_BYTES + 10));
+    });
+    expect([grown.code, grown.message, grown.hint]).toEqual([
+      "FILE_CHANGED",
+      `site/changing.bin changed while deploying (${WHOLE_READ_BYTES + 10} bytes expected)`,
+      "Run deploy again once the build has finished.",
+    ]);
+    const shrunk = await failure(() => collect(fileBytes(path, "site/changing.bin", WHOLE_READ_BYTES + 20)));
+    expect(shrunk.code).toBe("FILE_CHANGED");
+    await writeFile(join(dir, "tiny"), "abc");
+    const small = await failure(async () => readSmallFile(join(dir, "tiny"), "tiny", 4));
+    expect(small.message).toBe("tiny changed while deploying (4 bytes expected)");
+  });
+
+  it("fileBytes: a file that cannot be read is READ_FAILED naming it, large or small", async () => {
+    const large = await failure(() =>
+      collect(fileBytes(join(dir, "gone"), "site/gone", WHOLE_READ_BYTES + 1)),
+    );
+    expect(large.code).toBe("READ_FAILED");
+    expect(large.message).toMatch(/^cannot read site\/gone: ENOENT/);
+    const small = await failure(async () => readSmallFile(join(dir, "gone"), "site/gone", 1));
+    expect(small.code).toBe("READ_FAILED");
+    expect(small.message).toMatch(/^cannot read site\/gone: ENOENT/);
+  });
+});
