@@ -1,11 +1,11 @@
 import { z } from "zod";
 import { completeDeploy, prepareDeploy } from "../../core/operations/index.js";
 import { credentials } from "../request/credentials.js";
-import { parseBody } from "../request/parse-body.js";
 import { parsePrepareBody } from "../request/parse-prepare-body.js";
 import { projectHeaders } from "../request/project-headers.js";
 import { deploySchema, prepareRequestSchema, prepareSchema, responses } from "../request/schemas.js";
 import { projectOperation } from "./operation.js";
+import { projectRoute } from "./project-route.js";
 import { defineRoute } from "./route.js";
 
 /** `POST /projects/:projectSlug/prepare`: record the manifest, answer what to upload. */
@@ -41,25 +41,21 @@ export const prepareRoute = defineRoute({
 });
 
 /** `POST /projects/:projectSlug/deploy`: publish the prepared revision. */
-export const deployRoute = defineRoute({
+export const deployRoute = projectRoute({
   method: "post",
   path: "/projects/:projectSlug/deploy",
-  operation: projectOperation("complete a deploy", deploySchema, responses.deploy, [409, 422, 502]),
-  handlers: (deps) => [
-    projectHeaders(deps),
-    deps.body,
-    async (c) => {
-      const { body } = await parseBody(c, deploySchema);
-      const result = await completeDeploy(deps.services, {
-        ...credentials(c, body),
-        deployId: body.deployId,
-        completionJwt: body.completionJwt,
-        preview: body.preview,
-        siteRules: body.siteRules,
-        message: body.message,
-        alias: body.alias,
-      });
-      return c.json(result, 200);
-    },
-  ],
+  summary: "complete a deploy",
+  body: deploySchema,
+  response: responses.deploy,
+  errors: [409, 422, 502],
+  handle: (services, project, body) =>
+    completeDeploy(services, {
+      ...project,
+      deployId: body.deployId,
+      completionJwt: body.completionJwt,
+      preview: body.preview,
+      siteRules: body.siteRules,
+      message: body.message,
+      alias: body.alias,
+    }),
 });

@@ -1,10 +1,6 @@
 import { assignDomain, checkDomain, resetDomain } from "../../core/operations/index.js";
-import { credentials } from "../request/credentials.js";
-import { parseBody } from "../request/parse-body.js";
-import { projectHeaders } from "../request/project-headers.js";
 import { assignDomainSchema, identitySchema, responses } from "../request/schemas.js";
-import { projectOperation } from "./operation.js";
-import { defineRoute } from "./route.js";
+import { projectRoute } from "./project-route.js";
 import type { RouteDeps } from "./route-deps.js";
 
 /*
@@ -12,55 +8,40 @@ import type { RouteDeps } from "./route-deps.js";
  * its body is read: a claim costs DNS questions about a name the client chose and may hold a name
  * for days.
  */
-const domainHeaders = (deps: RouteDeps) => projectHeaders({ ...deps, limits: deps.domainLimits });
+const limits = (deps: RouteDeps) => deps.domainLimits;
 
 /** `POST /projects/:projectSlug/domains`: claim a hostname. */
-export const assignDomainRoute = defineRoute({
+export const assignDomainRoute = projectRoute({
   method: "post",
   path: "/projects/:projectSlug/domains",
-  operation: projectOperation("assign a domain", assignDomainSchema, responses.assignDomain, [409, 502]),
-  handlers: (deps) => [
-    domainHeaders(deps),
-    deps.body,
-    async (c) => {
-      const { body } = await parseBody(c, assignDomainSchema);
-      const input = { ...credentials(c, body), domain: body.domain };
-      return c.json(await assignDomain(deps.services, input), 200);
-    },
-  ],
+  summary: "assign a domain",
+  body: assignDomainSchema,
+  response: responses.assignDomain,
+  errors: [409, 502],
+  limits,
+  handle: (services, project, body) => assignDomain(services, { ...project, domain: body.domain }),
 });
 
 /** `POST /projects/:projectSlug/domains/check`: ask DNS about the custom domain now. */
-export const checkDomainRoute = defineRoute({
+export const checkDomainRoute = projectRoute({
   method: "post",
   path: "/projects/:projectSlug/domains/check",
-  operation: projectOperation(
-    "ask DNS about the custom domain now (404 DOMAIN_NOT_ASSIGNED without one)",
-    identitySchema,
-    responses.assignDomain,
-    [502],
-  ),
-  handlers: (deps) => [
-    domainHeaders(deps),
-    deps.body,
-    async (c) => {
-      const { body } = await parseBody(c, identitySchema);
-      return c.json(await checkDomain(deps.services, credentials(c, body)), 200);
-    },
-  ],
+  summary: "ask DNS about the custom domain now (404 DOMAIN_NOT_ASSIGNED without one)",
+  body: identitySchema,
+  response: responses.assignDomain,
+  errors: [502],
+  limits,
+  handle: (services, project) => checkDomain(services, project),
 });
 
 /** `DELETE /projects/:projectSlug/domains`: back to the generated hostname. */
-export const resetDomainRoute = defineRoute({
+export const resetDomainRoute = projectRoute({
   method: "delete",
   path: "/projects/:projectSlug/domains",
-  operation: projectOperation("reset to the generated domain", identitySchema, responses.resetDomain, [502]),
-  handlers: (deps) => [
-    domainHeaders(deps),
-    deps.body,
-    async (c) => {
-      const { body } = await parseBody(c, identitySchema);
-      return c.json(await resetDomain(deps.services, credentials(c, body)), 200);
-    },
-  ],
+  summary: "reset to the generated domain",
+  body: identitySchema,
+  response: responses.resetDomain,
+  errors: [502],
+  limits,
+  handle: (services, project) => resetDomain(services, project),
 });

@@ -1,9 +1,8 @@
 import { createProject, deleteProject } from "../../core/operations/index.js";
-import { credentials } from "../request/credentials.js";
 import { parseBody } from "../request/parse-body.js";
-import { projectHeaders } from "../request/project-headers.js";
 import { createProjectSchema, identitySchema, responses } from "../request/schemas.js";
-import { BODY_ROUTE_ERRORS, errorResponses, json, projectOperation } from "./operation.js";
+import { BODY_ROUTE_ERRORS, errorResponses, json } from "./operation.js";
+import { projectRoute } from "./project-route.js";
 import { defineRoute } from "./route.js";
 
 /** `POST /projects`: an anonymous project and its token, returned once. */
@@ -35,16 +34,12 @@ export const createProjectRoute = defineRoute({
 });
 
 /** `DELETE /projects/:projectSlug`: the project and its site go. */
-export const deleteProjectRoute = defineRoute({
+export const deleteProjectRoute = projectRoute({
   method: "delete",
   path: "/projects/:projectSlug",
-  operation: projectOperation("delete the project", identitySchema, responses.deleteProject, [502]),
-  handlers: (deps) => [
-    projectHeaders(deps),
-    deps.body,
-    async (c) => {
-      const { body } = await parseBody(c, identitySchema);
-      return c.json(await deleteProject(deps.services, credentials(c, body)), 200);
-    },
-  ],
+  summary: "delete the project",
+  body: identitySchema,
+  response: responses.deleteProject,
+  errors: [502],
+  handle: (services, project) => deleteProject(services, project),
 });
