@@ -8,13 +8,9 @@ import { requestLogger } from "../shared/observability/request-logger.js";
 import type { Metrics } from "../shared/observability/metrics.js";
 import { apiMetrics } from "./middleware/api-metrics.js";
 import { openApiDocument } from "./openapi.js";
-import { deployRoutes } from "./routes/deploys.js";
-import { domainRoutes } from "./routes/domains.js";
-import { healthRoutes } from "./routes/health.js";
-import { limitsRoutes } from "./routes/limits.js";
-import { type TlsAskLimits, tlsAskRoutes } from "./routes/tls-ask.js";
-import { projectRoutes } from "./routes/projects.js";
-import { revisionRoutes } from "./routes/revisions.js";
+import { API_ROUTES } from "./routes/api-routes.js";
+import { mountRoutes } from "./routes/route.js";
+import type { RouteDeps, TlsAskLimits } from "./routes/route-deps.js";
 import { BodyBudget, type BodyBudgetLimits, boundedBody } from "./request/body-budget.js";
 import type { RouteLimits } from "./request/project-headers.js";
 import type { BodyPace } from "./request/body-stream.js";
@@ -54,7 +50,7 @@ export function createApiApp(deps: ApiDependencies): Hono {
   if (deps.metrics) app.use(apiMetrics(deps.metrics));
   app.use(cors(deps.corsOrigin));
   // Every route with a body reads it through this, after what its headers decide (contract §5).
-  const routeDeps = {
+  const routeDeps: RouteDeps = {
     services: deps.services,
     clientAddress: deps.clientAddress,
     body: boundedBody({
@@ -63,16 +59,15 @@ export function createApiApp(deps: ApiDependencies): Hono {
       clientAddress: deps.clientAddress,
       ...(deps.bodyPace && { pace: deps.bodyPace }),
     }),
+    maxBodyBytes: deps.maxBodyBytes,
+    createLimits: deps.createLimits,
+    prepareLimits: deps.prepareLimits,
+    domainLimits: deps.domainLimits,
+    tlsAsk: deps.tlsAsk,
   };
 
-  app.route("/", healthRoutes(deps.services));
-  app.route("/", limitsRoutes(deps.services, deps.maxBodyBytes));
-  app.route("/", tlsAskRoutes({ ...routeDeps, ...deps.tlsAsk }));
+  mountRoutes(app, API_ROUTES, routeDeps);
   app.get("/openapi.json", (c) => c.json(openApiDocument(deps.publicUrl())));
-  app.route("/projects", projectRoutes({ ...routeDeps, createLimits: deps.createLimits }));
-  app.route("/projects", deployRoutes({ ...routeDeps, prepareLimits: deps.prepareLimits }));
-  app.route("/projects", domainRoutes({ ...routeDeps, domainLimits: deps.domainLimits }));
-  app.route("/projects", revisionRoutes(routeDeps));
 
   // Routing rules of the seed: unknown routes under /projects are 405, any other 404.
   app.notFound((c) => {

@@ -1,5 +1,4 @@
 import type { Context } from "hono";
-import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { Logger } from "pino";
 import {
   DatabaseUnavailableError,
@@ -14,42 +13,7 @@ import {
 } from "../core/errors.js";
 import { isClientAbort } from "../shared/client-abort.js";
 import { requestOrigin } from "../shared/observability/request-logger.js";
-
-/** The HTTP status of each domain error code (contract §5); a code without one does not compile. */
-const STATUS_BY_CODE: Record<ErrorCode, ContentfulStatusCode> = {
-  INVALID_JSON: 400,
-  INVALID_REQUEST: 400,
-  INVALID_PROJECT_HASH: 400,
-  INVALID_FINGERPRINT: 400,
-  INVALID_MANIFEST: 400,
-  INVALID_DOMAIN: 400,
-  UNAUTHORIZED: 401,
-  OWNERSHIP_MISMATCH: 403,
-  PROJECT_NOT_FOUND: 404,
-  DEPLOY_NOT_FOUND: 404,
-  REVISION_NOT_FOUND: 404,
-  DOMAIN_NOT_ASSIGNED: 404,
-  DOMAIN_TAKEN: 409,
-  DEPLOY_ALREADY_COMPLETED: 409,
-  MANIFEST_CHANGED: 409,
-  PROJECT_EXPIRED: 410,
-  DEPLOY_EXPIRED: 410,
-  REQUEST_TIMEOUT: 408,
-  PAYLOAD_TOO_LARGE: 413,
-  QUOTA_EXCEEDED: 413,
-  UNSUPPORTED_MEDIA_TYPE: 415,
-  INVALID_COMPLETION: 422,
-  INVALID_SITE_CONFIG: 422,
-  ALIAS_LIMIT: 409,
-  RATE_LIMITED: 429,
-  INTERNAL: 500,
-  UPLOAD_PLATFORM_ERROR: 502,
-  SERVER_BUSY: 503,
-  SERVER_STARTING: 503,
-  DATABASE_UNAVAILABLE: 503,
-  OBJECT_STORE_UNAVAILABLE: 503,
-  INSUFFICIENT_STORAGE: 507,
-};
+import { STATUS_BY_CODE } from "./status-by-code.js";
 
 /**
  * The one place that turns errors into responses: a domain error becomes its status with

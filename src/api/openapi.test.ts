@@ -1,5 +1,7 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { openApiDocument } from "./openapi.js";
+import { STATUS_BY_CODE } from "./status-by-code.js";
 
 type Operation = {
   summary?: string;
@@ -94,7 +96,7 @@ describe("openApiDocument", () => {
 
   it("openApiDocument: each project route lists the errors every one can answer, and its own", () => {
     const { document, projectOperations } = built();
-    const common = ["400", "401", "403", "404", "410", "415", "429", "503"];
+    const common = ["400", "401", "403", "404", "408", "410", "415", "429", "500", "503"];
     const own: Record<string, string[]> = {
       "delete /projects/{projectSlug}": ["502"],
       "post /projects/{projectSlug}/prepare": ["409", "413", "502", "507"],
@@ -111,7 +113,16 @@ describe("openApiDocument", () => {
       expect(errors.sort(), where).toEqual([...new Set([...common, ...own[where]!])].sort());
     }
     const create = document.paths["/projects"]!["post"]!;
-    expect(Object.keys(create.responses).sort()).toEqual(["201", "400", "413", "415", "429", "503"]);
+    expect(Object.keys(create.responses).sort()).toEqual([
+      "201",
+      "400",
+      "408",
+      "413",
+      "415",
+      "429",
+      "500",
+      "503",
+    ]);
   });
 
   it("openApiDocument: an error response names the codes of its status and has the error body's schema", () => {
@@ -145,5 +156,21 @@ describe("openApiDocument", () => {
       { name: "domain", in: "query", required: true, schema: { type: "string" } },
     ]);
     expect(Object.keys(ask.responses)).toEqual(["200", "400", "404", "429"]);
+  });
+
+  it("openApiDocument: every error code of core/errors.ts is named under its status", () => {
+    const { operations } = built();
+    // The codes as core/errors.ts declares them, read from its source: not from the status table.
+    const source = readFileSync(new URL("../core/errors.ts", import.meta.url), "utf8");
+    const union = /export type ErrorCode =([^;]*);/.exec(source)![1]!;
+    const codes = [...union.matchAll(/"([A-Z_]+)"/g)].map((match) => match[1]!);
+    expect(codes.length).toBeGreaterThan(30);
+    for (const code of codes) {
+      const status = String(STATUS_BY_CODE[code as keyof typeof STATUS_BY_CODE]);
+      const named = operations.filter(({ operation }) =>
+        new RegExp(`\\b${code}\\b`).test(operation.responses[status]?.description ?? ""),
+      );
+      expect(named.length, `${code} under ${status}`).toBeGreaterThan(0);
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { Hono } from "hono";
-import { healthRoutes } from "../api/routes/health.js";
+import { healthRoute, healthzRoute } from "../api/routes/health.js";
+import { mountRoutes } from "../api/routes/route.js";
 import type { Services } from "../core/operations/services.js";
 import type { Metrics } from "../shared/observability/metrics.js";
 
@@ -14,7 +15,7 @@ export function createOpsApp(deps: { services: Services; metrics: Metrics }): Ho
     const { body, contentType } = await deps.metrics.render();
     return c.body(body, 200, { "content-type": contentType });
   });
-  app.route("/", healthRoutes(deps.services));
+  mountRoutes(app, [healthRoute, healthzRoute], deps);
   app.notFound((c) => c.json({ error: "not found" }, 404));
   return app;
 }

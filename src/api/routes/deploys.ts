@@ -1,25 +1,32 @@
-import { Hono } from "hono";
+import { z } from "zod";
 import { completeDeploy, prepareDeploy } from "../../core/operations/index.js";
 import { credentials } from "../request/credentials.js";
-import { parseBody } from "../request/parse-body.js";
 import { parsePrepareBody } from "../request/parse-prepare-body.js";
-import { projectHeaders, type RouteLimits } from "../request/project-headers.js";
-import { deploySchema, prepareRequestSchema } from "../request/schemas.js";
-import type { RouteDeps } from "./route-deps.js";
+import { projectHeaders } from "../request/project-headers.js";
+import { deploySchema, prepareRequestSchema, prepareSchema, responses } from "../request/schemas.js";
+import { projectOperation } from "./operation.js";
+import { projectRoute } from "./project-route.js";
+import { defineRoute } from "./route.js";
 
-/** `POST /projects/:projectSlug/prepare` and `POST /projects/:projectSlug/deploy`. */
-export function deployRoutes(deps: RouteDeps & { prepareLimits: RouteLimits }): Hono {
-  const { services } = deps;
-  const app = new Hono();
-
-  app.post(
-    "/:projectSlug/prepare",
+/** `POST /projects/:projectSlug/prepare`: record the manifest, answer what to upload. */
+export const prepareRoute = defineRoute({
+  method: "post",
+  path: "/projects/:projectSlug/prepare",
+  operation: projectOperation(
+    "prepare a deploy",
+    prepareSchema,
+    // The unchanged answer only to a client that sent skipUnchanged.
+    z.union([responses.prepare, responses.prepareUnchanged]),
+    [409, 413, 502, 507],
+  ),
+  handlers: (deps) => [
     projectHeaders({ ...deps, limits: deps.prepareLimits }),
     deps.body,
     async (c) => {
+      // The document's schema is prepareSchema; the manifest itself is checked by the core, in slices.
       const { body, raw } = await parsePrepareBody(c, prepareRequestSchema, {
-        slug: c.req.param("projectSlug"),
-        limits: services.config.limits,
+        slug: c.req.param("projectSlug") ?? "",
+        limits: deps.services.config.limits,
       });
       const input = {
         ...credentials(c, body),
@@ -28,23 +35,27 @@ export function deployRoutes(deps: RouteDeps & { prepareLimits: RouteLimits }): 
         manifestDigest: body.manifestDigest,
         clientAddress: deps.clientAddress(c),
       };
-      return c.json(await prepareDeploy(services, input), 200);
+      return c.json(await prepareDeploy(deps.services, input), 200);
     },
-  );
+  ],
+});
 
-  app.post("/:projectSlug/deploy", projectHeaders(deps), deps.body, async (c) => {
-    const { body } = await parseBody(c, deploySchema);
-    const result = await completeDeploy(services, {
-      ...credentials(c, body),
+/** `POST /projects/:projectSlug/deploy`: publish the prepared revision. */
+export const deployRoute = projectRoute({
+  method: "post",
+  path: "/projects/:projectSlug/deploy",
+  summary: "complete a deploy",
+  body: deploySchema,
+  response: responses.deploy,
+  errors: [409, 422, 502],
+  handle: (services, project, body) =>
+    completeDeploy(services, {
+      ...project,
       deployId: body.deployId,
       completionJwt: body.completionJwt,
       preview: body.preview,
       siteRules: body.siteRules,
       message: body.message,
       alias: body.alias,
-    });
-    return c.json(result, 200);
-  });
-
-  return app;
-}
+    }),
+});

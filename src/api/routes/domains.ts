@@ -1,35 +1,47 @@
-import { Hono } from "hono";
 import { assignDomain, checkDomain, resetDomain } from "../../core/operations/index.js";
-import { credentials } from "../request/credentials.js";
-import { parseBody } from "../request/parse-body.js";
-import { projectHeaders, type RouteLimits } from "../request/project-headers.js";
-import { assignDomainSchema, identitySchema } from "../request/schemas.js";
+import { assignDomainSchema, identitySchema, responses } from "../request/schemas.js";
+import { projectRoute } from "./project-route.js";
 import type { RouteDeps } from "./route-deps.js";
 
-/**
- * `POST` and `DELETE /projects/:projectSlug/domains` and `POST …/domains/check`. Each request
- * counts against the domain limits, per client address and per project, before its body is read:
- * a claim costs DNS questions about a name the client chose and may hold a name for days.
+/*
+ * Each domain request counts against the domain limits, per client address and per project, before
+ * its body is read: a claim costs DNS questions about a name the client chose and may hold a name
+ * for days.
  */
-export function domainRoutes(deps: RouteDeps & { domainLimits: RouteLimits }): Hono {
-  const { services } = deps;
-  const app = new Hono();
-  const headers = projectHeaders({ ...deps, limits: deps.domainLimits });
+const limits = (deps: RouteDeps) => deps.domainLimits;
 
-  app.post("/:projectSlug/domains", headers, deps.body, async (c) => {
-    const { body } = await parseBody(c, assignDomainSchema);
-    return c.json(await assignDomain(services, { ...credentials(c, body), domain: body.domain }), 200);
-  });
+/** `POST /projects/:projectSlug/domains`: claim a hostname. */
+export const assignDomainRoute = projectRoute({
+  method: "post",
+  path: "/projects/:projectSlug/domains",
+  summary: "assign a domain",
+  body: assignDomainSchema,
+  response: responses.assignDomain,
+  errors: [409, 502],
+  limits,
+  handle: (services, project, body) => assignDomain(services, { ...project, domain: body.domain }),
+});
 
-  app.post("/:projectSlug/domains/check", headers, deps.body, async (c) => {
-    const { body } = await parseBody(c, identitySchema);
-    return c.json(await checkDomain(services, credentials(c, body)), 200);
-  });
+/** `POST /projects/:projectSlug/domains/check`: ask DNS about the custom domain now. */
+export const checkDomainRoute = projectRoute({
+  method: "post",
+  path: "/projects/:projectSlug/domains/check",
+  summary: "ask DNS about the custom domain now (404 DOMAIN_NOT_ASSIGNED without one)",
+  body: identitySchema,
+  response: responses.assignDomain,
+  errors: [502],
+  limits,
+  handle: (services, project) => checkDomain(services, project),
+});
 
-  app.delete("/:projectSlug/domains", headers, deps.body, async (c) => {
-    const { body } = await parseBody(c, identitySchema);
-    return c.json(await resetDomain(services, credentials(c, body)), 200);
-  });
-
-  return app;
-}
+/** `DELETE /projects/:projectSlug/domains`: back to the generated hostname. */
+export const resetDomainRoute = projectRoute({
+  method: "delete",
+  path: "/projects/:projectSlug/domains",
+  summary: "reset to the generated domain",
+  body: identitySchema,
+  response: responses.resetDomain,
+  errors: [502],
+  limits,
+  handle: (services, project) => resetDomain(services, project),
+});

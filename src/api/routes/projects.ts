@@ -1,38 +1,45 @@
-import { Hono } from "hono";
 import { createProject, deleteProject } from "../../core/operations/index.js";
-import type { Limiter } from "../../core/rate-limiter.js";
-import { credentials } from "../request/credentials.js";
 import { parseBody } from "../request/parse-body.js";
-import { projectHeaders } from "../request/project-headers.js";
-import { createProjectSchema, identitySchema } from "../request/schemas.js";
-import type { RouteDeps } from "./route-deps.js";
+import { createProjectSchema, identitySchema, responses } from "../request/schemas.js";
+import { BODY_ROUTE_ERRORS, errorResponses, json } from "./operation.js";
+import { projectRoute } from "./project-route.js";
+import { defineRoute } from "./route.js";
 
-/** `POST /projects` and `DELETE /projects/:projectSlug`. */
-export function projectRoutes(
-  deps: RouteDeps & { createLimits: { perAddress: Limiter; perFingerprint: Limiter } },
-): Hono {
-  const { services, createLimits } = deps;
-  const app = new Hono();
-
-  app.post(
-    "/",
+/** `POST /projects`: an anonymous project and its token, returned once. */
+export const createProjectRoute = defineRoute({
+  method: "post",
+  path: "/projects",
+  operation: {
+    summary: "create an anonymous project; the apiToken is returned once",
+    requestBody: { required: true, ...json(createProjectSchema) },
+    responses: {
+      "201": { description: "created", ...json(responses.createProject) },
+      ...errorResponses([...BODY_ROUTE_ERRORS, 413]),
+    },
+  },
+  handlers: (deps) => [
     async (c, next) => {
       // Counted before the body is read, so a flood of malformed requests is limited too.
-      await createLimits.perAddress.hit(deps.clientAddress(c));
+      await deps.createLimits.perAddress.hit(deps.clientAddress(c));
       await next();
     },
     deps.body,
     async (c) => {
       const { body } = await parseBody(c, createProjectSchema);
-      await createLimits.perFingerprint.hit(body.anonFingerprint.toLowerCase());
-      return c.json(await createProject(services, { ...body, clientAddress: deps.clientAddress(c) }), 201);
+      await deps.createLimits.perFingerprint.hit(body.anonFingerprint.toLowerCase());
+      const input = { ...body, clientAddress: deps.clientAddress(c) };
+      return c.json(await createProject(deps.services, input), 201);
     },
-  );
+  ],
+});
 
-  app.delete("/:projectSlug", projectHeaders(deps), deps.body, async (c) => {
-    const { body } = await parseBody(c, identitySchema);
-    return c.json(await deleteProject(services, credentials(c, body)), 200);
-  });
-
-  return app;
-}
+/** `DELETE /projects/:projectSlug`: the project and its site go. */
+export const deleteProjectRoute = projectRoute({
+  method: "delete",
+  path: "/projects/:projectSlug",
+  summary: "delete the project",
+  body: identitySchema,
+  response: responses.deleteProject,
+  errors: [502],
+  handle: (services, project) => deleteProject(services, project),
+});

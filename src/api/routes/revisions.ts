@@ -1,27 +1,27 @@
-import { Hono } from "hono";
 import { projectState, promoteRevision } from "../../core/operations/index.js";
-import { credentials } from "../request/credentials.js";
-import { parseBody } from "../request/parse-body.js";
-import { projectHeaders } from "../request/project-headers.js";
-import { identitySchema, promoteSchema } from "../request/schemas.js";
-import type { RouteDeps } from "./route-deps.js";
+import { identitySchema, promoteSchema, responses } from "../request/schemas.js";
+import { projectRoute } from "./project-route.js";
 
-/** `POST /projects/:projectSlug/state` and `POST /projects/:projectSlug/promote`. */
-export function revisionRoutes(deps: RouteDeps): Hono {
-  const { services } = deps;
-  const app = new Hono();
+// POST with a JSON body, as every project route (seed §4): the identity fields travel in it.
 
-  // POST with a JSON body, as every project route (seed §4): the identity fields travel in it.
-  app.post("/:projectSlug/state", projectHeaders(deps), deps.body, async (c) => {
-    const { body } = await parseBody(c, identitySchema);
-    return c.json(await projectState(services, credentials(c, body)), 200);
-  });
+/** `POST /projects/:projectSlug/state`: the project and its kept revisions. */
+export const stateRoute = projectRoute({
+  method: "post",
+  path: "/projects/:projectSlug/state",
+  summary: "the project and its kept revisions, newest first (answers for an expired project too)",
+  body: identitySchema,
+  response: responses.state,
+  errors: [],
+  handle: (services, project) => projectState(services, project),
+});
 
-  app.post("/:projectSlug/promote", projectHeaders(deps), deps.body, async (c) => {
-    const { body } = await parseBody(c, promoteSchema);
-    const input = { ...credentials(c, body), revisionId: body.revisionId };
-    return c.json(await promoteRevision(services, input), 200);
-  });
-
-  return app;
-}
+/** `POST /projects/:projectSlug/promote`: a kept revision becomes production. */
+export const promoteRoute = projectRoute({
+  method: "post",
+  path: "/projects/:projectSlug/promote",
+  summary: "make a kept revision the production revision (a rollback promotes an older one); idempotent",
+  body: promoteSchema,
+  response: responses.promote,
+  errors: [502],
+  handle: (services, project, body) => promoteRevision(services, { ...project, revisionId: body.revisionId }),
+});

@@ -1,18 +1,7 @@
-import { type Context, Hono } from "hono";
+import type { Context } from "hono";
 import { mayIssueCertificate } from "../../core/operations/index.js";
-import type { Limiter } from "../../core/rate-limiter.js";
 import { addressKey } from "../../shared/address-key.js";
-import type { RouteDeps } from "./route-deps.js";
-
-/** What bounds `GET /tls/ask` (contract §8). */
-export interface TlsAskLimits {
-  /** Questions per client address, for every client but the frontend. */
-  perAddress: Limiter;
-  /** Names answered "no" per window, over every client (one key): the frontend's bound too. */
-  unknownNames: Limiter;
-  /** The frontend's addresses (TLS_ASK_TRUSTED_ADDRESSES): Caddy asks from there for every visitor. */
-  trustedAddresses: readonly string[];
-}
+import { defineRoute } from "./route.js";
 
 /**
  * `GET /tls/ask?domain=<host>`: Caddy's on-demand TLS asks before it gets a certificate for a name
@@ -22,20 +11,34 @@ export interface TlsAskLimits {
  * questions are not limited per address, and names answered "no" are bounded over all clients
  * instead (429 with Retry-After past it). A live name is never refused by that bound.
  */
-export function tlsAskRoutes(deps: Pick<RouteDeps, "services" | "clientAddress"> & TlsAskLimits): Hono {
-  const app = new Hono();
-  // clientAddress gives a client's key (IPv4, or an IPv6 /64), so the frontend's addresses are keyed alike.
-  const trusted = new Set(deps.trustedAddresses.map(addressKey));
-  app.get("/tls/ask", async (c) => {
-    if (!fromFrontend(c, deps.clientAddress(c), trusted)) await deps.perAddress.hit(deps.clientAddress(c));
-    const domain = c.req.query("domain");
-    if (domain === undefined || domain === "") return c.text("domain query parameter missing\n", 400);
-    if (await mayIssueCertificate(deps.services, domain)) return c.text("ok\n", 200);
-    await deps.unknownNames.hit("unknown");
-    return c.text("no live site on this hostname\n", 404);
-  });
-  return app;
-}
+export const tlsAskRoute = defineRoute({
+  method: "get",
+  path: "/tls/ask",
+  operation: {
+    summary: "Caddy's on-demand TLS question: 200 when a live project serves ?domain=, else 404",
+    parameters: [{ name: "domain", in: "query", required: true, schema: { type: "string" } }],
+    responses: {
+      "200": { description: "a certificate may be issued" },
+      "400": { description: "no hostname given, or not a hostname" },
+      "404": { description: "no live project serves this hostname" },
+      "429": { description: "rate limited" },
+    },
+  },
+  handlers: ({ services, clientAddress, tlsAsk }) => {
+    // clientAddress gives a client's key (IPv4, or an IPv6 /64), so the frontend's addresses are keyed alike.
+    const trusted = new Set(tlsAsk.trustedAddresses.map(addressKey));
+    return [
+      async (c) => {
+        if (!fromFrontend(c, clientAddress(c), trusted)) await tlsAsk.perAddress.hit(clientAddress(c));
+        const domain = c.req.query("domain");
+        if (domain === undefined || domain === "") return c.text("domain query parameter missing\n", 400);
+        if (await mayIssueCertificate(services, domain)) return c.text("ok\n", 200);
+        await tlsAsk.unknownNames.hit("unknown");
+        return c.text("no live site on this hostname\n", 404);
+      },
+    ];
+  },
+});
 
 /**
  * The frontend's own question: from a trusted address and not forwarded for someone else (Caddy's

@@ -1,102 +1,71 @@
-/** One option: its long name, an optional one-letter alias, and whether it takes a value. */
-export interface FlagSpec {
-  name: string;
-  alias?: string;
-  takesValue: boolean;
-}
+import { accountsSpec } from "./command-specs/accounts.js";
+import { completionSpec } from "./command-specs/completion.js";
+import { credentialSpec } from "./command-specs/credential.js";
+import { deleteSpec } from "./command-specs/delete.js";
+import { deploySpec } from "./command-specs/deploy.js";
+import { domainSpec } from "./command-specs/domain.js";
+import { linkSpec } from "./command-specs/link.js";
+import { listSpec } from "./command-specs/list.js";
+import { openSpec } from "./command-specs/open.js";
+import { projectsSpec } from "./command-specs/projects.js";
+import { promoteSpec } from "./command-specs/promote.js";
+import { rollbackSpec } from "./command-specs/rollback.js";
+import { statusSpec } from "./command-specs/status.js";
+import { unlinkSpec } from "./command-specs/unlink.js";
+import { COMMON_FLAGS, type CommandSpec, type FlagSpec } from "./command.js";
 
-/** The subcommands; `deploy [dir]` is the default one. */
-export type CommandName =
-  | "deploy"
-  | "status"
-  | "list"
-  | "rollback"
-  | "promote"
-  | "credential"
-  | "domain"
-  | "delete"
-  // Which project a folder deploys to (local/project-file.ts).
-  | "link"
-  | "unlink"
-  | "projects"
-  | HabitCommand;
+export { COMMON_FLAGS, type CommonOptions, type FlagSpec } from "./command.js";
 
 /**
- * Commands people bring from netlify-cli, vercel, wrangler and surge: `open` and `completion` do
- * what they do there; `login`, `logout` and `whoami` say that there are no accounts here.
+ * Every command, in the order `deploy --help` lists them: parsing, dispatch, help, "did you mean"
+ * and shell completion are derived from this list (a new command is one declaration and one line).
  */
-export type HabitCommand = "open" | "completion" | "login" | "logout" | "whoami";
+export const COMMANDS = [
+  deploySpec,
+  statusSpec,
+  listSpec,
+  rollbackSpec,
+  promoteSpec,
+  credentialSpec,
+  domainSpec,
+  deleteSpec,
+  openSpec,
+  completionSpec,
+  accountsSpec,
+  linkSpec,
+  unlinkSpec,
+  projectsSpec,
+] as const;
+
+type Declared = (typeof COMMANDS)[number];
+
+/** A command, as typed; `deploy [dir]` is the default one. */
+export type CommandName = Declared["name"] | NonNullable<Declared["aliases"]>[number];
+
+/** A command line parsed by its command's declaration. */
+export type ParsedCommand = ReturnType<Declared["parse"]>;
 
 /** What `deploy help <topic>` knows. */
 export type HelpTopic = CommandName;
 
-/** Options every command accepts, parsed. */
-export interface CommonOptions {
-  /** From `--api-url`; the environment and the default are applied later. */
-  apiUrl: string | undefined;
-  json: boolean;
-  /** The site folder: `--dir`, or deploy's positional, else the current folder. */
-  dir: string;
+/** Each word that runs a command, with its declaration. */
+const BY_NAME = new Map<string, CommandSpec>(
+  COMMANDS.flatMap((spec) => [spec.name, ...(spec.aliases ?? [])].map((name) => [name, spec as CommandSpec])),
+);
+
+/** The declaration of the command typed as `name`. */
+export function commandSpec(name: CommandName): CommandSpec {
+  return BY_NAME.get(name)!;
 }
 
-/** Options every command accepts. */
-export const COMMON_FLAGS: FlagSpec[] = [
-  { name: "api-url", takesValue: true },
-  { name: "json", takesValue: false },
-  { name: "dir", takesValue: true },
-  { name: "help", alias: "h", takesValue: false },
-  { name: "version", alias: "v", takesValue: false },
-];
-
-/** Options of one command only. */
-export const COMMAND_FLAGS: Record<CommandName, FlagSpec[]> = {
-  deploy: [
-    { name: "preview", takesValue: false },
-    { name: "include-dotfiles", takesValue: false },
-    // Production is the default here; --prod (netlify, vercel) is accepted and says so.
-    { name: "prod", takesValue: false },
-    { name: "message", alias: "m", takesValue: true },
-    { name: "alias", takesValue: true },
-    // Confirms deploying a folder that looks like a project's source (deploy/source-guard.ts).
-    { name: "yes", alias: "y", takesValue: false },
-  ],
-  status: [],
-  list: [],
-  rollback: [],
-  promote: [],
-  credential: [],
-  domain: [
-    { name: "reset", takesValue: false },
-    { name: "check", takesValue: false },
-  ],
-  delete: [{ name: "yes", alias: "y", takesValue: false }],
-  open: [{ name: "preview", takesValue: false }],
-  completion: [],
-  login: [],
-  logout: [],
-  whoami: [],
-  link: [],
-  unlink: [],
-  projects: [],
-};
+/** Options of one command only, by the words that run it. */
+export const COMMAND_FLAGS = Object.fromEntries(
+  [...BY_NAME].map(([name, spec]) => [name, spec.flags]),
+) as Record<CommandName, readonly FlagSpec[]>;
 
 /** Commands typed as a word after `deploy` (everything but the default one, and help). */
 export const SUBCOMMANDS: readonly string[] = [
-  "status",
-  "list",
-  "rollback",
-  "promote",
-  "credential",
-  "domain",
-  "delete",
-  "open",
-  "completion",
-  "login",
-  "logout",
-  "whoami",
-  "link",
-  "unlink",
-  "projects",
+  ...[...BY_NAME.keys()].filter((name) => name !== "deploy"),
   "help",
 ];
 

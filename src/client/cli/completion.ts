@@ -1,50 +1,62 @@
-import {
-  COMMAND_FLAGS,
-  COMMON_FLAGS,
-  type CommandName,
-  type FlagSpec,
-  SUBCOMMANDS,
-} from "./commands-list.js";
-import { COMPLETION_SHELLS, type CompletionShell } from "./habit-args.js";
+import { COMMON_FLAGS, type CommandSpec, type FlagSpec } from "./command.js";
 
 /*
- * Shell completion scripts, generated from the command and option declarations (commands-list.ts),
- * so a command or option added there is completed without touching this file.
+ * Shell completion scripts, generated from the command declarations it is given (the list of
+ * commands-list.ts), so a command or option declared there is completed without touching this file.
  */
 
-const COMMANDS = SUBCOMMANDS.filter((name) => name !== "help");
+/** The shells `deploy completion` writes a script for. */
+export const COMPLETION_SHELLS = ["bash", "zsh", "fish"] as const;
+export type CompletionShell = (typeof COMPLETION_SHELLS)[number];
+
+/** What a script is written from: each word typed after `deploy`, with its own options. */
+interface Words {
+  /** The words that run a command (not the default one, not help), in the list's order. */
+  commands: string[];
+  flagsOf: (word: string) => readonly FlagSpec[];
+}
+
+function wordsOf(specs: readonly CommandSpec[]): Words {
+  const byWord = new Map(specs.flatMap((spec) => [spec.name, ...(spec.aliases ?? [])].map((w) => [w, spec])));
+  return {
+    commands: [...byWord.keys()].filter((word) => word !== "deploy"),
+    flagsOf: (word) => byWord.get(word)?.flags ?? [],
+  };
+}
 
 /** Every spelling of a command's options, `--name` and `-a`. */
-function optionWords(command: CommandName): string[] {
-  const specs: FlagSpec[] = [...COMMON_FLAGS, ...COMMAND_FLAGS[command]];
+function optionWords(words: Words, command: string): string[] {
+  const specs = [...COMMON_FLAGS, ...words.flagsOf(command)];
   return specs.flatMap((spec) => [`--${spec.name}`, ...(spec.alias === undefined ? [] : [`-${spec.alias}`])]);
 }
 
 /** Options that take a value, but not a folder (nothing to complete after them). */
-function valueOptions(): string[] {
-  const specs = [...COMMON_FLAGS, ...Object.values(COMMAND_FLAGS).flat()];
-  const words = specs
+function valueOptions(words: Words): string[] {
+  const specs = [...COMMON_FLAGS, ...["deploy", ...words.commands].flatMap(words.flagsOf)];
+  const spelled = specs
     .filter((spec) => spec.takesValue && spec.name !== "dir")
     .flatMap((spec) => [`--${spec.name}`, ...(spec.alias === undefined ? [] : [`-${spec.alias}`])]);
-  return [...new Set(words)];
+  return [...new Set(spelled)];
 }
 
 /** The script that completes `deploy` in `shell`. */
-export function completionScript(shell: CompletionShell): string {
+export function completionScript(shell: CompletionShell, commands: readonly CommandSpec[]): string {
+  const words = wordsOf(commands);
   switch (shell) {
     case "bash":
-      return bashScript();
+      return bashScript(words);
     case "zsh":
-      return zshScript();
+      return zshScript(words);
     case "fish":
-      return fishScript();
+      return fishScript(words);
   }
 }
 
-function bashScript(): string {
-  const cases = (COMMANDS as CommandName[])
-    .map((name) => `    ${name}) opts="${optionWords(name).join(" ")}" ;;`)
-    .join("\n");
+function bashScript(words: Words): string {
+  const COMMANDS = words.commands;
+  const cases = COMMANDS.map((name) => `    ${name}) opts="${optionWords(words, name).join(" ")}" ;;`).join(
+    "\n",
+  );
   return `# bash completion for deploy (\`deploy completion bash\`)
 _deploy() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" prev="\${COMP_WORDS[COMP_CWORD-1]}" cmd="" i opts
@@ -55,12 +67,12 @@ _deploy() {
   done
   case "$prev" in
     --dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
-    ${valueOptions().join("|")}) COMPREPLY=(); return ;;
+    ${valueOptions(words).join("|")}) COMPREPLY=(); return ;;
   esac
   case "$cmd" in
 ${cases}
     help) COMPREPLY=($(compgen -W "deploy ${COMMANDS.join(" ")}" -- "$cur")); return ;;
-    *) opts="${optionWords("deploy").join(" ")}" ;;
+    *) opts="${optionWords(words, "deploy").join(" ")}" ;;
   esac
   if [[ "$cur" == -* ]]; then
     COMPREPLY=($(compgen -W "$opts" -- "$cur"))
@@ -74,10 +86,11 @@ complete -F _deploy deploy
 `;
 }
 
-function zshScript(): string {
-  const cases = (COMMANDS as CommandName[])
-    .map((name) => `    (${name}) opts=(${optionWords(name).join(" ")}) ;;`)
-    .join("\n");
+function zshScript(words: Words): string {
+  const COMMANDS = words.commands;
+  const cases = COMMANDS.map((name) => `    (${name}) opts=(${optionWords(words, name).join(" ")}) ;;`).join(
+    "\n",
+  );
   return `#compdef deploy
 # zsh completion for deploy (\`deploy completion zsh\`)
 _deploy() {
@@ -90,12 +103,12 @@ _deploy() {
   done
   case \${words[CURRENT-1]} in
     (--dir) _files -/; return ;;
-    (${valueOptions().join("|")}) return ;;
+    (${valueOptions(words).join("|")}) return ;;
   esac
   case $cmd in
 ${cases}
     (help) compadd -- deploy ${COMMANDS.join(" ")}; return ;;
-    (*) opts=(${optionWords("deploy").join(" ")}) ;;
+    (*) opts=(${optionWords(words, "deploy").join(" ")}) ;;
   esac
   if [[ \${words[CURRENT]} == -* ]]; then
     compadd -- $opts
@@ -114,7 +127,8 @@ fi
 `;
 }
 
-function fishScript(): string {
+function fishScript(words: Words): string {
+  const COMMANDS = words.commands;
   const all = [...COMMANDS, "help"].join(" ");
   const lines = [
     "# fish completion for deploy (`deploy completion fish`)",
@@ -131,11 +145,11 @@ function fishScript(): string {
     return `complete -c deploy${condition} -l ${spec.name}${short}${value}`;
   };
   for (const spec of COMMON_FLAGS) lines.push(fishFlag(spec, ""));
-  for (const spec of COMMAND_FLAGS.deploy) {
+  for (const spec of words.flagsOf("deploy")) {
     lines.push(fishFlag(spec, ` -n "not __fish_seen_subcommand_from ${all}"`));
   }
-  for (const name of COMMANDS as CommandName[]) {
-    for (const spec of COMMAND_FLAGS[name]) {
+  for (const name of COMMANDS) {
+    for (const spec of words.flagsOf(name)) {
       lines.push(fishFlag(spec, ` -n "__fish_seen_subcommand_from ${name}"`));
     }
   }

@@ -1,6 +1,7 @@
 import { UsageError } from "../errors.js";
 import { ALL_FLAGS, commandLabel, commandsWithFlag, type FlagSpec } from "./commands-list.js";
 import { closest } from "./suggest.js";
+import { helpHint } from "./usage-errors.js";
 
 export type { FlagSpec } from "./commands-list.js";
 
@@ -18,7 +19,7 @@ export function wantsFlag(tokens: string[], name: string, alias: string): boolea
 }
 
 /** Splits tokens into known options and positionals; an unknown option or a missing value is a UsageError. */
-export function scan(tokens: string[], specs: FlagSpec[], command: string): Scan {
+export function scan(tokens: string[], specs: readonly FlagSpec[], command: string): Scan {
   const flags = new Map<string, string | true>();
   const positionals: string[] = [];
   for (let i = 0; i < tokens.length; i++) {
@@ -47,7 +48,7 @@ export function scan(tokens: string[], specs: FlagSpec[], command: string): Scan
 }
 
 /** The error for an option `command` does not take, with what was most likely meant. */
-function unknownOption(option: string, specs: FlagSpec[], command: string): UsageError {
+function unknownOption(option: string, specs: readonly FlagSpec[], command: string): UsageError {
   const name = option.replace(/^-+/, "");
   const elsewhere = lookup(ALL_FLAGS, option);
   if (elsewhere !== undefined) {
@@ -72,15 +73,10 @@ function capitalize(text: string): string {
 }
 
 /** The spec a token (`--name`, `--name=value`, `-a`) refers to, if any. */
-export function lookup(specs: FlagSpec[], token: string): FlagSpec | undefined {
+export function lookup(specs: readonly FlagSpec[], token: string): FlagSpec | undefined {
   if (token.startsWith("--")) {
     const name = token.slice(2).split("=")[0];
     return specs.find((spec) => spec.name === name);
   }
   return specs.find((spec) => spec.alias !== undefined && token === `-${spec.alias}`);
-}
-
-/** Where to read more about a command. */
-export function helpHint(command: string): string {
-  return command === "deploy" ? "Run `deploy --help`." : `Run \`deploy ${command} --help\`.`;
 }

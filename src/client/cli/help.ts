@@ -1,7 +1,6 @@
-import type { HelpTopic } from "./commands-list.js";
-import { formatBytes, formatCount } from "../format.js";
+import { COMMANDS, commandSpec, type HelpTopic } from "./commands-list.js";
+import { formatBytes } from "../format.js";
 import { DEFAULT_API_URL, DEFAULTS } from "../settings.js";
-import { HABIT_TOPICS } from "./help-habits.js";
 
 // Every number below comes from the code's own defaults (settings.ts), never typed twice.
 const D = DEFAULTS;
@@ -42,33 +41,12 @@ export const CLIENT_ERROR_CODES = [
   "INTERNAL",
 ] as const;
 
+const INDENT = " ".repeat(37);
+
 const MAIN = `deploy — publish a folder of static files and get a production URL and a revision URL.
 
 Usage
-  deploy [dir]                       Deploy a folder (default: the current one) to production
-  deploy --preview [dir]             Deploy it to its revision URL only; production is unchanged
-                                     (production is the default: --prod is accepted, not needed)
-  deploy --alias NAME [dir]          A preview also served at NAME--<project>, which moves to
-                                     each deploy with --alias NAME (a stable preview URL)
-  deploy -m "text" [dir]             Store a message with the revision (list and status show it)
-  deploy --yes [dir]                 Deploy a folder that looks like a project's source, unasked
-  deploy status [--dir DIR]          The project: production URL, revision, domain, expiry
-  deploy list [--dir DIR]            Its kept revisions, newest first, production marked
-  deploy rollback [revision]         Put the revision before the current one (or the one named) back
-  deploy promote <revision>          Make a kept revision (a preview, say) the production one
-  deploy credential [--dir DIR]      Print the credential another machine (CI) deploys with
-  deploy domain <hostname> [--dir DIR]
-                                     Serve the project at a hostname of your own
-  deploy domain --check [--dir DIR]  Ask DNS now whether the hostname points here
-  deploy domain --reset [--dir DIR]  Go back to the generated hostname
-  deploy delete [--dir DIR] [--yes]  Delete the project and take the site down
-  deploy open [--preview]            Open the production URL (or the newest preview) in a browser
-  deploy completion bash|zsh|fish    Print a shell completion script
-  deploy login | logout | whoami     There are no accounts: these say what identifies a project
-  deploy link <project> [--dir DIR]  Make the folder deploy to a project this machine holds
-  deploy unlink [--dir DIR]          Detach the folder from its project (the token is kept)
-  deploy projects                    The projects this machine holds tokens for: URL, expiry
-  deploy help [command]              Show help for a command
+${usageSection()}
 
 Options (every command)
   --dir DIR       The site folder whose project to act on (default: the current one)
@@ -146,163 +124,22 @@ Examples
   deploy delete --dir ./dist --yes
 `;
 
-const DEPLOY = `Usage: deploy [dir] [--preview | --prod] [--alias NAME] [-m, --message TEXT]
-              [--include-dotfiles] [--yes] [--api-url URL] [--json]
-
-Deploys the folder (default: the current one; --dir DIR works too). Prints the production URL,
-the revision URL (this exact version, kept while the project keeps the revision), the number of
-files, how many were uploaded, how many were identical to another file of the site, how many the
-service already held, the bytes sent and the time.
-
---preview publishes the revision on its revision URL only: production stays as it was, until
-\`deploy promote <revision>\`. --include-dotfiles deploys dotfiles and dot-folders too.
-
-Production is the default, the opposite of netlify-cli and vercel: \`deploy\` publishes to
-production, \`deploy --preview\` does not. --prod is accepted (it changes nothing, and says so).
-
---message TEXT (-m) stores TEXT with the revision (one line, at most 500 characters); \`deploy
-list\` and \`deploy status\` show it. A deploy with a message always makes a new revision.
-
---alias NAME deploys a preview and also serves it at NAME--<project>.<domain> (like netlify's
---alias and wrangler's --branch): a URL that stays the same and moves to each deploy with that
-alias. NAME is 1 to 20 of a-z, 0-9 and - (not 10 letters and digits: that is a revision id);
-a project keeps at most 20 aliases.
-
-A folder that looks like a project's source (a package.json, a .git, or no index.html while
-dist/, build/, out/, public/ or _site/ has one) is deployed only once confirmed: on a terminal the
-client asks; elsewhere it stops with SOURCE_FOLDER and the likely output folder, and --yes (-y)
-confirms. A yes is remembered in the folder's project file.
-
-With --json, prints one object on stdout:
-  { projectSlug, revisionId, productionUrl, revisionUrl, expiresAt, preview, files, uploaded,
-    identical, bytesUploaded, durationMs }
-(and message, alias and aliasUrl when given; domainPending: true while the custom domain waits
-for DNS, when productionUrl does not answer yet)
-(bytesUploaded counts the raw bytes of the files uploaded, before base64; skippedDotfiles and
-skippedGitignored list what was skipped as a dotfile or for a .gitignore, when anything was;
-expiresAt is null on a server where projects never expire.)
-
-On a terminal, one line on stderr shows the phase that runs (listing, asking the server's limits,
-creating the project, preparing, hashing, uploading, publishing) and how long it has taken; for
-hashing and uploading, the files and bytes done, then the rate and an ETA once a second of bytes
-has given a rate. Uploaded files count as their parts are written to the connection; the server
-confirms a request of many files at once, so the line then says it is storing the last ones.
-
-A site expires when it has not been deployed for the server's PROJECT_TTL_SECONDS (30 days by
-default): the summary prints the date. Any deploy of the folder, even with no change, moves it.
-
-Before anything is uploaded the client checks that the folder holds at most DEPLOY_MAX_FILES
-files (${formatCount(D.maxFiles)}) and none larger than DEPLOY_MAX_FILE_BYTES (${formatBytes(D.maxFileBytes)}), and names the files that do not fit.
-Then, before it creates a project, it asks the server for its own limits (GET /limits: files,
-bytes per file, the size of the file list, storage quotas) and refuses what the server would.
-If the project has expired or was deleted, a new project is created and the new URL is printed
-(not with DEPLOY_CREDENTIAL, whose project it is).
-
-Run \`deploy --help\` for the other commands and the environment variables.
-`;
-
-const STATUS = `Usage: deploy status [--dir DIR] [--api-url URL] [--json]
-
-Shows the project of DIR (or of DEPLOY_CREDENTIAL): its production URL, the revision it serves,
-its domain, how many revisions it keeps and when it expires (by default 30 days after its last
-deploy; never on a server with PROJECT_TTL_SECONDS=0). Production is the URL that serves now:
-while a custom domain waits for DNS it is the generated one, and the domain is marked pending.
-With --json: { projectSlug, productionUrl, revisionId, revisionUrl, hostname, customHostname,
-createdAt, expiresAt, expired, revisions } (and customHostnameStatus: "pending" while it is;
-message: the production revision's, when it has one).
-`;
-
-const LIST = `Usage: deploy list [--dir DIR] [--api-url URL] [--json]
-
-Lists the project's kept revisions, newest first: id, when, files, size; the production one is
-marked, previews are marked. With --json: { projectSlug, revisions: [{ revisionId, createdAt,
-files, bytes, production, preview, revisionUrl, message }] } (message: --message's, or null).
-`;
-
-const ROLLBACK = `Usage: deploy rollback [revision] [--dir DIR] [--api-url URL] [--json]
-
-Puts production back on the revision before the current one (the next older one that is not a
-preview), or on the revision named. The site switches at once; the revision that was live stays
-kept, so \`deploy promote\` can put it back. With --json: { revisionId, previousRevisionId,
-productionUrl, revisionUrl, project }.
-`;
-
-const PROMOTE = `Usage: deploy promote <revision> [--dir DIR] [--api-url URL] [--json]
-
-Makes a kept revision (a preview, or an older one) the production revision, at once.
-Promoting the revision already live changes nothing. With --json: { revisionId,
-previousRevisionId, productionUrl, revisionUrl, project }.
-`;
-
-const CREDENTIAL = `Usage: deploy credential [--dir DIR] [--api-url URL] [--json]
-
-Prints one opaque string that holds what another machine needs to deploy to the project of DIR:
-the API URL, the project, its token and identity. Keep it secret. Set it as DEPLOY_CREDENTIAL
-(a CI secret, say) and \`deploy [dir]\`, status, list, rollback, promote, domain and delete act
-on that project from any folder and any config folder; the client never writes it to disk and
-never prints it back. With --json: { credential, projectSlug }.
-`;
-
-const DOMAIN = `Usage: deploy domain <hostname> [--dir DIR] [--api-url URL] [--json]
-       deploy domain --check [--dir DIR] [--api-url URL] [--json]
-       deploy domain --reset [--dir DIR] [--api-url URL] [--json]
-
-Serves the project of DIR (default: the current folder) at <hostname>; its generated hostname
-keeps serving too. A name under the service's domain is active at once. A hostname of your own is
-pending until DNS shows a CNAME record for it at the printed target, or the printed TXT record
-_deploy-challenge.<hostname> (which also takes the name over from a project that claimed it
-first); then it gets HTTPS. The server checks DNS now and then; --check asks it at once.
---reset goes back to the generated hostname alone.
-With --json, prints the server's answer: { domain, project } (or { project } with --reset).
-`;
-
-const DELETE = `Usage: deploy delete [--dir DIR] [--yes] [--api-url URL] [--json]
-
-Deletes the project of DIR (default: the current folder): its site stops answering at once and
-its hostnames are freed. Asks for confirmation on a terminal; pass --yes (-y) to skip the question
-(required when not on a terminal). Answering no changes nothing and exits 0. With --json,
-prints { projectSlug, deleted } (deleted false when the question was answered no).
-`;
-
-const LINK = `Usage: deploy link <project> [--dir DIR] [--api-url URL] [--json]
-
-Makes DIR (default: the current folder) deploy to <project>, one this machine holds the token of
-(\`deploy projects\` lists them; the server is asked first that it answers), by writing the
-folder's project file, .static-deploy.json (in the folder, or in its repository's root). The
-token stays in the config folder. With --json: { projectSlug, productionUrl, dir, projectFile }.
-`;
-
-const UNLINK = `Usage: deploy unlink [--dir DIR] [--api-url URL] [--json]
-
-Detaches DIR from its project: removes the project file that names it, and the folder's path
-from the project's record. The token is kept (\`deploy link\` attaches it again); the folder's
-next deploy creates a new project. With --json: { projectSlug, dir, unlinked }.
-`;
-
-const PROJECTS = `Usage: deploy projects [--api-url URL] [--json]
-
-Lists the projects this machine holds tokens for on the API: each one's production URL, its
-expiry as the server tells it now ("gone" when the server no longer has it) and the folder it is
-linked to here. With --json: { apiUrl, projects: [{ projectSlug, productionUrl, expiresAt,
-expired, status, dir }], otherApis } (otherApis: how many are held for other API URLs).
-`;
-
-const TOPICS: Record<HelpTopic, string> = {
-  deploy: DEPLOY,
-  status: STATUS,
-  list: LIST,
-  rollback: ROLLBACK,
-  promote: PROMOTE,
-  credential: CREDENTIAL,
-  domain: DOMAIN,
-  delete: DELETE,
-  ...HABIT_TOPICS,
-  link: LINK,
-  unlink: UNLINK,
-  projects: PROJECTS,
-};
-
 /** The help text of a command, or the main help. */
 export function helpText(topic: HelpTopic | undefined): string {
-  return topic === undefined ? MAIN : TOPICS[topic];
+  return topic === undefined ? MAIN : commandSpec(topic).help;
+}
+
+/** The Usage section's lines, from each command's declaration, the help command last. */
+function usageSection(): string {
+  const lines = COMMANDS.flatMap((spec) => spec.usage);
+  return [...lines, ["deploy help [command]", "Show help for a command"] as const]
+    .flatMap(([usage, ...description]) => {
+      // The description starts at column 37, on the usage's line when the usage leaves room for it.
+      const first =
+        usage.length <= 33
+          ? [`  ${usage.padEnd(35)}${description[0]}`]
+          : [`  ${usage}`, `${INDENT}${description[0]}`];
+      return [...first, ...description.slice(1).map((line) => `${INDENT}${line}`)];
+    })
+    .join("\n");
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { mistypedCommand, parseArgs, type ParsedArgs } from "./args.js";
+import { COMMANDS, commandSpec } from "./commands-list.js";
 import { ApiError, CliError, EXIT_FAILURE, EXIT_OK } from "../errors.js";
 import type { CliIo } from "../io.js";
 import { paintFor } from "../paint.js";
@@ -23,83 +24,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       io.stdout.write(wantsJson(argv, parsed) ? `${JSON.stringify({ version })}\n` : `${version}\n`);
       return EXIT_OK;
     }
-    if (parsed.kind === "completion") {
-      const { completionScript } = await import("./completion.js");
-      io.stdout.write(completionScript(parsed.shell));
-      return EXIT_OK;
-    }
-    if (parsed.kind === "login" || parsed.kind === "logout" || parsed.kind === "whoami") {
-      const { accountsAnswer } = await import("./commands/accounts.js");
-      io.stdout.write(accountsAnswer(parsed.kind, parsed.common.json));
-      return EXIT_OK;
-    }
-    await runCommand(parsed, io);
+    // A declaration runs what its own parse returned (its kind is the word it was typed as).
+    await commandSpec(parsed.kind).run(parsed as never, io, COMMANDS);
     return EXIT_OK;
   } catch (error) {
     return reportError(io, explain(parsed, error), wantsJson(argv, parsed));
-  }
-}
-
-/** Runs a parsed command; each command's code is loaded only when it runs (a faster start). */
-async function runCommand(
-  parsed: Exclude<ParsedArgs, { kind: "help" | "version" | "completion" | "login" | "logout" | "whoami" }>,
-  io: CliIo,
-): Promise<void> {
-  const [{ readSettings }, { createContext }] = await Promise.all([
-    import("../settings.js"),
-    import("../context.js"),
-  ]);
-  const { common } = parsed;
-  const ctx = createContext(io, readSettings(io.env), common.apiUrl, common.json);
-  switch (parsed.kind) {
-    case "deploy": {
-      const { deployCommand } = await import("./commands/deploy.js");
-      return deployCommand(ctx, common.dir, {
-        preview: parsed.preview || parsed.alias !== undefined,
-        includeDotfiles: parsed.includeDotfiles,
-        prod: parsed.prod,
-        message: parsed.message,
-        alias: parsed.alias,
-        yes: parsed.yes,
-      });
-    }
-    case "status":
-    case "list": {
-      const { stateCommand } = await import("./commands/state.js");
-      return stateCommand(ctx, common.dir, parsed.kind);
-    }
-    case "rollback":
-    case "promote": {
-      const { promoteCommand } = await import("./commands/promote.js");
-      return promoteCommand(ctx, common.dir, parsed.revisionId, parsed.kind);
-    }
-    case "credential": {
-      const { credentialCommand } = await import("./commands/credential.js");
-      return credentialCommand(ctx, common.dir);
-    }
-    case "domain": {
-      const { domainCommand } = await import("./commands/domain.js");
-      return domainCommand(ctx, common.dir, parsed.check ? "check" : parsed.hostname);
-    }
-    case "delete": {
-      const { deleteCommand } = await import("./commands/delete.js");
-      return deleteCommand(ctx, common.dir, parsed.yes);
-    }
-    case "link":
-    case "unlink": {
-      const { linkCommand, unlinkCommand } = await import("./commands/link.js");
-      return parsed.kind === "link"
-        ? linkCommand(ctx, common.dir, parsed.projectSlug)
-        : unlinkCommand(ctx, common.dir);
-    }
-    case "projects": {
-      const { projectsCommand } = await import("./commands/projects.js");
-      return projectsCommand(ctx);
-    }
-    case "open": {
-      const { openCommand } = await import("./commands/open.js");
-      return openCommand(ctx, common.dir, parsed.preview);
-    }
   }
 }
 
