@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { getRequestListener } from "@hono/node-server";
 import type { Logger } from "pino";
+import type { BodyPace } from "../shared/body-pace.js";
 import type { Metrics } from "../shared/metrics.js";
 import { generateAccountId } from "../core/ids.js";
 import type { PostgresOptions } from "../shared/postgres.js";
@@ -37,6 +38,8 @@ export interface LocalPlatformOptions {
   metrics?: Metrics;
   /** Packs go to this object store (OBJECT_STORE_URL) instead of the local folder. */
   objectStore?: ObjectStoreSettings;
+  /** The slowest a bucket body may arrive (BODY_MIN_BYTES_PER_SECOND); no minimum when absent. */
+  bodyPace?: BodyPace;
   /** Where the platform's state lives on PostgreSQL (DATABASE_URL); SQLite under `dir` when absent. */
   postgres?: PostgresOptions;
 }
@@ -111,7 +114,12 @@ export async function openLocalPlatform(
   return {
     platform,
     uploadListener: getRequestListener(
-      createUploadApp({ service, logger: logger.child({ role: "upload" }), metrics: options.metrics }).fetch,
+      createUploadApp({
+        service,
+        logger: logger.child({ role: "upload" }),
+        metrics: options.metrics,
+        bodyPace: options.bodyPace,
+      }).fetch,
     ),
     edgeListener: createEdgeHandler({
       db,
