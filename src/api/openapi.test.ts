@@ -94,7 +94,7 @@ describe("openApiDocument", () => {
 
   it("openApiDocument: each project route lists the errors every one can answer, and its own", () => {
     const { document, projectOperations } = built();
-    const common = ["400", "401", "403", "404", "410", "415", "429", "503"];
+    const common = ["400", "401", "403", "404", "408", "410", "415", "429", "503"];
     const own: Record<string, string[]> = {
       "delete /projects/{projectSlug}": ["502"],
       "post /projects/{projectSlug}/prepare": ["409", "413", "502", "507"],
@@ -111,13 +111,14 @@ describe("openApiDocument", () => {
       expect(errors.sort(), where).toEqual([...new Set([...common, ...own[where]!])].sort());
     }
     const create = document.paths["/projects"]!["post"]!;
-    expect(Object.keys(create.responses).sort()).toEqual(["201", "400", "413", "415", "429", "503"]);
+    expect(Object.keys(create.responses).sort()).toEqual(["201", "400", "408", "413", "415", "429", "503"]);
   });
 
   it("openApiDocument: an error response names the codes of its status and has the error body's schema", () => {
     const { document } = built();
     const prepare = document.paths["/projects/{projectSlug}/prepare"]!["post"]!;
     expect(prepare.responses["401"]!.description).toBe("error: UNAUTHORIZED");
+    expect(prepare.responses["408"]!.description).toMatch(/^error: REQUEST_TIMEOUT/);
     expect(prepare.responses["507"]!.description).toMatch(/^error: INSUFFICIENT_STORAGE/);
     const schema = prepare.responses["401"]!.content!["application/json"]!.schema;
     expect(schema).toMatchObject({ type: "object", required: ["error"] });

@@ -15,6 +15,7 @@ const CODES_BY_STATUS: Record<number, string> = {
   401: "UNAUTHORIZED",
   403: "OWNERSHIP_MISMATCH",
   404: "PROJECT_NOT_FOUND, DEPLOY_NOT_FOUND, REVISION_NOT_FOUND",
+  408: "REQUEST_TIMEOUT (the body arrived slower than BODY_MIN_BYTES_PER_SECOND and was cut off; retry)",
   409: "DOMAIN_TAKEN, DEPLOY_ALREADY_COMPLETED, MANIFEST_CHANGED, ALIAS_LIMIT",
   410: "PROJECT_EXPIRED, DEPLOY_EXPIRED",
   413: "PAYLOAD_TOO_LARGE; on prepare and deploy also QUOTA_EXCEEDED (with quota, limitBytes, remainingBytes)",
@@ -44,8 +45,9 @@ const projectRoute = (summary: string, body: Schema, response: Schema, errors: n
   requestBody: { required: true, ...json(body) },
   responses: {
     "200": { description: "success", ...json(response) },
-    // 429 and 503: too many request bodies in flight from this address, or on the API.
-    ...errorResponses([400, 401, 403, 404, 410, 415, 429, 503, ...errors]),
+    // 429 and 503: too many request bodies in flight from this address, or on the API; 408: a body
+    // slower than the minimum pace.
+    ...errorResponses([400, 401, 403, 404, 408, 410, 415, 429, 503, ...errors]),
   },
 });
 
@@ -89,7 +91,7 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
           requestBody: { required: true, ...json(schemas.createProjectSchema) },
           responses: {
             "201": { description: "created", ...json(schemas.responses.createProject) },
-            ...errorResponses([400, 413, 415, 429, 503]),
+            ...errorResponses([400, 408, 413, 415, 429, 503]),
           },
         },
       },
