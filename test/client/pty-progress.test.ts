@@ -10,7 +10,7 @@ import { BIN, startTestBed, writeSite, type TestBed } from "./helpers.js";
 
 const FILES = 400;
 /** Each file this size and of its own content: bytes sent are the files sent times this. */
-const FILE_BYTES = 8 * 1024;
+const FILE_BYTES = 16 * 1024;
 const KIB = 1024;
 
 /** What the terminal received: each chunk with when it arrived (ms from the first). */
@@ -87,8 +87,8 @@ beforeAll(async () => {
     );
   }
   ensureBuilt();
-  // Buckets of 20 files: the upload takes many requests, and the line moves between them.
-  bed = await startTestBed({ bucketMaxFiles: 20 });
+  // Buckets of 10 files: the upload takes 40 requests, and the line moves between them.
+  bed = await startTestBed({ bucketMaxFiles: 10 });
 }, 120_000);
 afterAll(async () => bed?.stop());
 
@@ -168,15 +168,15 @@ describe("deploy: progress frames in a pseudo-terminal", () => {
     ).toBe(false);
 
     // The end is true: every file was hashed and sent, and the summary says what the frames said.
-    expect(transcript).toContain(`Hashed ${FILES} files (3.1 MiB) in `);
-    expect(transcript).toContain(`Uploaded ${FILES} files (3.1 MiB) in `);
+    expect(transcript).toContain(`Hashed ${FILES} files (6.3 MiB) in `);
+    expect(transcript).toContain(`Uploaded ${FILES} files (6.3 MiB) in `);
     const lastUpload = counted.filter((f) => f.label === "Uploading").at(-1)!;
     expect(lastUpload.files).toBe(FILES);
-    expect(lastUpload.bytes).toBe("3.1 MiB");
+    expect(lastUpload.bytes).toBe("6.3 MiB");
     expect(transcript).toMatch(
       new RegExp(`Files: +${FILES} total: ${FILES} uploaded, 0 already on the server`),
     );
-    expect(transcript).toMatch(/Sent: +3\.1 MiB/);
+    expect(transcript).toMatch(/Sent: +6\.3 MiB/);
     expect(frames.at(-1)!.text).toMatch(/^ {2}Expires: /);
   });
 });
