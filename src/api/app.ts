@@ -13,7 +13,7 @@ import { mountRoutes } from "./routes/route.js";
 import type { RouteDeps, TlsAskLimits } from "./routes/route-deps.js";
 import { BodyBudget, type BodyBudgetLimits, boundedBody } from "./request/body-budget.js";
 import type { RouteLimits } from "./request/project-headers.js";
-import type { BodyPace } from "./request/body-stream.js";
+import type { BodyPace } from "../shared/body-pace.js";
 
 /** What the API is built from; the binary and the tests pass the same. */
 export interface ApiDependencies {

@@ -129,6 +129,7 @@ describe("openApiDocument", () => {
     const { document } = built();
     const prepare = document.paths["/projects/{projectSlug}/prepare"]!["post"]!;
     expect(prepare.responses["401"]!.description).toBe("error: UNAUTHORIZED");
+    expect(prepare.responses["408"]!.description).toMatch(/^error: REQUEST_TIMEOUT/);
     expect(prepare.responses["507"]!.description).toMatch(/^error: INSUFFICIENT_STORAGE/);
     const schema = prepare.responses["401"]!.content!["application/json"]!.schema;
     expect(schema).toMatchObject({ type: "object", required: ["error"] });

@@ -17,7 +17,7 @@ export function apiListener(deps: {
   clock: Clock;
   apiUrl: string;
   /** A limiter every API process shares (PostgreSQL), for the create-project limits. */
-  sharedLimiter?: (scope: string, rule: RateLimit, clock: Clock) => Limiter;
+  sharedLimiter?: (scope: string, rule: RateLimit, clock: Clock, maxKeys?: number) => Limiter;
 }) {
   const { config, services, logger, metrics, clock } = deps;
   const limiter = (limit: number, windowSeconds: number) =>
@@ -25,7 +25,10 @@ export function apiListener(deps: {
   // Project creation is limited across every API process when they share PostgreSQL.
   const createLimiter = (scope: string, limit: number) => {
     const rule = { limit, windowSeconds: config.createLimitWindowSeconds };
-    return deps.sharedLimiter?.(scope, rule, clock) ?? new RateLimiter(rule, clock, config.rateLimitKeys);
+    return (
+      deps.sharedLimiter?.(scope, rule, clock, config.rateLimitKeys) ??
+      new RateLimiter(rule, clock, config.rateLimitKeys)
+    );
   };
   const apiApp = createApiApp({
     services,

@@ -19,7 +19,7 @@ export interface MetadataStore {
   /** Locks shared by every process on the database; undefined: in-memory ones suffice (SQLite). */
   locks?: Locks;
   /** A limiter every process shares (PostgreSQL); undefined: each process counts its own. */
-  sharedLimiter?: (scope: string, rule: RateLimit, clock: Clock) => Limiter;
+  sharedLimiter?: (scope: string, rule: RateLimit, clock: Clock, maxKeys?: number) => Limiter;
   close(): Promise<void>;
 }
 

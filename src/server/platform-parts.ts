@@ -45,6 +45,7 @@ export async function openPlatformParts(
     },
     sitesDomain: config.sitesDomain,
     edgeCacheBytes: config.edgeCacheBytes,
+    bodyPace: config.bodyPace,
     objectStore: config.objectStore,
     now,
     logger,

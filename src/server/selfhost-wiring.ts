@@ -1,5 +1,6 @@
 import { getRequestListener } from "@hono/node-server";
 import type { Logger } from "pino";
+import type { BodyPace } from "../shared/body-pace.js";
 import type { Metrics } from "../shared/observability/metrics.js";
 import { createEdgeHandler, type EdgeHandler, largestCachedBlob } from "../edge/index.js";
 import {
@@ -18,6 +19,8 @@ export interface SelfHostedPlatformOptions extends Omit<SelfHostedStateOptions, 
   logger: Logger;
   /** Counts the upload service's requests and bytes. */
   metrics?: Metrics;
+  /** The slowest a bucket body may arrive (BODY_MIN_BYTES_PER_SECOND); no minimum when absent. */
+  bodyPace?: BodyPace;
 }
 
 /** The built-in platform, whole: the `Platform` port and the two listeners that face the world. */
@@ -63,7 +66,12 @@ export async function openSelfHostedPlatform(
   return {
     platform: state.platform,
     uploadListener: getRequestListener(
-      createUploadApp({ service, logger: logger.child({ role: "upload" }), metrics: options.metrics }).fetch,
+      createUploadApp({
+        service,
+        logger: logger.child({ role: "upload" }),
+        metrics: options.metrics,
+        bodyPace: options.bodyPace,
+      }).fetch,
     ),
     edgeListener: createEdgeHandler({
       db: state.edge.db,

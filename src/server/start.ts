@@ -189,7 +189,11 @@ function serviceConfig(config: ServerConfig, edgePort: number | undefined): Serv
     },
     // Cloudflare's platform keeps no quotas of its own (its account's limits apply).
     quotas: config.cloudflare
-      ? { projectBytes: 0, pendingBytes: 0 }
-      : { projectBytes: config.projectQuotaBytes, pendingBytes: config.pendingQuotaBytes },
+      ? { projectBytes: 0, pendingBytes: 0, clientBytes: 0 }
+      : {
+          projectBytes: config.projectQuotaBytes,
+          pendingBytes: config.pendingQuotaBytes,
+          clientBytes: config.clientQuotaBytes,
+        },
   };
 }

@@ -8,14 +8,21 @@ import type { Metrics } from "../shared/observability/metrics.js";
 import { requestMetrics } from "../shared/observability/request-metrics.js";
 import { bearerToken } from "../shared/bearer.js";
 import { isClientAbort } from "../shared/client-abort.js";
-import { UploadError, UploadErrorCode, databaseUnavailable } from "./upload-errors.js";
+import { type BodyPace, pacedBody } from "../shared/body-pace.js";
+import { UploadError, UploadErrorCode, databaseUnavailable, requestTimeout } from "./upload-errors.js";
 import type { UploadService } from "./upload-service.js";
 
 /**
  * The upload service's HTTP face, Cloudflare's Workers static-assets upload endpoint kept exact:
  * `POST /accounts/:accountId/workers/assets/upload?base64=true`.
  */
-export function createUploadApp(deps: { service: UploadService; logger: Logger; metrics?: Metrics }): Hono {
+export function createUploadApp(deps: {
+  service: UploadService;
+  logger: Logger;
+  metrics?: Metrics;
+  /** The slowest a bucket body may arrive before it is cut off with 408; without it, no minimum. */
+  bodyPace?: BodyPace;
+}): Hono {
   const app = new Hono();
   app.use(requestLogger(deps.logger));
   if (deps.metrics) app.use(requestMetrics(deps.metrics, "upload"));
@@ -25,7 +32,8 @@ export function createUploadApp(deps: { service: UploadService; logger: Logger; 
       throw new UploadError(400, UploadErrorCode.badRequest, "only ?base64=true uploads are supported");
     }
     const token = bearerToken(c.req.header("authorization"));
-    const stream = requestBody(c.env, () => c.req.raw.body);
+    const raw = requestBody(c.env, () => c.req.raw.body);
+    const stream = deps.bodyPace ? pacedBody(raw, deps.bodyPace, () => requestTimeout(deps.bodyPace!)) : raw;
     const received = { bytes: 0 };
     const body = countBytes(stream, received);
     const result = await deps.service.receiveBucket({

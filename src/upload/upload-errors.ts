@@ -4,7 +4,7 @@
  */
 export class UploadError extends Error {
   constructor(
-    readonly status: 400 | 401 | 404 | 413 | 415 | 500 | 503 | 507,
+    readonly status: 400 | 401 | 404 | 408 | 413 | 415 | 500 | 503 | 507,
     readonly code: number,
     message: string,
     options?: { cause?: unknown },
@@ -28,6 +28,7 @@ export const UploadErrorCode = {
   databaseUnavailable: 10011,
   duplicatePart: 10012,
   tooManyParts: 10013,
+  requestTimeout: 10014,
   internal: 10000,
 } as const;
 
@@ -37,6 +38,14 @@ export const unauthorized = (message = "upload token is missing, invalid or expi
 
 /** The request or one of its parts is malformed. */
 export const badRequest = (message: string) => new UploadError(400, UploadErrorCode.badRequest, message);
+
+/** The bucket's body arrived slower than the minimum pace (BODY_MIN_BYTES_PER_SECOND) and was cut off. */
+export const requestTimeout = (pace: { minBytesPerSecond: number }) =>
+  new UploadError(
+    408,
+    UploadErrorCode.requestTimeout,
+    `request body arrived slower than ${pace.minBytesPerSecond} bytes a second`,
+  );
 
 /** The server is short of storage (MIN_FREE_BYTES): a client should report it, not retry. */
 export const insufficientStorage = () =>

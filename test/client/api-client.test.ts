@@ -97,6 +97,36 @@ describe("ApiClient retries", () => {
     expect(waits).toEqual([3000]);
   });
 
+  it("createProject: a 408 REQUEST_TIMEOUT is retried (the body never arrived whole: the server did nothing)", async () => {
+    const stub = await startStub((n, _req, res) => {
+      if (n === 1)
+        return answer(res, 408, {
+          error: {
+            code: "REQUEST_TIMEOUT",
+            message: "request body arrived slower than 16384 bytes a second",
+          },
+        });
+      answer(res, 201, created);
+    });
+    const waits: number[] = [];
+    expect(await clientOf(stub.url, waits).createProject()).toEqual(created);
+    expect(stub.received).toEqual(["POST /projects", "POST /projects"]);
+    expect(waits).toHaveLength(1);
+  });
+
+  it("prepare: a 408 REQUEST_TIMEOUT is retried like a 503", async () => {
+    const stub = await startStub((n, _req, res) => {
+      if (n === 1) return answer(res, 408, { error: { code: "REQUEST_TIMEOUT", message: "slow" } });
+      answer(res, 200, { deployId: "d" });
+    });
+    const waits: number[] = [];
+    expect(await clientOf(stub.url, waits).prepare("brave-otter-k3x9q", "sdp_token", {})).toEqual({
+      deployId: "d",
+    });
+    expect(stub.received).toHaveLength(2);
+    expect(waits).toHaveLength(1);
+  });
+
   it("createProject: a refused connection is retried (nothing was sent)", async () => {
     const free = await startStub(() => {});
     const port = Number(new URL(free.url).port);

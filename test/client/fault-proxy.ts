@@ -1,8 +1,12 @@
 import { createServer, request, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
-/** What the proxy does with one request; `late` runs `onLate` first (a test moves its server's clock past a deadline), then passes. */
-export type Fault = "drop" | "503" | "429" | "401" | "400" | "late" | "pass";
+/**
+ * What the proxy does with one request; `late` runs `onLate` first (a test moves its server's clock
+ * past a deadline), then passes; `stall` passes the headers and the body's first 16 KiB, then sends
+ * the server nothing more (it judges the pace) and relays its answer.
+ */
+export type Fault = "drop" | "503" | "429" | "401" | "400" | "late" | "stall" | "pass";
 
 /** A proxy on 127.0.0.1 that the test scripts: each request takes the next fault of `plan`, then passes. */
 export interface FaultProxy {
@@ -35,6 +39,7 @@ export async function startFaultProxy(): Promise<FaultProxy> {
       return forward(proxy.target, req, res);
     }
     if (fault === "drop") return dropMidway(req);
+    if (fault === "stall") return forwardStalled(proxy.target, req, res);
     req.resume();
     req.on("end", () => answer(res, fault));
   });
@@ -78,6 +83,32 @@ function answer(res: ServerResponse, fault: "503" | "429" | "401" | "400"): void
     }),
   );
 }
+
+/** Forwards the headers and the first 16 KiB of the body; the rest is read from the client and dropped. */
+function forwardStalled(target: string, req: IncomingMessage, res: ServerResponse): void {
+  let answered = false;
+  const upstream = request(
+    new URL(req.url ?? "/", target),
+    { method: req.method, headers: req.headers },
+    (reply) => {
+      answered = true;
+      res.writeHead(reply.statusCode ?? 502, reply.headers);
+      reply.pipe(res);
+    },
+  );
+  upstream.on("error", () => {
+    if (!answered) res.destroy();
+  });
+  let passed = 0;
+  req.on("data", (chunk: Buffer) => {
+    if (passed >= STALL_AFTER_BYTES) return;
+    const part = chunk.subarray(0, STALL_AFTER_BYTES - passed);
+    passed += part.length;
+    upstream.write(part);
+  });
+}
+
+const STALL_AFTER_BYTES = 16 * 1024;
 
 function forward(target: string, req: IncomingMessage, res: ServerResponse): void {
   const upstream = request(

@@ -97,7 +97,7 @@ export async function runInProcess(argv: string[], env: Record<string, string>, 
   return { code, stdout, stderr };
 }
 
-const BIN = new URL("../../bin/deploy.js", import.meta.url).pathname;
+export const BIN = new URL("../../bin/deploy.js", import.meta.url).pathname;
 
 /** Runs the compiled `bin/deploy.js` as a child process. */
 export function runBinary(argv: string[], env: Record<string, string>, cwd = "/"): Promise<CliRun> {

@@ -11,7 +11,12 @@ const DAY = 86_400;
 describe("deploy: the server's limits, learnt before anything is created", () => {
   let bed: TestBed;
   beforeAll(async () => {
-    bed = await startTestBed({ maxAssetBytes: 1024, maxAssets: 5 });
+    bed = await startTestBed({
+      maxAssetBytes: 1024,
+      maxAssets: 5,
+      maxManifestBytes: 4096,
+      clientQuotaBytes: 3 * 1024 ** 3,
+    });
   });
   afterAll(async () => bed?.stop());
 
@@ -22,8 +27,11 @@ describe("deploy: the server's limits, learnt before anything is created", () =>
       maxFiles: 5,
       maxFileBytes: 1024,
       maxRequestBytes: bed.server.config.maxBodyBytes,
+      maxManifestBytes: 4096,
+      maxPathBytes: 1024,
       projectQuotaBytes: bed.server.config.projectQuotaBytes,
       pendingQuotaBytes: bed.server.config.pendingQuotaBytes,
+      clientQuotaBytes: 3 * 1024 ** 3,
       projectTtlSeconds: 30 * DAY,
       deployTtlSeconds: 3600,
     });
@@ -43,6 +51,25 @@ describe("deploy: the server's limits, learnt before anything is created", () =>
     // Nothing on the server (no project, no deploy, no session) and nothing saved by the client.
     expect(snapshotStore(bed.server.config.dataDir)).toEqual(before);
     expect(await storedProjects(bed.configDir)).toEqual({});
+  });
+
+  it("deploy: paths longer together than the server's MAX_MANIFEST_BYTES are refused before any project is created", async () => {
+    const site = join(bed.dir, "long-paths");
+    // 5 paths of 928 bytes: each under the 1,024 of one path, 4,640 together over 4,096.
+    const files = Object.fromEntries(
+      Array.from({ length: 5 }, (_, i) => [
+        [`${i}`.padEnd(230, "d"), "e".repeat(230), "f".repeat(230), `${"g".repeat(230)}.txt`].join("/"),
+        `file ${i}`,
+      ]),
+    );
+    await writeSite(site, files);
+    const before = snapshotStore(bed.server.config.dataDir);
+    const run = await runInProcess([site, "--json"], bed.env);
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout).error.code).toBe("MANIFEST_TOO_LARGE");
+    expect(run.stderr).toContain("the server accepts at most 4.0 KiB of paths in one deploy");
+    expect(run.stderr).not.toContain("Created project");
+    expect(snapshotStore(bed.server.config.dataDir)).toEqual(before);
   });
 
   it("deploy: more files than the server takes (the client's own limit higher) is refused before any project is created", async () => {

@@ -73,6 +73,7 @@ describe("starting a process", () => {
       maxAssetBytes: 16,
       projectQuotaBytes: 17,
       pendingQuotaBytes: 18,
+      clientQuotaBytes: 19,
     });
     cleanups.push(() => server.stop());
     expect(server.services.config).toEqual({
@@ -85,7 +86,7 @@ describe("starting a process", () => {
       domainPendingSeconds: 5 * DAY,
       domainCheckIntervalSeconds: 14,
       limits: { maxAssets: 15, maxAssetBytes: 16, maxManifestBytes: 16 * 1024 * 1024 },
-      quotas: { projectBytes: 17, pendingBytes: 18 },
+      quotas: { projectBytes: 17, pendingBytes: 18, clientBytes: 19 },
     });
   });
 

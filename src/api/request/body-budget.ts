@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { PayloadTooLargeError, RateLimitedError, ServerBusyError } from "../../core/errors.js";
-import { type BodyPace, watchedRequest } from "./body-stream.js";
+import type { BodyPace } from "../../shared/body-pace.js";
+import { watchedRequest } from "./body-stream.js";
 
 /** How many body bytes the API may hold in flight at once: in all, and for one client address. */
 export interface BodyBudgetLimits {

@@ -1,11 +1,5 @@
 import { RequestTimeoutError } from "../../core/errors.js";
-
-/** The slowest a request body may arrive: at least `minBytesPerSecond` in every `windowMs`. */
-export interface BodyPace {
-  /** 0: no minimum. */
-  minBytesPerSecond: number;
-  windowMs: number;
-}
+import { type BodyPace, watchPace } from "../../shared/body-pace.js";
 
 /** What watches a body as it arrives. */
 export interface BodyWatch {
@@ -16,60 +10,49 @@ export interface BodyWatch {
 
 /**
  * The same request, its body passed through `watch.count` chunk by chunk (which may throw to
- * refuse it), and cut off with 408 REQUEST_TIMEOUT when a window of `watch.pace` passes with fewer
- * bytes than its minimum: a client that trickles its body cannot hold a connection, and what it
- * sent of the budget, for the whole request timeout. `stop` ends the watch once the request is
- * answered; nothing is counted after it.
+ * refuse it), and cut off with 408 REQUEST_TIMEOUT when it arrives slower than `watch.pace` (see
+ * `watchPace`): a client that trickles its body cannot hold a connection, and what it sent of the
+ * budget, for the whole request timeout. `stop` ends the watch once the request is answered;
+ * nothing is counted after it.
  */
 export function watchedRequest(request: Request, watch: BodyWatch): { request: Request; stop: () => void } {
   const reader = request.body!.getReader();
-  const { minBytesPerSecond, windowMs } = watch.pace;
-  const minPerWindow = (minBytesPerSecond * windowMs) / 1000;
   let total = 0;
-  let sinceTick = 0;
   let stopped = false;
-  let lastTick = performance.now();
   let controller!: ReadableStreamDefaultController<Uint8Array>;
-  const timer =
-    minPerWindow > 0
-      ? setInterval(() => {
-          // Judged after the poll phase, so bytes already on the socket are counted first.
-          setImmediate(() => {
-            if (stopped) return;
-            const now = performance.now();
-            // A tick a whole window late means this process stalled, not that the client was slow.
-            const late = now - lastTick > 2 * windowMs;
-            lastTick = now;
-            if (!late && sinceTick < minPerWindow) {
-              stop();
-              controller.error(
-                new RequestTimeoutError(
-                  `request body arrived slower than ${minBytesPerSecond} bytes a second`,
-                ),
-              );
-            }
-            sinceTick = 0;
-          });
-        }, windowMs)
-      : undefined;
-  timer?.unref();
+  const pace = watchPace(watch.pace, () => {
+    stop();
+    controller.error(
+      new RequestTimeoutError(
+        `request body arrived slower than ${watch.pace.minBytesPerSecond} bytes a second`,
+      ),
+    );
+  });
   const stop = () => {
     stopped = true;
-    clearInterval(timer);
+    pace.stop();
   };
   const body = new ReadableStream<Uint8Array>({
     start: (c) => {
       controller = c;
     },
     async pull(c) {
-      const { done, value } = await reader.read();
+      pace.waiting();
+      let chunk: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        stop();
+        throw error;
+      }
+      const { done, value } = chunk;
       if (stopped) return;
+      pace.arrived(done ? 0 : value.byteLength);
       if (done) {
         stop();
         return c.close();
       }
       total += value.byteLength;
-      sinceTick += value.byteLength;
       try {
         watch.count(value.byteLength, total);
       } catch (error) {

@@ -195,11 +195,17 @@ export const responses = {
       .number()
       .int()
       .describe("bytes of an API request body (the prepare manifest must fit)"),
+    maxManifestBytes: z.number().int().describe("bytes of UTF-8 a manifest's paths may take together"),
+    maxPathBytes: z.number().int().describe("bytes of UTF-8 of one manifest path, after the slug"),
     projectQuotaBytes: z.number().int().describe("distinct content a project keeps; 0: no quota"),
     pendingQuotaBytes: z
       .number()
       .int()
       .describe("bytes an address may have prepared, not deployed; 0: no quota"),
+    clientQuotaBytes: z
+      .number()
+      .int()
+      .describe("bytes the projects one address created recently may keep together; 0: no quota"),
     projectTtlSeconds: z
       .number()
       .int()

@@ -76,6 +76,7 @@ async function createProject(ctx: CommandContext, folder: FolderProject): Promis
     createdAt: created.project.createdAt,
   };
   await folder.savedProjects.put(folder.identityHash, project);
-  ctx.progress.note(`Created project ${project.projectSlug} for ${folder.realDir}`);
+  // The phase's result: its line is not drawn again under it (a note would redraw "Creating…").
+  ctx.progress.finish(`Created project ${project.projectSlug} for ${folder.realDir}`);
   return project;
 }

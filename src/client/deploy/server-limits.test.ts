@@ -12,6 +12,9 @@ const limits = (projectQuotaBytes: number, pendingQuotaBytes: number): ServerLim
   pendingQuotaBytes,
   projectTtlSeconds: 0,
   deployTtlSeconds: 60,
+  maxManifestBytes: 16 * 1024 * KIB,
+  maxPathBytes: 1024,
+  clientQuotaBytes: 0,
 });
 
 function refusal(run: () => void): CliError {

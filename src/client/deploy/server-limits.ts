@@ -42,6 +42,17 @@ export async function checkServerLimits(
       "Shorten the longest paths, or leave files out with .deployignore.",
     );
   }
+  // Contract §2: the paths (`/` and the file's), in UTF-8, together at most MAX_MANIFEST_BYTES.
+  const pathBytes = files.reduce((sum, file) => sum + Buffer.byteLength(file.path, "utf8") + 1, 0);
+  // A server from before issue 31 does not say.
+  if (limits.maxManifestBytes !== undefined && pathBytes > limits.maxManifestBytes) {
+    throw new CliError(
+      "MANIFEST_TOO_LARGE",
+      `the paths of ${formatCount(files.length)} files take ${formatBytes(pathBytes)} together; ` +
+        `the server accepts at most ${formatBytes(limits.maxManifestBytes)} of paths in one deploy`,
+      "Shorten the longest paths, or leave files out with .deployignore.",
+    );
+  }
   return limits;
 }
 

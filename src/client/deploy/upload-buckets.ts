@@ -36,7 +36,7 @@ interface UploadOptions {
 }
 
 /**
- * Uploads every bucket, several at once, each retried on network errors, 5xx and 429. Returns the
+ * Uploads every bucket, several at once, each retried on network errors, 5xx, 429 and 408. Returns the
  * completion token the service issued once it held everything (undefined if it issued none).
  * Throws UploadTokenExpiredError on 401, an ApiError on any other refusal.
  */

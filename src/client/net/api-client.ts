@@ -27,7 +27,7 @@ import {
 export const PROJECT_GONE_CODES = new Set(["UNAUTHORIZED", "PROJECT_NOT_FOUND", "PROJECT_EXPIRED"]);
 
 /**
- * The deploy API over HTTP: one method per route, retrying network errors, 5xx and 429, except
+ * The deploy API over HTTP: one method per route, retrying network errors, 5xx, 429 and 408, except
  * project creation, which is retried only when the server surely did nothing.
  */
 export class ApiClient {

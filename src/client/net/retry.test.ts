@@ -13,11 +13,12 @@ const api = (status: number, retryAfterMs?: number) =>
   new ApiError("do it", "http://x/", status, `HTTP_${status}`, "m", undefined, retryAfterMs);
 
 describe("retry policy", () => {
-  it("isRetryable: network errors, 5xx and 429, never other 4xx", () => {
+  it("isRetryable: network errors, 5xx, 429 and 408, never other 4xx", () => {
     expect(isRetryable(new NetworkError("do it", "http://x/", "ECONNRESET", "reset"))).toBe(true);
     expect(isRetryable(api(500))).toBe(true);
     expect(isRetryable(api(503))).toBe(true);
     expect(isRetryable(api(429))).toBe(true);
+    expect(isRetryable(api(408))).toBe(true);
     for (const status of [400, 401, 403, 404, 409, 410, 413, 422])
       expect(isRetryable(api(status))).toBe(false);
     // 507: the server is short of storage; trying again soon sends the same bytes for nothing.
@@ -26,9 +27,10 @@ describe("retry policy", () => {
     expect(isRetryable(new Error("bug"))).toBe(false);
   });
 
-  it("isRetryableUnsent: only a refused connection and 429, where the server surely did nothing", () => {
+  it("isRetryableUnsent: only a refused connection, 429 and 408, where the server surely did nothing", () => {
     expect(isRetryableUnsent(new NetworkError("do it", "http://x/", "ECONNREFUSED", "refused"))).toBe(true);
     expect(isRetryableUnsent(api(429))).toBe(true);
+    expect(isRetryableUnsent(api(408))).toBe(true);
     for (const code of ["ECONNRESET", "ETIMEDOUT", "EPIPE"])
       expect(isRetryableUnsent(new NetworkError("do it", "http://x/", code, "lost"))).toBe(false);
     for (const status of [500, 502, 503, 504, 400]) expect(isRetryableUnsent(api(status))).toBe(false);

@@ -38,23 +38,27 @@ export function defaultRetryPolicy(overrides: Partial<RetryPolicy> = {}): RetryP
 }
 
 /**
- * True for failures worth another try: no answer, a 5xx, or 429; never another 4xx, and never 507
- * (the server is short of storage: trying again soon only sends the same bytes for nothing).
+ * True for failures worth another try: no answer, a 5xx, 429, or 408 (the body arrived too slowly
+ * and was cut off: a slow link's moment); never another 4xx, and never 507 (the server is short of
+ * storage: trying again soon only sends the same bytes for nothing).
  */
 export function isRetryable(error: unknown): boolean {
   if (error instanceof NetworkError) return true;
-  if (error instanceof ApiError) return (error.status >= 500 && error.status !== 507) || error.status === 429;
+  if (error instanceof ApiError) {
+    return (error.status >= 500 && error.status !== 507) || error.status === 429 || error.status === 408;
+  }
   return false;
 }
 
 /**
  * True for failures after which the server surely did nothing: the connection was refused (no
- * byte was sent) or a 429 (a rate-limited request changes nothing, contract §5). The only safe
- * retries of a request that is not idempotent, such as creating a project.
+ * byte was sent), a 429 (a rate-limited request changes nothing, contract §5) or a 408 (the body
+ * never arrived whole, so nothing read it). The only safe retries of a request that is not
+ * idempotent, such as creating a project.
  */
 export function isRetryableUnsent(error: unknown): boolean {
   if (error instanceof NetworkError) return error.causeCode === "ECONNREFUSED";
-  return error instanceof ApiError && error.status === 429;
+  return error instanceof ApiError && (error.status === 429 || error.status === 408);
 }
 
 /** The wait before retry number `attempt` (1 = first retry): Retry-After when given, else backoff with jitter. */

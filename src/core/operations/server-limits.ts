@@ -1,3 +1,4 @@
+import { MAX_PATH_BYTES } from "../manifest.js";
 import type { Services } from "./services.js";
 
 /**
@@ -11,10 +12,16 @@ export interface ServerLimits {
   maxFileBytes: number;
   /** Bytes of an API request body: the prepare manifest, paths included, must fit. */
   maxRequestBytes: number;
+  /** Bytes of UTF-8 all of a manifest's paths may take together (MAX_MANIFEST_BYTES). */
+  maxManifestBytes: number;
+  /** Bytes of UTF-8 of one manifest path, from its `/` after the slug (MAX_PATH_BYTES). */
+  maxPathBytes: number;
   /** Distinct content a project keeps across its revisions, the new manifest's included (0: off). */
   projectQuotaBytes: number;
   /** Bytes a client address may have prepared and not deployed (0: off). */
   pendingQuotaBytes: number;
+  /** Bytes the projects one client address created within CLIENT_QUOTA_WINDOW_SECONDS may keep together (0: off). */
+  clientQuotaBytes: number;
   /** How long after its last deploy a project expires (0: never). */
   projectTtlSeconds: number;
   /** How long a prepared deploy may wait for its completion. */
@@ -28,8 +35,11 @@ export function serverLimits(services: Services, maxRequestBytes: number): Serve
     maxFiles: config.limits.maxAssets,
     maxFileBytes: config.limits.maxAssetBytes,
     maxRequestBytes,
+    maxManifestBytes: config.limits.maxManifestBytes,
+    maxPathBytes: MAX_PATH_BYTES,
     projectQuotaBytes: config.quotas.projectBytes,
     pendingQuotaBytes: config.quotas.pendingBytes,
+    clientQuotaBytes: config.quotas.clientBytes,
     projectTtlSeconds: config.projectTtlSeconds,
     deployTtlSeconds: config.deployTtlSeconds,
   };

@@ -27,7 +27,7 @@ export interface ServiceConfig {
   domainCheckIntervalSeconds: number;
   limits: ManifestLimits;
   /** Storage quotas the platform enforces at prepare (contract §1); 0 switches one off. */
-  quotas: { projectBytes: number; pendingBytes: number };
+  quotas: { projectBytes: number; pendingBytes: number; clientBytes: number };
 }
 
 /** What every operation works with: the two ports, the settings, a clock and per-project locks. */

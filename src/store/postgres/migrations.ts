@@ -43,7 +43,43 @@ export const POSTGRES_MIGRATIONS: Migrations = {
       await sql`ALTER TABLE projects ADD COLUMN domain_contested_at text COLLATE "C"`.execute(db);
     },
   },
+  "0006_rate_limit_bounds": {
+    async up(db: Kysely<unknown>) {
+      // Issue 31: windows that ended are found oldest first by index, a few a hit, instead of a
+      // scan of the whole scope every 1,000 hits; and each scope's keys are counted (the overflow
+      // window, key '', apart) so a hit can tell in one row read whether RATE_LIMIT_KEYS is reached.
+      for (const statement of RATE_LIMIT_BOUNDS) await statement.execute(db);
+    },
+  },
 };
+
+const RATE_LIMIT_BOUNDS = [
+  sql`CREATE INDEX rate_limit_windows_started ON rate_limit_windows (scope, window_start)`,
+  sql`CREATE TABLE rate_limit_keys (scope text PRIMARY KEY, keys integer NOT NULL)`,
+  sql`INSERT INTO rate_limit_keys (scope, keys)
+    SELECT scope, count(*) FROM rate_limit_windows WHERE key <> '' GROUP BY scope`,
+  // Once per statement, from its transition table: a bulk change updates the count once.
+  sql`CREATE FUNCTION count_rate_limit_keys_added() RETURNS trigger LANGUAGE plpgsql
+    SET search_path FROM CURRENT AS $$
+    BEGIN
+      INSERT INTO rate_limit_keys AS k (scope, keys)
+        SELECT scope, count(*) FROM added WHERE key <> '' GROUP BY scope
+        ON CONFLICT (scope) DO UPDATE SET keys = k.keys + EXCLUDED.keys;
+      RETURN NULL;
+    END $$`,
+  sql`CREATE FUNCTION count_rate_limit_keys_removed() RETURNS trigger LANGUAGE plpgsql
+    SET search_path FROM CURRENT AS $$
+    BEGIN
+      UPDATE rate_limit_keys AS k SET keys = k.keys - gone.keys
+        FROM (SELECT scope, count(*) AS keys FROM removed WHERE key <> '' GROUP BY scope) AS gone
+        WHERE k.scope = gone.scope;
+      RETURN NULL;
+    END $$`,
+  sql`CREATE TRIGGER rate_limit_windows_added AFTER INSERT ON rate_limit_windows
+    REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION count_rate_limit_keys_added()`,
+  sql`CREATE TRIGGER rate_limit_windows_removed AFTER DELETE ON rate_limit_windows
+    REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION count_rate_limit_keys_removed()`,
+];
 
 const INITIAL = [
   sql`CREATE TABLE projects (

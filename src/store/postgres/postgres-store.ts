@@ -36,8 +36,8 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
 /** What the server keeps in PostgreSQL besides its platform: the store, and limits shared by processes. */
 export interface PostgresMetadata {
   store: Store;
-  /** A limiter counting into one window per key for every process (RateLimiter's rule). */
-  limiter(scope: string, rule: RateLimit, clock: Clock): Limiter;
+  /** A limiter counting into one window per key for every process (RateLimiter's rule and key bound). */
+  limiter(scope: string, rule: RateLimit, clock: Clock, maxKeys?: number): Limiter;
   /** Closes the pool both use (the store's `close` does too). */
   close(): Promise<void>;
 }
@@ -49,8 +49,8 @@ export async function openPostgresMetadata(options: PostgresOptions): Promise<Po
   const store = guardOutages(new SqlStore(db, POSTGRES));
   return {
     store,
-    limiter: (scope, rule, clock) =>
-      guardOutages(new PostgresRateLimiter(db as Kysely<unknown>, scope, rule, clock)),
+    limiter: (scope, rule, clock, maxKeys) =>
+      guardOutages(new PostgresRateLimiter(db as Kysely<unknown>, scope, rule, clock, maxKeys)),
     close: () => store.close(),
   };
 }
