@@ -10,7 +10,7 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
   const paths: Record<string, Record<string, Operation>> = {};
   for (const route of API_ROUTES) {
     const path = openApiPath(route.path);
-    paths[path] = { ...paths[path], [route.method]: route.operation };
+    paths[path] = { ...paths[path], [route.method]: route.operation() };
   }
   return {
     openapi: "3.1.0",

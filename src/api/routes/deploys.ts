@@ -12,13 +12,14 @@ import { defineRoute } from "./route.js";
 export const prepareRoute = defineRoute({
   method: "post",
   path: "/projects/:projectSlug/prepare",
-  operation: projectOperation(
-    "prepare a deploy",
-    prepareSchema,
-    // The unchanged answer only to a client that sent skipUnchanged.
-    z.union([responses.prepare, responses.prepareUnchanged]),
-    [409, 413, 502, 507],
-  ),
+  operation: () =>
+    projectOperation(
+      "prepare a deploy",
+      prepareSchema,
+      // The unchanged answer only to a client that sent skipUnchanged.
+      z.union([responses.prepare, responses.prepareUnchanged]),
+      [409, 413, 502, 507],
+    ),
   handlers: (deps) => [
     projectHeaders({ ...deps, limits: deps.prepareLimits }),
     deps.body,

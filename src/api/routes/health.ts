@@ -9,10 +9,10 @@ import { defineRoute } from "./route.js";
 export const healthRoute = defineRoute<{ services: Services }>({
   method: "get",
   path: "/health",
-  operation: {
+  operation: () => ({
     summary: "health check",
     responses: { "200": { description: "ok", ...json(responses.health) } },
-  },
+  }),
   handlers: () => [(c) => c.json({ status: "ok" }, 200)],
 });
 
@@ -20,13 +20,13 @@ export const healthRoute = defineRoute<{ services: Services }>({
 export const healthzRoute = defineRoute<{ services: Services }>({
   method: "get",
   path: "/healthz",
-  operation: {
+  operation: () => ({
     summary: "health check of the service and its dependencies",
     responses: {
       "200": { description: "ok", ...json(responses.healthz) },
       "503": { description: "a dependency is down", ...json(responses.healthz) },
     },
-  },
+  }),
   handlers: ({ services }) => [(c) => healthz(c, services)],
 });
 

@@ -7,9 +7,9 @@ import { defineRoute } from "./route.js";
 export const limitsRoute = defineRoute({
   method: "get",
   path: "/limits",
-  operation: {
+  operation: () => ({
     summary: "the server's limits, so a client refuses what the server would before it creates anything",
     responses: { "200": { description: "ok", ...json(responses.limits) } },
-  },
+  }),
   handlers: (deps) => [(c) => c.json(serverLimits(deps.services, deps.maxBodyBytes), 200)],
 });

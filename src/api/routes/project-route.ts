@@ -35,7 +35,7 @@ export function projectRoute<S extends IdentityBody>(spec: ProjectRouteSpec<S>):
   return defineRoute({
     method: spec.method,
     path: spec.path,
-    operation: projectOperation(spec.summary, spec.body, spec.response, spec.errors),
+    operation: () => projectOperation(spec.summary, spec.body, spec.response, spec.errors),
     handlers: (deps) => [
       projectHeaders({ ...deps, ...(spec.limits && { limits: spec.limits(deps) }) }),
       deps.body,

@@ -9,14 +9,14 @@ import { defineRoute } from "./route.js";
 export const createProjectRoute = defineRoute({
   method: "post",
   path: "/projects",
-  operation: {
+  operation: () => ({
     summary: "create an anonymous project; the apiToken is returned once",
     requestBody: { required: true, ...json(createProjectSchema) },
     responses: {
       "201": { description: "created", ...json(responses.createProject) },
       ...errorResponses([...BODY_ROUTE_ERRORS, 413]),
     },
-  },
+  }),
   handlers: (deps) => [
     async (c, next) => {
       // Counted before the body is read, so a flood of malformed requests is limited too.

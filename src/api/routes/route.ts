@@ -13,7 +13,11 @@ export interface ApiRoute<D = RouteDeps> {
   method: "get" | "post" | "delete";
   /** In Hono's syntax (`/projects/:projectSlug`); the document's (`{projectSlug}`) is derived. */
   path: string;
-  operation: Operation;
+  /**
+   * Its OpenAPI operation, written when the document is asked for, not when the route is loaded
+   * (converting schemas costs the start, and a mutant is active only while a test runs).
+   */
+  operation: () => Operation;
   /** What answers the route, in order: middleware first, the handler last. */
   handlers: (deps: D) => (MiddlewareHandler | Handler)[];
 }

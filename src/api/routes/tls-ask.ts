@@ -14,7 +14,7 @@ import { defineRoute } from "./route.js";
 export const tlsAskRoute = defineRoute({
   method: "get",
   path: "/tls/ask",
-  operation: {
+  operation: () => ({
     summary: "Caddy's on-demand TLS question: 200 when a live project serves ?domain=, else 404",
     parameters: [{ name: "domain", in: "query", required: true, schema: { type: "string" } }],
     responses: {
@@ -23,7 +23,7 @@ export const tlsAskRoute = defineRoute({
       "404": { description: "no live project serves this hostname" },
       "429": { description: "rate limited" },
     },
-  },
+  }),
   handlers: ({ services, clientAddress, tlsAsk }) => {
     // clientAddress gives a client's key (IPv4, or an IPv6 /64), so the frontend's addresses are keyed alike.
     const trusted = new Set(tlsAsk.trustedAddresses.map(addressKey));

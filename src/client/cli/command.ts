@@ -55,7 +55,10 @@ export interface CommandSpec<N extends string = string, A extends { kind: N } = 
   help: string;
   /** Its arguments, checked (no I/O); throws UsageError on a mistake. */
   parse(input: CommandInput<N>): A;
-  /** Runs it; its code is loaded only when it runs (a faster start). */
+  /**
+   * Runs it; its code is loaded only when it runs (a faster start). `commands` is the whole list,
+   * for a command that describes the others (completion), which may not import the list itself.
+   */
   run(args: A, io: CliIo, commands: readonly CommandSpec[]): Promise<void>;
 }
 
