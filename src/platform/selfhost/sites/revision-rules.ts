@@ -10,18 +10,6 @@ import { sql } from "kysely";
 import { type PlatformDatabase, rowsOf } from "../state/platform-db.js";
 
 /**
- * A revision's `_redirects` and `_headers`, parsed once at publish and kept as JSON beside its
- * files; the edge compiles them once per revision. A revision without either file has no row.
- */
-export const REVISION_RULES_TABLE = `
-CREATE TABLE IF NOT EXISTS revision_rules (
-  project_slug TEXT NOT NULL,
-  revision_id TEXT NOT NULL,
-  rules TEXT NOT NULL,
-  PRIMARY KEY (project_slug, revision_id)
-) WITHOUT ROWID;`;
-
-/**
  * Reads and parses the rules files of an upload session's manifest (at the site's root). Returns
  * their JSON, or undefined when the site has neither; throws InvalidSiteConfigError naming the
  * file and line when one does not parse, so nothing is published.
