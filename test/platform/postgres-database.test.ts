@@ -7,7 +7,7 @@ import {
   openPostgresPlatformDatabase,
 } from "../../src/platform/selfhost/state/postgres-database.js";
 import { POSTGRES_PLATFORM_MIGRATIONS } from "../../src/platform/selfhost/state/migrations/platform-migrations.js";
-import type { PlatformTables } from "../../src/platform/selfhost/state/platform-tables.js";
+import { MANIFEST_TABLES, type PlatformTables } from "../../src/platform/selfhost/state/platform-tables.js";
 import { migrate } from "../../src/shared/database/migrator.js";
 import { openPostgres } from "../../src/shared/database/postgres.js";
 import { describePostgres, TEST_DATABASE_URL, testPostgres } from "../support/postgres.js";
@@ -91,6 +91,17 @@ await describePostgres("the platform database on PostgreSQL", () => {
       sql<{ name: string }>`SELECT current_setting('application_name') AS name`,
     );
     expect(name!.name).toMatch(/^static-deploy platform [0-9a-f]{12}$/);
+  });
+
+  it("migratePostgresPlatform: every table of MANIFEST_TABLES, and no other, notifies its writes (a trigger each)", async () => {
+    const options = testPostgres();
+    await migratePostgresPlatform(options);
+    const { rows } = await admin.query<{ table: string }>(
+      `SELECT DISTINCT event_object_table AS table FROM information_schema.triggers
+        WHERE trigger_schema = $1 AND action_statement LIKE '%manifest_notify()' ORDER BY 1`,
+      [options.schema],
+    );
+    expect(rows.map((row) => row.table)).toEqual([...MANIFEST_TABLES].sort());
   });
 
   it("openPostgresPlatformDatabase, migratePostgresPlatform: without a schema, the tables go to `platform`; each lets go of its connections, a failed migration too", async () => {
