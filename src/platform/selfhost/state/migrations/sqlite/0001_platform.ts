@@ -12,11 +12,8 @@ import { addColumn, createIndexes, createTable, TABLES } from "./0001_platform-t
  */
 export const migration: Migration = {
   async up(db: Kysely<unknown>) {
-    const existing = new Set(
-      (await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table'`.execute(db)).rows.map(
-        (row) => row.name,
-      ),
-    );
+    const tables = sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table'`;
+    const existing = new Set((await tables.execute(db)).rows.map((row) => row.name));
     const rekeyed = existing.has("session_assets") && !(await keyedByHash(db));
     if (rekeyed) {
       // Keyed (session_id, path) before: its rows go to the table as declared, keyed by hash.
@@ -50,20 +47,17 @@ export const migration: Migration = {
     // From before per-project deduplication: its open sessions were told that held content need
     // not be sent, so they keep it.
     if (!existing.has("session_blobs")) {
-      await sql`INSERT OR IGNORE INTO session_blobs (session_id, hash)
-        SELECT DISTINCT s.session_id, s.hash FROM session_assets s JOIN blobs b ON b.hash = s.hash`.execute(
-        db,
-      );
+      const held = sql`INSERT OR IGNORE INTO session_blobs (session_id, hash)
+        SELECT DISTINCT s.session_id, s.hash FROM session_assets s JOIN blobs b ON b.hash = s.hash`;
+      await held.execute(db);
     }
   },
 };
 
+/** The columns of `table`, each with its place in the key (0: not in it). */
 async function columnsOf(db: Kysely<unknown>, table: string): Promise<Map<string, number>> {
-  const rows = await sql<{
-    name: string;
-    pk: number;
-  }>`SELECT name, pk FROM pragma_table_info(${table})`.execute(db);
-  return new Map(rows.rows.map((row) => [row.name, row.pk]));
+  const query = sql<{ name: string; pk: number }>`SELECT name, pk FROM pragma_table_info(${table})`;
+  return new Map((await query.execute(db)).rows.map((row) => [row.name, row.pk]));
 }
 
 /** Whether session_assets has hash in its key (as every version since its rekey). */
