@@ -2,7 +2,7 @@ import { type AddressInfo, createServer, type Socket } from "node:net";
 import pg from "pg";
 import { afterEach, expect, it, vi } from "vitest";
 import { ManifestListener } from "../../src/platform/selfhost/sites/manifest-listener.js";
-import { MANIFEST_CHANNEL } from "../../src/platform/selfhost/state/postgres-schema.js";
+import { MANIFEST_CHANNEL } from "../../src/platform/selfhost/state/platform-tables.js";
 import { describePostgres, TEST_DATABASE_URL } from "../support/postgres.js";
 import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy.js";
 

@@ -24,9 +24,11 @@ function toLayoutBeforePacks(dataDir: string): void {
       mkdirSync(dir, { recursive: true });
       writeFileSync(join(dir, hash), bytes);
     }
+    // That code came before the Migrator too: its files have no table of applied migrations.
     db.exec(`DROP INDEX blobs_pack; DROP TABLE packs;
       ALTER TABLE blobs DROP COLUMN pack; ALTER TABLE blobs DROP COLUMN pack_offset;
-      ALTER TABLE blobs DROP COLUMN damaged;`);
+      ALTER TABLE blobs DROP COLUMN damaged;
+      DROP TABLE platform_migration; DROP TABLE platform_migration_lock;`);
   } finally {
     db.close();
   }

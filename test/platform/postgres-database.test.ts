@@ -6,7 +6,8 @@ import {
   migratePostgresPlatform,
   openPostgresPlatformDatabase,
 } from "../../src/platform/selfhost/state/postgres-database.js";
-import { PLATFORM_MIGRATIONS } from "../../src/platform/selfhost/state/postgres-schema.js";
+import { POSTGRES_PLATFORM_MIGRATIONS } from "../../src/platform/selfhost/state/migrations/platform-migrations.js";
+import { MANIFEST_TABLES, type PlatformTables } from "../../src/platform/selfhost/state/platform-tables.js";
 import { migrate } from "../../src/shared/database/migrator.js";
 import { openPostgres } from "../../src/shared/database/postgres.js";
 import { describePostgres, TEST_DATABASE_URL, testPostgres } from "../support/postgres.js";
@@ -92,6 +93,17 @@ await describePostgres("the platform database on PostgreSQL", () => {
     expect(name!.name).toMatch(/^static-deploy platform [0-9a-f]{12}$/);
   });
 
+  it("migratePostgresPlatform: every table of MANIFEST_TABLES, and no other, notifies its writes (a trigger each)", async () => {
+    const options = testPostgres();
+    await migratePostgresPlatform(options);
+    const { rows } = await admin.query<{ table: string }>(
+      `SELECT DISTINCT event_object_table AS table FROM information_schema.triggers
+        WHERE trigger_schema = $1 AND action_statement LIKE '%manifest_notify()' ORDER BY 1`,
+      [options.schema],
+    );
+    expect(rows.map((row) => row.table)).toEqual([...MANIFEST_TABLES].sort());
+  });
+
   it("openPostgresPlatformDatabase, migratePostgresPlatform: without a schema, the tables go to `platform`; each lets go of its connections, a failed migration too", async () => {
     // A database of its own, so that its connections can be counted.
     const name = `${testPostgres().schema}_default`;
@@ -128,17 +140,17 @@ await describePostgres("the platform database on PostgreSQL", () => {
 
   it("0006_session_hashes: a database of 0005 gets session_hashes with a row per hash of each open session (its smallest path, its largest size)", async () => {
     const options = testPostgres();
-    const db = await openPostgres<unknown>(options);
+    const db = await openPostgres<PlatformTables>(options);
     try {
-      const before = Object.fromEntries(
-        Object.entries(PLATFORM_MIGRATIONS).filter(([name]) => name < "0006"),
-      );
+      const upTo = (last: string) =>
+        Object.fromEntries(Object.entries(POSTGRES_PLATFORM_MIGRATIONS).filter(([name]) => name <= last));
+      const before = upTo("0005_quota_charges");
       const migrations = { tableName: "platform_migration", schema: options.schema };
       expect(await migrate(db, before, migrations)).toEqual({ applied: MIGRATIONS.slice(0, 5) });
       await sql`INSERT INTO session_assets (session_id, path, hash, size, content_type) VALUES
         ('s1', '/b', 'h1', 3, 'text/plain'), ('s1', '/a', 'h1', 2, 'text/plain'),
         ('s1', '/c', 'h2', 1, 'text/css'), ('s2', '/z', 'h1', 7, 'text/plain')`.execute(db);
-      expect(await migrate(db, PLATFORM_MIGRATIONS, migrations)).toEqual({
+      expect(await migrate(db, upTo("0006_session_hashes"), migrations)).toEqual({
         applied: ["0006_session_hashes"],
       });
       expect(

@@ -22,7 +22,10 @@ function sessionAssetsKey(file: string): string[] {
   }
 }
 
-/** Gives session_assets the key it had before: (session_id, path), rows kept. */
+/**
+ * Gives session_assets the key it had before: (session_id, path), rows kept; that code came before
+ * the Migrator, so the table of applied migrations goes too.
+ */
 function toKeyByPath(file: string): void {
   const db = new Database(file);
   try {
@@ -31,7 +34,7 @@ function toKeyByPath(file: string): void {
         size INTEGER NOT NULL, content_type TEXT NOT NULL, PRIMARY KEY (session_id, path)) WITHOUT ROWID;
       CREATE INDEX session_assets_hash ON session_assets(hash);
       INSERT INTO session_assets SELECT session_id, path, hash, size, content_type FROM newer;
-      DROP TABLE newer;`);
+      DROP TABLE newer; DROP TABLE platform_migration; DROP TABLE platform_migration_lock;`);
   } finally {
     db.close();
   }

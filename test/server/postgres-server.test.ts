@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { PLATFORM_MIGRATIONS } from "../../src/platform/selfhost/state/postgres-schema.js";
+import { POSTGRES_PLATFORM_MIGRATIONS } from "../../src/platform/selfhost/state/migrations/platform-migrations.js";
 import { sql } from "kysely";
 import { afterEach, expect, it } from "vitest";
 import { openPostgres } from "../../src/shared/database/postgres.js";
@@ -96,7 +96,7 @@ await describePostgres("the server on PostgreSQL", () => {
     const env = { DATABASE_URL: url, DATABASE_SCHEMA: schema, DATA_DIR: dir.path };
     const first = await runMigrate(env);
     const all = Object.keys(POSTGRES_MIGRATIONS).join(", ");
-    const platform = Object.keys(PLATFORM_MIGRATIONS).join(", ");
+    const platform = Object.keys(POSTGRES_PLATFORM_MIGRATIONS).join(", ");
     expect(first).toEqual({
       code: 0,
       output: `metadata store: applied ${all}\nplatform: applied ${platform}\n`,

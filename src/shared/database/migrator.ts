@@ -17,8 +17,8 @@ export interface MigrationReport {
  * schema as it was (DDL is transactional there); on SQLite the database's own write lock. Throws
  * the migration's error if one fails. On PostgreSQL pass the `schema` the tables live in.
  */
-export async function migrate(
-  db: Kysely<unknown>,
+export async function migrate<Tables>(
+  db: Kysely<Tables>,
   migrations: Migrations,
   options: { tableName?: string; schema?: string } = {},
 ): Promise<MigrationReport> {

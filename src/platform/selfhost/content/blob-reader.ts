@@ -118,7 +118,7 @@ export class BlobReader {
   }
 
   private async damaged(hash: string, why: string): Promise<BlobUnavailableError> {
-    await sql`UPDATE blobs SET damaged = 1 WHERE hash = ${hash}`.execute(this.db);
+    await this.db.updateTable("blobs").set({ damaged: 1 }).where("hash", "=", hash).execute();
     return new BlobUnavailableError(`blob ${hash} is damaged: ${why}; marked so that it is uploaded again`);
   }
 }

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { BlobReader } from "../content/blob-reader.js";
 import { deleteEmptyPacks, type ContentFiles } from "./garbage-collector.js";
-import { changesOf, firstOf, type PlatformDatabase, rowsOf } from "../state/platform-db.js";
+import { firstOf, type PlatformDatabase } from "../state/platform-db.js";
 
 /**
  * A pack is compacted once less than this share of its bytes is still named by a blob row: then
@@ -61,27 +61,35 @@ export async function compactStep(
   if (found) {
     const pack = { id: found.id, size: Number(found.size) };
     const live = liveBlobs(
-      await rowsOf(
-        db,
-        sql<LiveBlob>`SELECT hash, size, pack_offset FROM blobs
-          WHERE pack = ${pack.id} AND damaged = 0 ORDER BY pack_offset`,
-      ),
+      await db
+        .selectFrom("blobs")
+        .select(["hash", "size", "pack_offset"])
+        .where("pack", "=", pack.id)
+        .where("damaged", "=", 0)
+        .orderBy("pack_offset")
+        .execute(),
     );
     const moved = await moveInto(database, files, reader, live, pack.id, now);
     await database.transaction(async (trx) => {
       // Rows left naming it are damaged ones: they now name no bytes at all.
-      await sql`UPDATE blobs SET pack = NULL, pack_offset = NULL WHERE pack = ${pack.id}`.execute(trx);
-      await sql`DELETE FROM packs WHERE id = ${pack.id}`.execute(trx);
+      await trx
+        .updateTable("blobs")
+        .set({ pack: null, pack_offset: null })
+        .where("pack", "=", pack.id)
+        .execute();
+      await trx.deleteFrom("packs").where("id", "=", pack.id).execute();
     });
     await files.storage.delete(pack.id);
     return { packsRemoved: 1, bytesFreed: pack.size - moved.bytes, blobsMoved: moved.count };
   }
   const loose = liveBlobs(
-    await rowsOf(
-      db,
-      sql<LiveBlob>`SELECT hash, size, pack_offset FROM blobs
-        WHERE pack IS NULL AND damaged = 0 LIMIT ${LOOSE_PER_STEP}`,
-    ),
+    await db
+      .selectFrom("blobs")
+      .select(["hash", "size", "pack_offset"])
+      .where("pack", "is", null)
+      .where("damaged", "=", 0)
+      .limit(LOOSE_PER_STEP)
+      .execute(),
   );
   if (loose.length === 0) return undefined;
   let bytes = 0;
@@ -128,19 +136,22 @@ async function moveInto(
   const result = await database.transaction(async (trx) => {
     let bytes = 0;
     const hashes: string[] = [];
-    const where = from === null ? sql`pack IS NULL` : sql`pack = ${from}`;
     for (const blob of placed) {
-      const changed = await changesOf(
-        trx,
-        sql`UPDATE blobs SET pack = ${pack.id}, pack_offset = ${blob.offset}
-          WHERE hash = ${blob.hash} AND damaged = 0 AND ${where}`,
-      );
-      if (changed === 0) continue;
+      const { numUpdatedRows } = await trx
+        .updateTable("blobs")
+        .set({ pack: pack.id, pack_offset: blob.offset })
+        .where("hash", "=", blob.hash)
+        .where("damaged", "=", 0)
+        .where("pack", from === null ? "is" : "=", from)
+        .executeTakeFirstOrThrow();
+      if (numUpdatedRows === 0n) continue;
       bytes += blob.size;
       hashes.push(blob.hash);
     }
-    await sql`INSERT INTO packs (id, size, live_bytes, created_at)
-      VALUES (${pack.id}, ${pack.size}, ${bytes}, ${now})`.execute(trx);
+    await trx
+      .insertInto("packs")
+      .values({ id: pack.id, size: pack.size, live_bytes: bytes, created_at: now })
+      .execute();
     if (bytes === 0) await deleteEmptyPacks(trx, [pack.id]);
     return { count: hashes.length, bytes, hashes };
   });

@@ -3,7 +3,6 @@ import type { PackStorage } from "../content/pack-storage.js";
 import {
   changesOf,
   type Executor,
-  firstOf,
   lockContent,
   type PlatformDatabase,
   rowsOf,
@@ -169,14 +168,19 @@ export async function removeOrphanFiles(
   for (const pack of await storage.list()) {
     if (
       pack.writtenAt < writtenBefore &&
-      (await firstOf(db, sql`SELECT 1 AS known FROM packs WHERE id = ${pack.id}`)) === undefined
+      (await db.selectFrom("packs").select("id").where("id", "=", pack.id).executeTakeFirst()) === undefined
     ) {
       await storage.delete(pack.id);
       removed++;
     }
   }
   for (const hash of packs.looseHashes()) {
-    const known = await firstOf(db, sql`SELECT 1 AS known FROM blobs WHERE hash = ${hash} AND pack IS NULL`);
+    const known = await db
+      .selectFrom("blobs")
+      .select("hash")
+      .where("hash", "=", hash)
+      .where("pack", "is", null)
+      .executeTakeFirst();
     if (known === undefined) {
       packs.deleteLoose(hash);
       removed++;
@@ -201,13 +205,24 @@ interface Removed {
 async function deleteRows(trx: Executor, rows: BlobRow[]): Promise<Removed> {
   const released = new Map<string, number>();
   for (const slice of slicesOf(rows, 1_000)) {
-    await sql`DELETE FROM blobs WHERE hash IN (${sql.join(slice.map((row) => row.hash))})`.execute(trx);
+    await trx
+      .deleteFrom("blobs")
+      .where(
+        "hash",
+        "in",
+        slice.map((row) => row.hash),
+      )
+      .execute();
   }
   for (const row of rows) {
     if (row.pack !== null) released.set(row.pack, (released.get(row.pack) ?? 0) + row.size);
   }
   for (const [pack, bytes] of released) {
-    await sql`UPDATE packs SET live_bytes = live_bytes - ${bytes} WHERE id = ${pack}`.execute(trx);
+    await trx
+      .updateTable("packs")
+      .set((eb) => ({ live_bytes: eb("live_bytes", "-", bytes) }))
+      .where("id", "=", pack)
+      .execute();
   }
   return { blobs: rows, packs: await deleteEmptyPacks(trx, released.keys()) };
 }
@@ -216,11 +231,14 @@ async function deleteRows(trx: Executor, rows: BlobRow[]): Promise<Removed> {
 export async function deleteEmptyPacks(trx: Executor, candidates: Iterable<string>): Promise<string[]> {
   const empty: string[] = [];
   for (const slice of slicesOf([...candidates], 1_000)) {
-    const rows = await rowsOf(
-      trx,
-      sql<{ id: string }>`DELETE FROM packs WHERE id IN (${sql.join(slice)})
-        AND NOT EXISTS (SELECT 1 FROM blobs WHERE blobs.pack = packs.id) RETURNING id`,
-    );
+    const rows = await trx
+      .deleteFrom("packs")
+      .where("id", "in", slice)
+      .where(({ exists, not, selectFrom }) =>
+        not(exists(selectFrom("blobs").select(sql.lit(1).as("one")).whereRef("blobs.pack", "=", "packs.id"))),
+      )
+      .returning("id")
+      .execute();
     empty.push(...rows.map((row) => row.id));
   }
   return empty;

@@ -1,6 +1,5 @@
 import { sql } from "kysely";
 import type { ManifestEntry } from "../../../core/manifest.js";
-import type { SqliteDatabase } from "../../../shared/database/sqlite.js";
 import type { Pacer } from "../../../shared/event-loop.js";
 import { type Executor, slicesOf } from "../state/platform-db.js";
 import { compressibleFlag } from "../quotas/quota-charges.js";
@@ -11,30 +10,6 @@ import { compressibleFlag } from "../quotas/quota-charges.js";
 // `size` the largest size declared for it, `media_type` the type the last upload declared for it
 // (NULL until one does; its paths keep the type of their extension) and whether the edge
 // compresses that type (NULL with it).
-
-/** The table on SQLite (database.ts adds it to a database from before, with its rows). */
-export const SESSION_HASHES_TABLE = `CREATE TABLE IF NOT EXISTS session_hashes (
-  session_id TEXT NOT NULL,
-  hash TEXT NOT NULL,
-  path TEXT NOT NULL,
-  size INTEGER NOT NULL,
-  media_type TEXT,
-  compressible INTEGER,
-  PRIMARY KEY (session_id, hash)
-) WITHOUT ROWID;`;
-
-/** Fills the table from the manifest rows of sessions opened before it existed. */
-export const FILL_SESSION_HASHES = `INSERT INTO session_hashes (session_id, hash, path, size, media_type, compressible)
-  SELECT session_id, hash, MIN(path), MAX(size), NULL, NULL FROM session_assets GROUP BY session_id, hash`;
-
-/** Creates the table on a SQLite database that lacks it, with a row for each hash of its sessions. */
-export function addSessionHashes(db: SqliteDatabase): void {
-  if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'session_hashes'").get() !== undefined) return;
-  db.transaction(() => {
-    db.exec(SESSION_HASHES_TABLE);
-    db.exec(FILL_SESSION_HASHES);
-  })();
-}
 
 /** A hash of a manifest: a path naming it and the largest size declared for it. */
 export interface HashEntry {

@@ -1,5 +1,5 @@
 import pg from "pg";
-import { MANIFEST_CHANNEL } from "../state/postgres-schema.js";
+import { MANIFEST_CHANNEL } from "../state/platform-tables.js";
 
 export interface ManifestListenerOptions {
   url: string;

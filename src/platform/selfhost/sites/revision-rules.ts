@@ -6,20 +6,7 @@ import {
   type SiteRules,
 } from "../../../core/site-rules/index.js";
 import type { BlobReader } from "../content/blob-reader.js";
-import { sql } from "kysely";
-import { type PlatformDatabase, rowsOf } from "../state/platform-db.js";
-
-/**
- * A revision's `_redirects` and `_headers`, parsed once at publish and kept as JSON beside its
- * files; the edge compiles them once per revision. A revision without either file has no row.
- */
-export const REVISION_RULES_TABLE = `
-CREATE TABLE IF NOT EXISTS revision_rules (
-  project_slug TEXT NOT NULL,
-  revision_id TEXT NOT NULL,
-  rules TEXT NOT NULL,
-  PRIMARY KEY (project_slug, revision_id)
-) WITHOUT ROWID;`;
+import type { PlatformDatabase } from "../state/platform-db.js";
 
 /**
  * Reads and parses the rules files of an upload session's manifest (at the site's root). Returns
@@ -31,11 +18,12 @@ export async function readSessionRules(
   reader: BlobReader,
   sessionId: string,
 ): Promise<string | undefined> {
-  const rows = await rowsOf(
-    database.db,
-    sql<{ path: string; hash: string }>`SELECT path, hash FROM session_assets
-      WHERE session_id = ${sessionId} AND path IN (${`/${REDIRECTS_FILE}`}, ${`/${HEADERS_FILE}`})`,
-  );
+  const rows = await database.db
+    .selectFrom("session_assets")
+    .select(["path", "hash"])
+    .where("session_id", "=", sessionId)
+    .where("path", "in", [`/${REDIRECTS_FILE}`, `/${HEADERS_FILE}`])
+    .execute();
   if (rows.length === 0) return undefined;
   const text = async (name: string): Promise<string | undefined> => {
     const row = rows.find((candidate) => candidate.path === `/${name}`);

@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import { AliasLimitError } from "../../../core/errors.js";
 import { rowBytesSum } from "../quotas/quota-charges.js";
 import { type Executor, firstOf, forUpdate, type PlatformDatabase, rowsOf } from "../state/platform-db.js";
+import { MANIFEST_TABLES } from "../state/platform-tables.js";
 
 /**
  * Counts the writes of the published manifest by this process, so that readers (the edge) can
@@ -12,16 +13,6 @@ export interface ManifestGeneration {
   readonly value: number;
 }
 
-// The tables the edge reads; blobs are left out (a blob row never changes, and one is only
-// deleted once no revision file names it).
-const MANIFEST_TABLES = [
-  "sites",
-  "site_hosts",
-  "revisions",
-  "revision_files",
-  "revision_rules",
-  "site_aliases",
-] as const;
 const generations = new WeakMap<PlatformDatabase, { value: number }>();
 
 /**

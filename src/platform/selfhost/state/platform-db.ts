@@ -1,11 +1,12 @@
 import { Kysely, type RawBuilder, sql, SqliteDialect } from "kysely";
 import { type SqliteDatabase, withStatementCache } from "../../../shared/database/sqlite.js";
+import type { PlatformTables } from "./platform-tables.js";
 
 /** The SQL engine under the platform database. */
 export type SqlDialect = "sqlite" | "postgres";
 
 /** Runs statements: the database itself, or one of its transactions. */
-export type Executor = Kysely<unknown>;
+export type Executor = Kysely<PlatformTables>;
 
 /**
  * The local platform's database, reached through Kysely: SQLite (the embedded default) or
@@ -42,7 +43,9 @@ export interface PlatformDatabase {
 
 /** Wraps an open better-sqlite3 connection (schema already in place) as the platform database. */
 export function sqlitePlatformDatabase(sqlite: SqliteDatabase): PlatformDatabase {
-  const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const db = new Kysely<PlatformTables>({
+    dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
+  });
   let open = true;
   return {
     dialect: "sqlite",

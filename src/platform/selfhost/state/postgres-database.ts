@@ -4,7 +4,8 @@ import { migrate, type MigrationReport } from "../../../shared/database/migrator
 import { openPostgres, type PostgresOptions } from "../../../shared/database/postgres.js";
 import { ManifestListener } from "../sites/manifest-listener.js";
 import type { PlatformDatabase } from "./platform-db.js";
-import { PLATFORM_MIGRATIONS } from "./postgres-schema.js";
+import { PLATFORM_MIGRATION_TABLE, POSTGRES_PLATFORM_MIGRATIONS } from "./migrations/platform-migrations.js";
+import type { PlatformTables } from "./platform-tables.js";
 
 /** The schema the platform's tables live in, beside the metadata store's in the same database. */
 export const PLATFORM_SCHEMA = "platform";
@@ -23,9 +24,9 @@ export async function openPostgresPlatformDatabase(options: PostgresOptions): Pr
   // Named per process: the manifest's notifications say whose connection wrote, and a process
   // skips its own (its writers told its readers at once).
   const writer = `static-deploy platform ${randomBytes(6).toString("hex")}`;
-  const db = await openPostgres<unknown>({ ...options, schema, applicationName: writer });
+  const db = await openPostgres<PlatformTables>({ ...options, schema, applicationName: writer });
   try {
-    await migrate(db, PLATFORM_MIGRATIONS, { tableName: "platform_migration", schema });
+    await migrate(db, POSTGRES_PLATFORM_MIGRATIONS, { tableName: PLATFORM_MIGRATION_TABLE, schema });
   } catch (error) {
     await db.destroy();
     throw error;
@@ -36,9 +37,9 @@ export async function openPostgresPlatformDatabase(options: PostgresOptions): Pr
 /** Applies the platform's pending migrations on PostgreSQL and closes (`deploy-server migrate`). */
 export async function migratePostgresPlatform(options: PostgresOptions): Promise<MigrationReport> {
   const schema = options.schema ?? PLATFORM_SCHEMA;
-  const db = await openPostgres<unknown>({ ...options, schema });
+  const db = await openPostgres<PlatformTables>({ ...options, schema });
   try {
-    return await migrate(db, PLATFORM_MIGRATIONS, { tableName: "platform_migration", schema });
+    return await migrate(db, POSTGRES_PLATFORM_MIGRATIONS, { tableName: PLATFORM_MIGRATION_TABLE, schema });
   } finally {
     await db.destroy();
   }
@@ -49,7 +50,7 @@ export async function migratePostgresPlatform(options: PostgresOptions): Promise
  * where the manifest's notifications are heard from (on a connection of their own).
  */
 export function postgresPlatformDatabase(
-  db: Kysely<unknown>,
+  db: Kysely<PlatformTables>,
   listen: { url: string; schema: string; writer?: string },
 ): PlatformDatabase {
   let open = true;

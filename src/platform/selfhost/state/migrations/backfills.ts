@@ -1,0 +1,14 @@
+import { rowBytesSumSql } from "../../quotas/quota-charges.js";
+import type { SqlDialect } from "../platform-db.js";
+
+// Rows that migrations fill for what a database held before them, on either engine.
+
+/** session_hashes from the manifests of the sessions open when the table was added. */
+export const FILL_SESSION_HASHES = `INSERT INTO session_hashes (session_id, hash, path, size, media_type, compressible)
+  SELECT session_id, hash, MIN(path), MAX(size), NULL, NULL FROM session_assets GROUP BY session_id, hash`;
+
+/** revisions.row_bytes (the charge of a revision's rows) for the revisions kept when it was added. */
+export function fillRowBytes(dialect: SqlDialect): string {
+  return `UPDATE revisions SET row_bytes = (SELECT ${rowBytesSumSql(dialect)} FROM revision_files f
+    WHERE f.project_slug = revisions.project_slug AND f.revision_id = revisions.revision_id)`;
+}

@@ -1,0 +1,30 @@
+import type { Migrations } from "../../../../shared/database/migrator.js";
+import { migration as postgres0001 } from "./postgres/0001_platform.js";
+import { migration as postgres0002 } from "./postgres/0002_manifest_notify.js";
+import { migration as postgres0003 } from "./postgres/0003_session_assets_by_hash.js";
+import { migration as postgres0004 } from "./postgres/0004_site_aliases.js";
+import { migration as postgres0005 } from "./postgres/0005_quota_charges.js";
+import { migration as postgres0006 } from "./postgres/0006_session_hashes.js";
+import { migration as sqlite0001 } from "./sqlite/0001_platform.js";
+
+// The platform database's migrations, one file each under sqlite/ and postgres/, applied in the
+// order of their names by the shared Migrator (shared/database/migrator.ts). Never edit one that
+// has shipped; add the next, on both engines, and the table's type to platform-tables.ts.
+
+/** The Migrator's table of applied migrations, on both engines. */
+export const PLATFORM_MIGRATION_TABLE = "platform_migration";
+
+/** Migrations of the platform database on SQLite (platform.sqlite). */
+export const SQLITE_PLATFORM_MIGRATIONS: Migrations = {
+  "0001_platform": sqlite0001,
+};
+
+/** Migrations of the platform database on PostgreSQL (in the `platform` schema). */
+export const POSTGRES_PLATFORM_MIGRATIONS: Migrations = {
+  "0001_platform": postgres0001,
+  "0002_manifest_notify": postgres0002,
+  "0003_session_assets_by_hash": postgres0003,
+  "0004_site_aliases": postgres0004,
+  "0005_quota_charges": postgres0005,
+  "0006_session_hashes": postgres0006,
+};

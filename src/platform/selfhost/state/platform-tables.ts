@@ -1,0 +1,100 @@
+import type { Generated } from "kysely";
+
+/**
+ * The platform database's tables as Kysely sees them, on both engines (created by the migrations
+ * of ./migrations). Times are milliseconds since the epoch; sizes are bytes (BIGINT on
+ * PostgreSQL, read as numbers). `Generated` marks a column with a default an insert may omit.
+ */
+export interface PlatformTables {
+  /** Content held, once across projects: a byte range of a pack, or (from before packs) a file. */
+  blobs: {
+    hash: string;
+    size: number;
+    created_at: number;
+    pack: string | null;
+    pack_offset: number | null;
+    /** 1 once its bytes were found short or missing: not served, asked for again. */
+    damaged: Generated<number>;
+  };
+  /** Pack files: the blobs one upload verified; `live_bytes` counts what rows still name. */
+  packs: { id: string; size: number; live_bytes: number; created_at: number };
+  upload_sessions: {
+    id: string;
+    project_slug: string;
+    created_at: number;
+    expires_at: number;
+    client_address: string | null;
+    pending_bytes: Generated<number>;
+    /** How many distinct hashes the manifest names, once written (NULL before). */
+    asset_hashes: number | null;
+  };
+  /** The manifest of an upload session, a row per path. */
+  session_assets: {
+    session_id: string;
+    path: string;
+    hash: string;
+    size: number;
+    content_type: string;
+    compressible: Generated<number>;
+  };
+  /** Each hash of a session once (sessions/session-hashes.ts). */
+  session_hashes: {
+    session_id: string;
+    hash: string;
+    path: string;
+    size: number;
+    media_type: string | null;
+    compressible: number | null;
+  };
+  /** The content a session has (verified in its uploads, or its project's when it opened). */
+  session_blobs: { session_id: string; hash: string };
+  sites: {
+    project_slug: string;
+    revision_id: string | null;
+    expires_at: number;
+    production_since: number | null;
+  };
+  site_hosts: { hostname: string; project_slug: string; canonical_url: string | null };
+  /** Stable preview names (deploy --alias); `since`: when the alias last moved. */
+  site_aliases: { project_slug: string; alias: string; revision_id: string; since: number };
+  revisions: { project_slug: string; revision_id: string; created_at: number; row_bytes: Generated<number> };
+  revision_files: {
+    project_slug: string;
+    revision_id: string;
+    path: string;
+    hash: string;
+    content_type: string;
+    compressible: Generated<number>;
+  };
+  /** A revision's parsed `_redirects` and `_headers`, as JSON. */
+  revision_rules: { project_slug: string; revision_id: string; rules: string };
+  /** Each project's creator and what its kept revisions are charged (quotas/project-charges.ts). */
+  project_charges: {
+    project_slug: string;
+    client_address: string | null;
+    created_at: number | null;
+    charged_bytes: Generated<number>;
+  };
+  settings: { key: string; value: string };
+}
+
+/** A table of the platform database. */
+export type PlatformTable = keyof PlatformTables;
+
+/**
+ * The tables the edge reads (the published manifest): each write of one tells its readers
+ * (SQLite: temporary triggers, sites/site-tables.ts; PostgreSQL: a NOTIFY trigger, added by the
+ * migration that creates the table). Blobs are left out: a blob row never changes, and one is only
+ * deleted once no revision file names it.
+ */
+export const MANIFEST_TABLES = [
+  "sites",
+  "site_hosts",
+  "revisions",
+  "revision_files",
+  "revision_rules",
+  "site_aliases",
+] as const satisfies readonly PlatformTable[];
+
+/** The channel PostgreSQL's manifest triggers notify on (sites/manifest-listener.ts listens). */
+export const MANIFEST_CHANNEL = "platform_manifest";
