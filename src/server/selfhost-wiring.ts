@@ -4,6 +4,7 @@ import type { Metrics } from "../shared/observability/metrics.js";
 import { createEdgeHandler, type EdgeHandler, largestCachedBlob } from "../edge/index.js";
 import {
   openSelfHostedState,
+  SelfHostedEdgeStorage,
   type SelfHostedPlatform,
   type SelfHostedStateOptions,
 } from "../platform/selfhost/index.js";
@@ -66,12 +67,8 @@ export async function openSelfHostedPlatform(
       createUploadApp({ service, logger: logger.child({ role: "upload" }), metrics: options.metrics }).fetch,
     ),
     edgeListener: createEdgeHandler({
-      db: state.edge.db,
-      reader: state.edge.reader,
-      packs: state.edge.content,
-      sitesDomain: options.sitesDomain,
+      storage: new SelfHostedEdgeStorage(state.edge, { sitesDomain: options.sitesDomain, now }),
       cacheBytes: options.edgeCacheBytes,
-      now,
       onError: (error) => logger.error({ err: error, role: "edge" }, "edge request failed"),
     }),
   };

@@ -9,6 +9,7 @@ import { parseSiteRules } from "../../src/core/site-rules/index.js";
 import { edgeGet } from "./http.js";
 import { mediaTypeFor } from "../../src/shared/media-types.js";
 import { BlobReader } from "../../src/platform/selfhost/content/blob-reader.js";
+import { SelfHostedEdgeStorage } from "../../src/platform/selfhost/adapters/selfhost-edge-storage.js";
 import type { ContentFiles } from "../../src/platform/selfhost/maintenance/garbage-collector.js";
 import { DiskPackStorage } from "../../src/platform/selfhost/content/disk/disk-pack-storage.js";
 import { ContentDirectory } from "../../src/platform/selfhost/content/content-directory.js";
@@ -111,11 +112,10 @@ export async function startTestEdge(
   const clock = { now: Date.now() };
   const errors: unknown[] = [];
   const handler = createEdgeHandler({
-    db,
-    reader,
-    packs,
-    sitesDomain: SITES_DOMAIN,
-    now: () => clock.now,
+    storage: new SelfHostedEdgeStorage(
+      { db, reader, content: packs },
+      { sitesDomain: SITES_DOMAIN, now: () => clock.now },
+    ),
     onError: (error) => errors.push(error),
     ...options,
   });

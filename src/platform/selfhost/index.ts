@@ -1,6 +1,7 @@
 // The self-hosted platform's one entry point: the rest of src/ imports only this file (lint).
 export { openSelfHostedState, type SelfHostedState, type SelfHostedStateOptions } from "./open-selfhosted.js";
 export { SelfHostedPlatform } from "./selfhost-platform.js";
+export { SelfHostedEdgeStorage } from "./adapters/selfhost-edge-storage.js";
 export { migratePostgresPlatform } from "./state/postgres-database.js";
 export type { PlatformDatabase } from "./state/sqlite-database.js";
 export { type S3Settings, parseObjectStoreUrl } from "./content/s3/s3-settings.js";
