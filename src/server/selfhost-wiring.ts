@@ -5,6 +5,7 @@ import { createEdgeHandler, type EdgeHandler, largestCachedBlob } from "../edge/
 import {
   openSelfHostedState,
   SelfHostedEdgeStorage,
+  SelfHostedUploadStorage,
   type SelfHostedPlatform,
   type SelfHostedStateOptions,
 } from "../platform/selfhost/index.js";
@@ -47,18 +48,14 @@ export async function openSelfHostedPlatform(
       ...options.storage,
     },
   });
-  const { sessions, content, packStorage, tokens, storage } = state.upload;
   const service = new UploadService({
     accountId: state.accountId,
-    sessions,
-    packs: content,
-    packStorage,
-    tokens,
+    storage: new SelfHostedUploadStorage(state.upload),
+    tokens: state.upload.tokens,
     maxAssetBytes: options.maxAssetBytes,
     maxFiles: options.bucketLimits.maxFiles,
     // A full bucket plus room for the multipart framing of up to maxFiles parts.
     maxRequestBytes: options.bucketLimits.maxBytes + options.bucketLimits.maxFiles * 512 + 1024 * 1024,
-    storage,
     now,
   });
   return {
