@@ -3,22 +3,17 @@ import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BlobCache } from "../../src/edge/blob-cache.js";
 import { VariantMaker } from "../../src/edge/variants.js";
-import { SelfHostedEdgeStorage } from "../../src/platform/selfhost/adapters/selfhost-edge-storage.js";
-import { BlobReader } from "../../src/platform/selfhost/content/blob-reader.js";
-import { SITES_DOMAIN, startTestEdge, type TestEdge } from "../support/edge-site.js";
+import type { EdgeStorage } from "../../src/edge/edge-storage.js";
+import { startTestEdge, type TestEdge } from "../support/edge-site.js";
 
 describe("VariantMaker.onDisk", () => {
   let edge: TestEdge;
-  let storage: SelfHostedEdgeStorage;
+  let storage: EdgeStorage;
   let variants: VariantMaker;
 
   beforeAll(async () => {
     edge = await startTestEdge();
-    const reader = new BlobReader(edge.db, edge.packs, edge.files.storage);
-    storage = new SelfHostedEdgeStorage(
-      { db: edge.db, reader, content: edge.packs },
-      { sitesDomain: SITES_DOMAIN },
-    );
+    storage = edge.storage;
     variants = new VariantMaker(new BlobCache(), storage);
   });
   afterAll(() => edge.close());

@@ -50,6 +50,8 @@ export interface EdgeReply {
 
 export interface TestEdge {
   db: PlatformDatabase;
+  /** The storage the edge was handed (unless the test handed it another). */
+  storage: SelfHostedEdgeStorage;
   packs: ContentDirectory;
   /** The pack files and open packs, as a collection removes them. */
   files: ContentFiles;
@@ -111,11 +113,12 @@ export async function startTestEdge(
   const reader = new BlobReader(db, packs, storage);
   const clock = { now: Date.now() };
   const errors: unknown[] = [];
+  const edgeStorage = new SelfHostedEdgeStorage(
+    { db, reader, content: packs },
+    { sitesDomain: SITES_DOMAIN, now: () => clock.now },
+  );
   const handler = createEdgeHandler({
-    storage: new SelfHostedEdgeStorage(
-      { db, reader, content: packs },
-      { sitesDomain: SITES_DOMAIN, now: () => clock.now },
-    ),
+    storage: edgeStorage,
     onError: (error) => errors.push(error),
     ...options,
   });
@@ -248,6 +251,7 @@ export async function startTestEdge(
 
   return {
     db,
+    storage: edgeStorage,
     packs,
     files,
     blobFile,
