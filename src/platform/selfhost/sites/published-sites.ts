@@ -8,6 +8,7 @@ import { manifestGeneration, type ManifestGeneration } from "./site-tables.js";
 export type { SiteTarget, StoredFile };
 
 export interface PublishedSitesOptions {
+  /** Generated hostnames are `<slug>.<sitesDomain>`, revision hosts `<revisionId>--<slug>.<sitesDomain>`. */
   sitesDomain: string;
   /** Milliseconds since the epoch; injectable so tests can move time. */
   now?: () => number;
