@@ -3,8 +3,10 @@ import globals from "globals";
 import tseslint from "typescript-eslint";
 
 // Dependencies point inward (ARCHITECTURE.md): shared ← core ← store, platform ← api, upload, edge
-// ← server; the client sees only core and shared. `upload` and `edge` are the HTTP faces of the
-// self-hosted platform and so may read it. Each entry: the folder, and the folders it must not import.
+// ← server; the client sees only core and shared. The upload service and the edge, the HTTP faces
+// of the self-hosted platform, are handed their storage (`upload/upload-storage.ts`,
+// `edge/edge-storage.ts`, which the platform implements) and read nothing of it. Each entry: the
+// folder, and the folders it may import.
 const PARTS = ["shared", "core", "store", "platform", "api", "upload", "edge", "client", "server"];
 const MAY_IMPORT = {
   shared: [],
@@ -12,8 +14,8 @@ const MAY_IMPORT = {
   store: ["shared", "core"],
   platform: ["shared", "core"],
   api: ["shared", "core"],
-  upload: ["shared", "core", "platform"],
-  edge: ["shared", "core", "platform"],
+  upload: ["shared", "core"],
+  edge: ["shared", "core"],
   client: ["shared", "core"],
   server: PARTS,
 };
@@ -27,30 +29,31 @@ const SELFHOST_INSIDES = {
   regex: "(^|/)selfhost/(?!index\\.js$)",
   message: "outside src/platform/selfhost, import only its entry point, platform/selfhost/index.js.",
 };
-const boundaries = Object.entries(MAY_IMPORT).map(([part, allowed]) => {
+// The upload service's tests also wire it to the real platform (its sessions, packs and tokens).
+const TESTS_MAY_ALSO_IMPORT = { upload: ["platform"] };
+/** The pattern that refuses an import climbing from `part` into a folder not in `allowed`. */
+function inward(part, allowed) {
   const forbidden = PARTS.filter((other) => other !== part && !allowed.includes(other));
-  const inward =
-    forbidden.length === 0
-      ? []
-      : [
-          {
-            regex: `^(\\.\\./)+(${forbidden.join("|")})(/|$)`,
-            message: `src/${part} may import only ${allowed.map((a) => `src/${a}`).join(", ") || "nothing of the project"}: dependencies point inward (see ARCHITECTURE.md).`,
-          },
-        ];
-  return {
-    files: [`src/${part}/**/*.ts`],
-    ignores: part === "platform" ? ["src/platform/selfhost/**"] : [],
-    rules: { "no-restricted-imports": ["error", { patterns: [...inward, SELFHOST_INSIDES] }] },
-  };
-});
+  if (forbidden.length === 0) return [];
+  return [
+    {
+      regex: `^(\\.\\./)+(${forbidden.join("|")})(/|$)`,
+      message: `src/${part} may import only ${allowed.map((a) => `src/${a}`).join(", ") || "nothing of the project"}: dependencies point inward (see ARCHITECTURE.md).`,
+    },
+  ];
+}
+const boundaries = Object.entries(MAY_IMPORT).map(([part, allowed]) => ({
+  files: [`src/${part}/**/*.ts`],
+  ignores: part === "platform" ? ["src/platform/selfhost/**"] : [],
+  rules: { "no-restricted-imports": ["error", { patterns: [...inward(part, allowed), SELFHOST_INSIDES] }] },
+}));
 // Tests of a part may read the component's insides; the inward rule still holds for them.
-const testBoundaries = boundaries.map((block) => ({
-  files: block.files.map((glob) => glob.replace(/\*\.ts$/, "*.test.ts")),
+const testBoundaries = Object.entries(MAY_IMPORT).map(([part, allowed]) => ({
+  files: [`src/${part}/**/*.test.ts`],
   rules: {
     "no-restricted-imports": [
       "error",
-      { patterns: block.rules["no-restricted-imports"][1].patterns.filter((p) => p !== SELFHOST_INSIDES) },
+      { patterns: inward(part, [...allowed, ...(TESTS_MAY_ALSO_IMPORT[part] ?? [])]) },
     ],
   },
 }));

@@ -1,11 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import {
-  type BlobReader,
-  type ContentDirectory,
-  type PlatformDatabase,
-  PublishedSites,
-} from "../platform/selfhost/index.js";
 import { BlobCache } from "./blob-cache.js";
+import type { EdgeStorage } from "./edge-storage.js";
 import { sendFile, type BlobSource } from "./file-response.js";
 import { refusalOf } from "./http-exactness.js";
 import { DatabaseUnavailableError, ObjectStoreUnavailableError } from "../core/errors.js";
@@ -18,15 +13,8 @@ import { routeOf } from "./site-router.js";
 import { VariantMaker } from "./variants.js";
 
 export interface EdgeOptions {
-  db: PlatformDatabase;
-  /** Reads blobs out of their packs. */
-  reader: BlobReader;
-  /** Where compressed variants of large blobs are kept. */
-  packs: ContentDirectory;
-  /** Generated hostnames are `<slug>.<sitesDomain>`, revision hosts `<revisionId>--<slug>.<sitesDomain>`. */
-  sitesDomain: string;
-  /** Milliseconds since the epoch, for expiry; injectable so tests can move time. */
-  now?: () => number;
+  /** The published sites, their blobs, and where compressed variants of large blobs are kept. */
+  storage: EdgeStorage;
   /** Memory for blob bodies and their compressed variants; 0 streams everything from disk. */
   cacheBytes?: number;
   /** Largest blob kept in memory; larger ones are streamed from disk. */
@@ -53,15 +41,12 @@ export type EdgeHandler = ((req: IncomingMessage, res: ServerResponse) => Promis
  * and reported to `onError`.
  */
 export function createEdgeHandler(options: EdgeOptions): EdgeHandler {
-  const sites: Sites = {
-    lookup: new PublishedSites(options.db, { sitesDomain: options.sitesDomain, now: options.now }),
-    routes: new RouteMemo(options.maxRoutes),
-  };
+  const sites: Sites = { lookup: options.storage, routes: new RouteMemo(options.maxRoutes) };
   const cache = new BlobCache({ maxBytes: options.cacheBytes, maxEntryBytes: options.cacheFileBytes });
   const source: BlobSource = {
     cache,
-    reader: options.reader,
-    variants: new VariantMaker(cache, options.reader, options.packs, options.maxCompressions),
+    storage: options.storage,
+    variants: new VariantMaker(cache, options.storage, options.maxCompressions),
   };
   const report = options.onError ?? ((error: unknown) => console.error("edge: request failed:", error));
   const fail = (res: ServerResponse, error: unknown): void => {
@@ -88,9 +73,9 @@ export function createEdgeHandler(options: EdgeOptions): EdgeHandler {
   return Object.assign(handler, { cacheStats: () => ({ ...cache.counts, bytes: cache.size }) });
 }
 
-/** What the edge knows of the published sites: the manifest's lookups and its own route memo. */
+/** What the edge knows of the published sites: the storage's lookups and its own route memo. */
 interface Sites {
-  lookup: PublishedSites;
+  lookup: EdgeStorage;
   routes: RouteMemo;
 }
 
@@ -117,7 +102,7 @@ async function serve(
     host = absolute.host;
     target = absolute.rawPath + absolute.query;
   }
-  const site = host === undefined ? undefined : await sites.lookup.resolve(host);
+  const site = host === undefined ? undefined : await sites.lookup.lookupSite(host);
   if (!site) {
     // A malformed path is a 400 whether or not the host serves anything.
     const bad = decodePath(requestTarget(target, undefined)!.rawPath).kind === "bad-request";

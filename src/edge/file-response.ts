@@ -1,9 +1,9 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
-import type { BlobReader, StoredFile } from "../platform/selfhost/index.js";
 import type { BlobCache, CachedBlob } from "./blob-cache.js";
 import { parseRange, type RangeRequest } from "./byte-range.js";
 import { worthCompressing } from "./compression.js";
 import { streamBlob } from "./disk-response.js";
+import type { EdgeStorage, StoredFile } from "./edge-storage.js";
 import { chooseEncoding, entityTag, ifRangeHolds, noneMatchHits, type Encoding } from "./negotiation.js";
 import { sendPlain } from "./plain-response.js";
 import { hasConditions, preconditionVerdict } from "./preconditions.js";
@@ -11,12 +11,12 @@ import { writeHead, writeNotModified, type ResponsePlan } from "./response-head.
 import type { VariantMaker } from "./variants.js";
 
 /**
- * Where blob bytes come from: memory for small blobs, their packs for the rest, and their
+ * Where blob bytes come from: memory for small blobs, the storage for the rest, and their
  * compressed variants, each made once on demand.
  */
 export interface BlobSource {
   cache: BlobCache;
-  reader: BlobReader;
+  storage: EdgeStorage;
   variants: VariantMaker;
 }
 
@@ -121,7 +121,7 @@ export function sendFile(
   if (!source.cache.admits(file.size)) return streamBlob(req, res, source, wanted, plan);
   return source.cache
     .load(file.hash, async () => ({
-      body: await source.reader.read(file.hash),
+      body: await source.storage.readBlob(file.hash),
       br: undefined,
       gzip: undefined,
     }))

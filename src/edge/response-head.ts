@@ -2,7 +2,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:
 import { contentRange, unsatisfiedRange, type RangeRequest } from "./byte-range.js";
 import { entityTag, noneMatchHits, type Encoding } from "./negotiation.js";
 import { sendPlain } from "./plain-response.js";
-import type { StoredFile } from "../platform/selfhost/index.js";
+import type { StoredFile } from "./edge-storage.js";
 
 /** The decisions taken from the request before any byte is read. */
 export interface ResponsePlan {

@@ -1,4 +1,4 @@
-import type { SiteTarget } from "../platform/selfhost/index.js";
+import type { SiteTarget } from "./edge-storage.js";
 import type { Route } from "./site-router.js";
 
 export type { Route };
@@ -9,7 +9,7 @@ const MAX_KEY = 1024;
 
 /**
  * Remembers the route of each request target (path and query, as sent) per site. It is keyed on
- * the SiteTarget object itself: PublishedSites answers with new objects after any write of the
+ * the SiteTarget object itself: the storage answers with new objects after any write of the
  * manifest, so a publish or a removal leaves the old routes unreachable without any bookkeeping.
  * Bounded by entry count (routes of replaced sites count until the next drop): when full,
  * everything is dropped and refilled by the next requests.

@@ -1,6 +1,6 @@
 import type { OutgoingHttpHeaders } from "node:http";
 import { encodePath, type HeaderChanges, HEADERS_FILE, REDIRECTS_FILE } from "../core/site-rules/index.js";
-import type { PublishedSites, SiteTarget, StoredFile } from "../platform/selfhost/index.js";
+import type { EdgeStorage, SiteTarget, StoredFile } from "./edge-storage.js";
 import { fileAnswer, type FileAnswer } from "./file-response.js";
 import { NO_STORE } from "./plain-response.js";
 import { candidatePaths, decodePath, requestTarget } from "./request-path.js";
@@ -35,7 +35,7 @@ const RULES_FILES = new Set([`/${REDIRECTS_FILE}`, `/${HEADERS_FILE}`]);
  * answers, so `/* /index.html 200` never hides an asset); the site's `/404.html`; the app fallback
  * when the site has an `/index.html`. `_redirects` and `_headers` themselves are never served.
  */
-export async function routeOf(lookup: PublishedSites, site: SiteTarget, target: string): Promise<Route> {
+export async function routeOf(lookup: EdgeStorage, site: SiteTarget, target: string): Promise<Route> {
   const rawPath = requestTarget(target, undefined)!.rawPath;
   const decoded = decodePath(rawPath);
   if (decoded.kind === "bad-request") return "bad-request";

@@ -1,7 +1,6 @@
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import type { BlobReader } from "../platform/selfhost/content/blob-reader.js";
-import type { ContentDirectory } from "../platform/selfhost/content/content-directory.js";
+import { MemoryEdgeStorage } from "../../test/support/memory-edge-storage.js";
 import { BlobCache, type CachedBlob } from "./blob-cache.js";
 import { VariantMaker } from "./variants.js";
 
@@ -11,14 +10,9 @@ const blob = (text: string): CachedBlob => ({
   gzip: undefined,
 });
 
-/** A maker of in-memory variants only: those read neither the packs nor the blob reader. */
+/** A maker of in-memory variants: those read nothing of the storage. */
 function maker(cache: BlobCache, maxAtOnce: number): VariantMaker {
-  return new VariantMaker(
-    cache,
-    undefined as unknown as BlobReader,
-    undefined as unknown as ContentDirectory,
-    maxAtOnce,
-  );
+  return new VariantMaker(cache, new MemoryEdgeStorage(), maxAtOnce);
 }
 
 describe("VariantMaker.inMemory", () => {

@@ -1,27 +1,24 @@
-import { createWriteStream } from "node:fs";
-import { stat } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { pipeline } from "node:stream/promises";
-import type { BlobReader, ContentDirectory } from "../platform/selfhost/index.js";
 import type { BlobCache, CachedBlob } from "./blob-cache.js";
 import { type Coding, compressBody, compressorFor } from "./compression.js";
+import type { EdgeBlob, EdgeStorage } from "./edge-storage.js";
 
 /** Half the cores (at least one): the rest, and most of libuv's pool, stay for serving and uploads. */
 export const DEFAULT_MAX_COMPRESSIONS = Math.max(1, Math.floor(availableParallelism() / 2));
 
 /**
  * Makes the compressed variants of blobs, each once: a small blob's in memory (kept with it in the
- * blob cache, within its bound), a large blob's as a file under the content's `variants/` (deleted
- * with the blob). At most `maxAtOnce` compressions run at a time; a request that would start one more is
- * told to send the blob as it is instead, and requests for a variant being made wait for it.
+ * blob cache, within its bound), a large blob's in the storage's place for variants. At most
+ * `maxAtOnce` compressions run at a time; a request that would start one more is told to send the
+ * blob as it is instead, and requests for a variant being made wait for it.
  */
 export class VariantMaker {
   private readonly running = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly cache: BlobCache,
-    private readonly reader: BlobReader,
-    private readonly packs: ContentDirectory,
+    private readonly storage: EdgeStorage,
     private readonly maxAtOnce = DEFAULT_MAX_COMPRESSIONS,
   ) {}
 
@@ -38,37 +35,30 @@ export class VariantMaker {
     });
   }
 
-  /** The size of a large blob's variant file if it was made, else undefined. Makes nothing. */
-  async existingSize(hash: string, coding: Coding): Promise<number | undefined> {
-    try {
-      return (await stat(this.packs.variantPath(hash, coding))).size;
-    } catch {
-      return undefined;
-    }
-  }
-
   /**
-   * The path of a large blob's variant file, made now from the blob (checked to be `size` bytes)
-   * if it is missing; undefined when it must be sent as it is.
+   * A large blob's stored variant, opened; made now from the blob (checked to be `size` bytes) if
+   * it is missing. Undefined when it must be sent as it is.
    */
-  async onDisk(hash: string, coding: Coding, size: number): Promise<string | undefined> {
-    const path = this.packs.variantPath(hash, coding);
-    if ((await this.existingSize(hash, coding)) !== undefined) return path;
-    const making = this.run(`${hash}.${coding}`, () =>
-      this.packs.storeVariant(hash, coding, async (temporary) => {
-        const blob = await this.reader.open(hash);
-        try {
-          if (blob.size !== size)
-            throw new Error(`blob ${hash} holds ${blob.size} bytes, its row says ${size}`);
-          await pipeline(blob.stream(0, size - 1), compressorFor(coding, size), createWriteStream(temporary));
-        } finally {
-          blob.close();
-        }
-      }),
-    );
+  async onDisk(hash: string, coding: Coding, size: number): Promise<EdgeBlob | undefined> {
+    const stored = await this.storage.openVariant(hash, coding);
+    if (stored) return stored;
+    const making = this.run(`${hash}.${coding}`, async () => {
+      const blob = await this.storage.openBlob(hash);
+      try {
+        if (blob.size !== size)
+          throw new Error(`blob ${hash} holds ${blob.size} bytes, its row says ${size}`);
+        await this.storage.storeVariant(hash, coding, (sink) =>
+          pipeline(blob.stream(0, size - 1), compressorFor(coding, size), sink),
+        );
+      } finally {
+        blob.close();
+      }
+    });
     if (!making) return undefined;
     await making;
-    return path;
+    const made = await this.storage.openVariant(hash, coding);
+    if (!made) throw new Error(`the ${coding} variant of blob ${hash} is missing once made`);
+    return made;
   }
 
   /** Runs `make` under `key` unless it is running already (then its promise) or the cap is reached. */

@@ -5,6 +5,8 @@ import type { Metrics } from "../shared/observability/metrics.js";
 import { createEdgeHandler, type EdgeHandler, largestCachedBlob } from "../edge/index.js";
 import {
   openSelfHostedState,
+  SelfHostedEdgeStorage,
+  SelfHostedUploadStorage,
   type SelfHostedPlatform,
   type SelfHostedStateOptions,
 } from "../platform/selfhost/index.js";
@@ -49,18 +51,14 @@ export async function openSelfHostedPlatform(
       ...options.storage,
     },
   });
-  const { sessions, content, packStorage, tokens, storage } = state.upload;
   const service = new UploadService({
     accountId: state.accountId,
-    sessions,
-    packs: content,
-    packStorage,
-    tokens,
+    storage: new SelfHostedUploadStorage(state.upload),
+    tokens: state.upload.tokens,
     maxAssetBytes: options.maxAssetBytes,
     maxFiles: options.bucketLimits.maxFiles,
     // A full bucket plus room for the multipart framing of up to maxFiles parts.
     maxRequestBytes: options.bucketLimits.maxBytes + options.bucketLimits.maxFiles * 512 + 1024 * 1024,
-    storage,
     now,
   });
   return {
@@ -74,12 +72,8 @@ export async function openSelfHostedPlatform(
       }).fetch,
     ),
     edgeListener: createEdgeHandler({
-      db: state.edge.db,
-      reader: state.edge.reader,
-      packs: state.edge.content,
-      sitesDomain: options.sitesDomain,
+      storage: new SelfHostedEdgeStorage(state.edge, { sitesDomain: options.sitesDomain, now }),
       cacheBytes: options.edgeCacheBytes,
-      now,
       onError: (error) => logger.error({ err: error, role: "edge" }, "edge request failed"),
     }),
   };

@@ -1,16 +1,9 @@
 import { AssetHasher, hashExtension } from "../core/asset-hash.js";
 import { ASSET_HASH } from "../core/formats.js";
-import type {
-  ContentDirectory,
-  PackStorage,
-  PackWriter,
-  ReceivedBucket,
-  StoredBlob,
-  UploadSessions,
-} from "../platform/selfhost/index.js";
 import { Base64PartSink } from "./base64-part.js";
 import type { PartHeaders, PartSink } from "./multipart.js";
 import { UploadError, UploadErrorCode, badRequest } from "./upload-errors.js";
+import type { PackDraft, ReceivedBucket, StoredBlob, UploadStorage } from "./upload-storage.js";
 
 // A media type as sent in a part header: `type/subtype` and optional parameters, printable ASCII.
 const MEDIA_TYPE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+(\s*;[\x20-\x7e]*)?$/i;
@@ -18,11 +11,7 @@ const discard: PartSink = { write: () => undefined, end: () => undefined };
 
 /** What receiving a bucket needs: where sessions and content are kept, the size limit, the clock. */
 export interface BucketReceiverOptions {
-  sessions: UploadSessions;
-  /** Where packs are started (a temporary file)... */
-  packs: ContentDirectory;
-  /** ...and where they are kept once finished. */
-  packStorage: PackStorage;
+  storage: UploadStorage;
   maxAssetBytes: number;
   /** Parts one bucket may hold (BUCKET_MAX_FILES): what prepare groups buckets by. */
   maxFiles: number;
@@ -42,7 +31,7 @@ export class BucketReceiver {
   private readonly mediaTypes: ReceivedBucket["mediaTypes"] = [];
   private readonly alreadyHeld: string[] = [];
   private readonly stored: StoredBlob[] = [];
-  private pack: PackWriter | undefined;
+  private pack: PackDraft | undefined;
   // Where the part being received starts in the pack; undefined when its bytes are held already.
   private partStart: number | undefined;
   private hasher: AssetHasher | undefined;
@@ -54,7 +43,7 @@ export class BucketReceiver {
 
   /** Checks a part's name and headers and returns where its body goes. */
   async open(part: PartHeaders): Promise<PartSink> {
-    const { sessions, maxAssetBytes, maxFiles } = this.options;
+    const { storage, maxAssetBytes, maxFiles } = this.options;
     const hash = part.name ?? part.filename ?? "";
     if (!ASSET_HASH.test(hash))
       throw badRequest(`part name ${JSON.stringify(hash.slice(0, 80))} is not an asset hash`);
@@ -74,7 +63,7 @@ export class BucketReceiver {
         `bucket holds more than ${maxFiles} parts (BUCKET_MAX_FILES)`,
       );
     }
-    const { asset, inSession, held } = await sessions.partState(this.sessionId, hash);
+    const { asset, inSession, held } = await storage.partState(this.sessionId, hash);
     if (asset === undefined) {
       throw new UploadError(
         400,
@@ -93,7 +82,7 @@ export class BucketReceiver {
     }
     this.hasher ??= await AssetHasher.create();
     // Another project's content: verified for this session, and not stored a second time.
-    const pack = held ? undefined : (this.pack ??= this.options.packs.newWriter());
+    const pack = held ? undefined : (this.pack ??= storage.startPack());
     this.partStart = pack?.length;
     const { path, size: declaredSize } = asset;
     const sink = new Base64PartSink(this.hasher, pack, maxAssetBytes);
@@ -138,13 +127,13 @@ export class BucketReceiver {
    * be made durable (a full disk), nothing is recorded and its file is removed.
    */
   async finish(): Promise<void> {
-    const { packStorage, sessions, now } = this.options;
+    const { storage, now } = this.options;
     const writer = this.pack;
     this.pack = undefined;
     let pack: { id: string; size: number } | undefined;
     if (writer && this.stored.length > 0) {
       try {
-        pack = await packStorage.commit(writer);
+        pack = await storage.commitPack(writer);
       } catch (error) {
         await writer.discard();
         throw error;
@@ -152,7 +141,7 @@ export class BucketReceiver {
     } else {
       await writer?.discard();
     }
-    await sessions.record(
+    await storage.record(
       this.sessionId,
       {
         pack: pack && { ...pack, blobs: this.stored },

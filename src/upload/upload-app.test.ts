@@ -10,7 +10,8 @@ import { openPlatformDatabase } from "../platform/selfhost/state/sqlite-database
 import { DiskPackStorage } from "../platform/selfhost/content/disk/disk-pack-storage.js";
 import { ContentDirectory } from "../platform/selfhost/content/content-directory.js";
 import { type PlatformDatabase, rowsOf } from "../platform/selfhost/state/platform-db.js";
-import { freeBytesOf } from "../platform/selfhost/quotas/storage-limits.js";
+import { freeBytesOf, type StorageLimits } from "../platform/selfhost/quotas/storage-limits.js";
+import { SelfHostedUploadStorage } from "../platform/selfhost/adapters/selfhost-upload-storage.js";
 import { UploadTokens } from "../platform/selfhost/sessions/upload-tokens.js";
 import { UploadSessions } from "../platform/selfhost/sessions/upload-sessions.js";
 import { Pacer } from "../shared/event-loop.js";
@@ -67,8 +68,14 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** The upload app on this test's database and folder, its log lines collected. */
-function app(options: { metrics?: Metrics; service?: Partial<UploadServiceOptions> } = {}) {
+/** The upload app on this test's database and folder (with `limits`' free-space guard), its log lines collected. */
+function app(
+  options: {
+    metrics?: Metrics;
+    service?: Partial<UploadServiceOptions>;
+    limits?: Pick<StorageLimits, "minFreeBytes" | "freeBytes">;
+  } = {},
+) {
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
       lines.push(JSON.parse(chunk.toString()) as LogLine);
@@ -77,9 +84,12 @@ function app(options: { metrics?: Metrics; service?: Partial<UploadServiceOption
   });
   const service = new UploadService({
     accountId: ACCOUNT,
-    sessions: new UploadSessions(database),
-    packs: new ContentDirectory(dir),
-    packStorage: storage,
+    storage: new SelfHostedUploadStorage({
+      sessions: new UploadSessions(database),
+      content: new ContentDirectory(dir),
+      packStorage: storage,
+      storage: options.limits,
+    }),
     tokens: new UploadTokens("secret", () => NOW),
     maxAssetBytes: 1024 * 1024,
     maxFiles: 2_000,
@@ -283,7 +293,7 @@ describe("createUploadApp", () => {
 
 describe("UploadService through the app", () => {
   it("upload: a declared Content-Length that would leave less than MIN_FREE_BYTES free is refused 507 (10009) before the body is read", async () => {
-    const hono = app({ service: { storage: { minFreeBytes: 1, freeBytes: freeBytesOf(dir) } } });
+    const hono = app({ limits: { minFreeBytes: 1, freeBytes: freeBytesOf(dir) } });
     const body = bucket([{ name: hash, bytes: CONTENT }]);
     const huge = String(Number.MAX_SAFE_INTEGER);
     const refused = await send(hono, post(body, { "content-length": huge }));

@@ -1,10 +1,5 @@
 import { ObjectStoreUnavailableError } from "../core/errors.js";
-import {
-  isOutOfSpace,
-  lacksRoomFor,
-  type StorageLimits,
-  type UploadTokens,
-} from "../platform/selfhost/index.js";
+import { isOutOfSpace } from "../shared/out-of-space.js";
 import { PartContentError } from "./base64-part.js";
 import { BucketReceiver, type BucketReceiverOptions } from "./bucket-receiver.js";
 import { MultipartError, multipartBoundary, parseMultipart } from "./multipart.js";
@@ -16,14 +11,13 @@ import {
   objectStoreUnavailable,
   unauthorized,
 } from "./upload-errors.js";
+import type { SessionTokens } from "./upload-storage.js";
 
 export interface UploadServiceOptions extends BucketReceiverOptions {
   accountId: string;
-  tokens: UploadTokens;
+  tokens: SessionTokens;
   /** Bytes one bucket request may carry, multipart framing included. */
   maxRequestBytes: number;
-  /** The free-space guard (MIN_FREE_BYTES); none when absent. */
-  storage?: Pick<StorageLimits, "minFreeBytes" | "freeBytes">;
 }
 
 /** What a bucket upload answers: 202 while assets are missing, 201 with the completion token. */
@@ -63,20 +57,19 @@ export class UploadService {
     contentLength?: number;
     body: AsyncIterable<Uint8Array>;
   }): Promise<BucketResult> {
-    const { sessions, tokens, now } = this.options;
+    const { storage, tokens, now } = this.options;
     if (input.accountId !== this.options.accountId) {
       throw new UploadError(404, UploadErrorCode.accountNotFound, "account not found");
     }
     const sessionId = input.token && (await tokens.verify("upload", input.token, new Date(now())));
-    const session = sessionId ? await sessions.get(sessionId) : undefined;
+    const session = sessionId ? await storage.session(sessionId) : undefined;
     if (!session || session.expiresAt <= now()) throw unauthorized();
     const boundary = multipartBoundary(input.contentType);
     if (!boundary) {
       throw new UploadError(415, UploadErrorCode.badRequest, "Content-Type must be multipart/form-data");
     }
     // Below MIN_FREE_BYTES (counting what this request declares it brings), nothing is read.
-    const storage = this.options.storage;
-    if (storage && (await lacksRoomFor(storage, input.contentLength ?? 0))) {
+    if (await storage.lacksRoomFor(input.contentLength ?? 0)) {
       throw insufficientStorage();
     }
     const receiver = new BucketReceiver(this.options, session.id);
@@ -92,7 +85,7 @@ export class UploadService {
       throw error;
     }
     await receiver.finish();
-    if ((await sessions.missingCount(session.id)) > 0) return { status: 202 };
+    if ((await storage.missingCount(session.id)) > 0) return { status: 202 };
     const jwt = await tokens.sign(
       ["completion"],
       session.id,

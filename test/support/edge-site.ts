@@ -9,6 +9,7 @@ import { parseSiteRules } from "../../src/core/site-rules/index.js";
 import { edgeGet } from "./http.js";
 import { mediaTypeFor } from "../../src/shared/media-types.js";
 import { BlobReader } from "../../src/platform/selfhost/content/blob-reader.js";
+import { SelfHostedEdgeStorage } from "../../src/platform/selfhost/adapters/selfhost-edge-storage.js";
 import type { ContentFiles } from "../../src/platform/selfhost/maintenance/garbage-collector.js";
 import { DiskPackStorage } from "../../src/platform/selfhost/content/disk/disk-pack-storage.js";
 import { ContentDirectory } from "../../src/platform/selfhost/content/content-directory.js";
@@ -49,6 +50,8 @@ export interface EdgeReply {
 
 export interface TestEdge {
   db: PlatformDatabase;
+  /** The storage the edge was handed (unless the test handed it another). */
+  storage: SelfHostedEdgeStorage;
   packs: ContentDirectory;
   /** The pack files and open packs, as a collection removes them. */
   files: ContentFiles;
@@ -110,12 +113,12 @@ export async function startTestEdge(
   const reader = new BlobReader(db, packs, storage);
   const clock = { now: Date.now() };
   const errors: unknown[] = [];
+  const edgeStorage = new SelfHostedEdgeStorage(
+    { db, reader, content: packs },
+    { sitesDomain: SITES_DOMAIN, now: () => clock.now },
+  );
   const handler = createEdgeHandler({
-    db,
-    reader,
-    packs,
-    sitesDomain: SITES_DOMAIN,
-    now: () => clock.now,
+    storage: edgeStorage,
     onError: (error) => errors.push(error),
     ...options,
   });
@@ -248,6 +251,7 @@ export async function startTestEdge(
 
   return {
     db,
+    storage: edgeStorage,
     packs,
     files,
     blobFile,

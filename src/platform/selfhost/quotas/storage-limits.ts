@@ -47,11 +47,7 @@ export async function lacksRoomFor(
   return (await limits.freeBytes()) - incoming < limits.minFreeBytes;
 }
 
-/** True for the errors of a full disk: a write (ENOSPC, EDQUOT) or SQLite's (SQLITE_FULL). */
-export function isOutOfSpace(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === "ENOSPC" || code === "EDQUOT" || code === "SQLITE_FULL";
-}
+export { isOutOfSpace } from "../../../shared/out-of-space.js";
 
 /** Bytes for a message: exact, and in MiB. */
 export function describeBytes(bytes: number): string {

@@ -1,17 +1,13 @@
 import { sql } from "kysely";
 import type { ManifestEntry } from "../../../core/manifest.js";
+import type { StoredBlob } from "../../../core/uploaded-bucket.js";
 import { mediaTypeFor } from "../../../shared/media-types.js";
 import { compressibleFlag } from "../quotas/quota-charges.js";
 import { type Executor, forUpdate, rowsOf, slicesOf, type SqlDialect } from "../state/platform-db.js";
 
 // The statements an upload session writes its rows with, many rows at a time (upload-sessions.ts).
 
-/** A blob a bucket stored: its bytes are `size` bytes from `offset` of the bucket's pack. */
-export interface StoredBlob {
-  hash: string;
-  size: number;
-  offset: number;
-}
+export type { StoredBlob };
 
 /** Manifest rows written per statement: 6 parameters each, far under any engine's limit. */
 export const ROWS_PER_STATEMENT = 1_000;

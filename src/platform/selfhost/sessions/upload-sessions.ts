@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { ManifestEntry } from "../../../core/manifest.js";
+import type { PartState, ReceivedBucket } from "../../../core/uploaded-bucket.js";
 import type { Pacer } from "../../../shared/event-loop.js";
 import { hotQuery } from "../state/hot-query.js";
 import { declareMediaTypes, hashEntriesOf, insertSessionHashes } from "./session-hashes.js";
@@ -41,26 +42,7 @@ export interface OpenedSession {
   added: Map<string, number>;
 }
 
-/**
- * What one bucket request verified: the pack it wrote (durable already) with the blobs in it,
- * content whose blob was held already (verified all the same), and media types its parts declared.
- */
-export interface ReceivedBucket {
-  pack?: { id: string; size: number; blobs: StoredBlob[] };
-  /** Hashes whose bytes were verified but not stored again: the platform held them. */
-  alreadyHeld?: string[];
-  mediaTypes: { hash: string; mediaType: string }[];
-}
-
-/** What the upload service needs to know of a part before it reads its body. */
-export interface PartState {
-  /** A manifest path naming the hash in the session and its declared size; undefined if none. */
-  asset: { path: string; size: number } | undefined;
-  /** The session has the content already (uploaded before, or its project's). */
-  inSession: boolean;
-  /** The platform holds the blob whole, for some project. */
-  held: boolean;
-}
+export type { PartState, ReceivedBucket };
 
 /**
  * Upload sessions, their manifests, and the index of blobs held, in the platform database. Every
