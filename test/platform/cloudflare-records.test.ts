@@ -235,8 +235,11 @@ describe("Cloudflare platform: what it keeps on Cloudflare", () => {
     expect(keys()).toContain(`rev0000002--${HOST}`);
   });
 
-  it("updateSite: an unknown project changes nothing", async () => {
+  it("updateSite: a project not deployed yet gets a record naming its hostnames, so unpublishProject deletes its custom hostnames; no host answers meanwhile", async () => {
     await f.platform.updateSite(SLUG, { hostnames: [HOST, CUSTOM], expiresAt: new Date(f.clock.now + DAY) });
+    expect([keys(), customHostnames()]).toEqual([[`project:${SLUG}`], [CUSTOM]]);
+    expect(read(`project:${SLUG}`)).toMatchObject({ production: null, hostnames: [HOST, CUSTOM] });
+    await f.platform.unpublishProject(SLUG);
     expect([keys(), customHostnames()]).toEqual([[], []]);
   });
 
@@ -328,5 +331,34 @@ describe("Cloudflare platform: what it keeps on Cloudflare", () => {
     expect(scripts()).toHaveLength(1);
     await f.platform.sweep(new Date(f.clock.now + HOUR));
     expect([scripts(), keys()]).toEqual([[], []]);
+  });
+
+  it("sweep: custom hostnames no project names (a crashed request's) are deleted once past the grace, listed from Cloudflare page by page; named ones stay", async () => {
+    await f.platform.updateSite(SLUG, { hostnames: [HOST, CUSTOM], expiresAt: new Date(f.clock.now + DAY) });
+    const zone = f.api.state.zone(CF.zoneId);
+    const at = (ms: number) => new Date(ms).toISOString();
+    for (let i = 0; i < 60; i += 1) {
+      const hostname = `crashed${i}.example.com`;
+      const ssl = { method: "http", type: "dv", status: "pending_validation" };
+      zone.set(`id-${i}`, {
+        id: `id-${i}`,
+        hostname,
+        status: "pending",
+        ssl,
+        created_at: at(f.clock.now - HOUR),
+      });
+    }
+    const fresh = { method: "http", type: "dv", status: "pending_validation" };
+    zone.set("id-new", {
+      id: "id-new",
+      hostname: "new.example.com",
+      status: "pending",
+      ssl: fresh,
+      created_at: at(f.clock.now),
+    });
+    await f.platform.sweep(new Date(f.clock.now));
+    expect(customHostnames()).toEqual(["new.example.com", CUSTOM]);
+    await f.platform.sweep(new Date(f.clock.now + HOUR));
+    expect(customHostnames()).toEqual([CUSTOM]);
   });
 });

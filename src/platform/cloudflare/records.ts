@@ -48,6 +48,7 @@ export const projectKey = (slug: string) => `project:${slug}`;
 export const sessionKey = (id: string) => `session:${id}`;
 export const scriptKey = (name: string) => `script:${name}`;
 export const SCRIPT_PREFIX = "script:";
+export const PROJECT_PREFIX = "project:";
 export const SESSION_PREFIX = "session:";
 
 /** The hostname of a revision: `<revision>--<slug>.<sites domain>`. */
