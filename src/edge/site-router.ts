@@ -40,8 +40,8 @@ const RULES_FILES = new Set([`/${REDIRECTS_FILE}`, `/${HEADERS_FILE}`]);
  * Routes a request target (origin-form, query included) of a site, in this order: `_redirects`'
  * 3xx rules (always followed, as Cloudflare Pages does); the file, its extensionless or index form,
  * or a 308 to the canonical URL of that file; `_redirects`' 200 rewrites (only where no file
- * answers, so `/* /index.html 200` never hides an asset); the site's `/404.html`; the app fallback
- * when the site has an `/index.html`. `_redirects` and `_headers` themselves are never served.
+ * answers, so `/* /index.html 200` never hides an asset); the nearest `404.html` up the tree; the
+ * app fallback when there is none and the site has an `/index.html`. `_redirects` and `_headers` themselves are never served.
  * A path no file can answer (an encoded slash, an empty segment) is matched against the rules as
  * sent, as Cloudflare does. `_headers` apply to every answer, redirects and 404s included.
  */
@@ -72,12 +72,29 @@ export async function routeOf(lookup: PublishedSites, site: SiteTarget, target: 
       }
     }
   }
-  const page = await find("/404.html");
+  const page = await nearestNotFoundPage(path ?? "/", find);
   if (page) return serve(page, 404);
   const index = await find("/index.html");
   const missFields = changes === undefined ? undefined : missFieldsOf(changes);
-  if (index) return { kind: "app", page: serve(index, 200), ...(missFields ? { missFields } : {}) };
+  if (index) {
+    // The app's page is `/` answering at another URL: `/`'s `_headers`, as on Cloudflare.
+    const home = rules.empty ? undefined : rules.headersFor("/");
+    const shell = fileAnswer(index, 200, fieldsOf(site, index, 200, home), site.publishedAt);
+    return { kind: "app", page: shell, ...(missFields ? { missFields } : {}) };
+  }
   return missFields ? { kind: "not-found", fields: missFields } : "not-found";
+}
+
+/** The `404.html` nearest up the tree from `path` (`/a/b/c` asks `/a/b/`, `/a/`, `/`), as Cloudflare does. */
+async function nearestNotFoundPage(
+  path: string,
+  find: (path: string) => Promise<StoredFile | undefined>,
+): Promise<StoredFile | undefined> {
+  for (let end = path.lastIndexOf("/"); end >= 0; end = path.lastIndexOf("/", end - 1)) {
+    const page = await find(`${path.slice(0, end)}/404.html`);
+    if (page || end === 0) return page;
+  }
+  return undefined;
 }
 
 /** The query of an origin-form target with its `?`, or "". */
