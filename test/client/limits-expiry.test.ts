@@ -26,6 +26,7 @@ describe("deploy: the server's limits, learnt before anything is created", () =>
       pendingQuotaBytes: bed.server.config.pendingQuotaBytes,
       projectTtlSeconds: 30 * DAY,
       deployTtlSeconds: 3600,
+      platform: "built-in",
     });
   });
 

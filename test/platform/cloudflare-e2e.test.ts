@@ -163,6 +163,27 @@ describe("Cloudflare end to end: deploy client → API → Cloudflare stand-in �
     expect((await get(host, "/_redirects")).status).toBe(404);
   });
 
+  it("deploy: a 200 rule that covers files of the site is warned of (Cloudflare rewrites over them); GET /limits says the platform", async () => {
+    const limits = (await (await fetch(`${bed.server.urls.api}/limits`)).json()) as { platform: string };
+    expect(limits.platform).toBe("cloudflare");
+    const app = join(bed.dir, "app-site");
+    await writeSite(app, {
+      "index.html": "home",
+      "app/index.html": "app",
+      "app/main.js": "main()",
+      _redirects: "/app/* /app/index.html 200\n/products/* /product.html 200\n",
+    });
+    const run = await runInProcess([app, "--json"], bed.env);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain(
+      'warning: _redirects:1: on Cloudflare "/app/* /app/index.html 200" also replaces /app/main.js (Cloudflare',
+    );
+    expect(run.stderr).not.toContain("_redirects:2");
+    // The rule itself works there (its target given to Cloudflare as /app/, no loop).
+    const host = new URL(JSON.parse(run.stdout).productionUrl).hostname;
+    expect(await get(host, "/app/settings")).toEqual({ status: 200, body: "app" });
+  });
+
   it("sweep: a pending custom hostname becomes active once Cloudflare has validated it", async () => {
     const run = await runInProcess(["domain", "docs.example.net", "--json"], bed.env, site);
     expect(JSON.parse(run.stdout).domain.status).toBe("pending");

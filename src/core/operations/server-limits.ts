@@ -19,6 +19,8 @@ export interface ServerLimits {
   projectTtlSeconds: number;
   /** How long a prepared deploy may wait for its completion. */
   deployTtlSeconds: number;
+  /** What serves the sites: the client warns of site rules Cloudflare cannot apply (§7). */
+  platform: "built-in" | "cloudflare";
 }
 
 /** The server's limits, from its settings: nothing secret, the same for every client. */
@@ -32,5 +34,6 @@ export function serverLimits(services: Services, maxRequestBytes: number): Serve
     pendingQuotaBytes: config.quotas.pendingBytes,
     projectTtlSeconds: config.projectTtlSeconds,
     deployTtlSeconds: config.deployTtlSeconds,
+    platform: services.platform.kind ?? "built-in",
   };
 }

@@ -53,6 +53,7 @@ export interface CloudflarePlatformOptions extends CloudflareSettings {
  * published manifest in Workers KV, which the dispatch Worker reads. Every call goes through the SDK.
  */
 export class CloudflarePlatform implements Platform {
+  readonly kind = "cloudflare";
   private readonly client: Cloudflare;
   private readonly budget: RetryBudget;
   private readonly kv: KvStore;
