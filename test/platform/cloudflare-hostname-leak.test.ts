@@ -3,6 +3,7 @@ import { CF } from "../support/cloudflare-api/cloudflare-fixture.js";
 import { type CloudflareApi, startCloudflareApi } from "../support/cloudflare-api/server.js";
 import { startTestDns, type TestDnsServer } from "../support/dns-server.js";
 import { TestClock } from "../support/clock.js";
+import { sweepExpired } from "../../src/core/operations/index.js";
 import type { RunningProcess } from "../../src/server/start.js";
 import { startProcessBed, type TestBed } from "../client/helpers.js";
 
@@ -87,5 +88,29 @@ describe("Cloudflare: no custom hostname outlives its project, deployed or not",
       expect((await call("DELETE", `/projects/${slug}`, token, identity)).status).toBe(200);
     }
     expect(customHostnames()).toEqual([]);
+  });
+
+  it("sweep: a project never deployed that expires takes its custom hostname with it", async () => {
+    await undeployedWithDomain("expired.example.com");
+    const { projectTtlSeconds, projectPurgeGraceSeconds } = bed.server.config;
+    clock.advance(projectTtlSeconds + projectPurgeGraceSeconds + 1);
+    const swept = await sweepExpired(bed.server.services);
+    expect(swept.projectsPurged).toBeGreaterThanOrEqual(1);
+    expect(customHostnames()).not.toContain("expired.example.com");
+  });
+
+  it("sweep: a custom hostname no project names (a crashed request's) is deleted once past the grace", async () => {
+    const zone = api.state.zone(CF.zoneId);
+    const ssl = { method: "http", type: "dv", status: "pending_validation" };
+    const old = new Date(clock.now() - 3_600_000).toISOString();
+    zone.set("crashed", {
+      id: "crashed",
+      hostname: "crashed.example.com",
+      status: "pending",
+      ssl,
+      created_at: old,
+    });
+    await sweepExpired(bed.server.services);
+    expect(customHostnames()).not.toContain("crashed.example.com");
   });
 });
