@@ -93,7 +93,7 @@ describe("Cloudflare platform: what it keeps on Cloudflare", () => {
     expect(read(`script:${name}`)).toEqual({ projectSlug: SLUG, sessionId, expiresAt: f.clock.now + HOUR });
   });
 
-  it("publishRevision: the project record and each hostname's entry, the canonical one named by the others", async () => {
+  it("publishRevision: the project record and each hostname's entry, the canonical one named by the others, the revision host's marked", async () => {
     const expiresAt = new Date(f.clock.now + DAY);
     await f.deploy(
       SLUG,
@@ -112,7 +112,8 @@ describe("Cloudflare platform: what it keeps on Cloudflare", () => {
     expect([read(HOST), read(CUSTOM), read(`rev0000001--${HOST}`)]).toEqual([
       { script, expiresAt: expiresAt.getTime(), canonicalUrl: `https://${CUSTOM}/` },
       { script, expiresAt: expiresAt.getTime() },
-      { script, expiresAt: expiresAt.getTime() },
+      // The dispatch Worker caches a revision host's answers as immutable and marks them noindex.
+      { script, expiresAt: expiresAt.getTime(), preview: "revision" },
     ]);
   });
 

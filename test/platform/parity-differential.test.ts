@@ -16,10 +16,11 @@ import {
 import { PARITY_SITES, type ParitySite } from "./parity/sites.js";
 import { PARITY_ALLOWED } from "./parity/allowed.js";
 
-/** The `_headers` field names a site's rules set or remove, lowercase. */
+/** The `_headers` field names a site's rules set or remove, lowercase, and X-Robots-Tag (previews). */
 function ruledNames(site: ParitySite): string[] {
   const text = site.files["/_headers"] ?? "";
-  return [...text.matchAll(/^\s+!?\s*([A-Za-z0-9-]+)/gm)].map((m) => m[1]!.toLowerCase());
+  const named = [...text.matchAll(/^\s+!?\s*([A-Za-z0-9-]+)/gm)].map((m) => m[1]!.toLowerCase());
+  return [...named, "x-robots-tag"];
 }
 
 /**
@@ -54,8 +55,12 @@ describe("parity: the built-in edge and Cloudflare answer the same", () => {
           ...(headers === undefined ? {} : { headers }),
         },
       });
-      for (const path of site.paths)
-        for (const variant of VARIANTS) requests.push({ site: site.slug, path, variant });
+      const hosts = [`${site.slug}.sites.test`];
+      // Revision hosts too, for the sites that have `_headers` (immutable caching, noindex).
+      if (site.files["/_headers"] !== undefined) hosts.push(`${revisionId}--${site.slug}.sites.test`);
+      for (const host of hosts)
+        for (const path of site.paths)
+          for (const variant of VARIANTS) requests.push({ site: site.slug, host, path, variant });
     }
   }, 120_000);
   afterAll(async () => {
@@ -67,7 +72,7 @@ describe("parity: the built-in edge and Cloudflare answer the same", () => {
 
   async function ours(req: ParityRequest, ruled: string[], etag?: string): Promise<ParityAnswer> {
     const { method, headers } = requestOf(req.variant, etag);
-    const reply = await edge.get(`${req.site}.sites.test`, req.path, headers, method);
+    const reply = await edge.get(req.host, req.path, headers, method);
     const one = (name: string) => {
       const value = reply.headers[name];
       return Array.isArray(value) ? value.join(", ") : value;
@@ -85,7 +90,7 @@ describe("parity: the built-in edge and Cloudflare answer the same", () => {
 
   async function theirs(req: ParityRequest, ruled: string[], etag?: string): Promise<ParityAnswer> {
     const init = requestOf(req.variant, etag);
-    const reply = await runtime.fetch(`${req.site}.sites.test`, req.path, init);
+    const reply = await runtime.fetch(req.host, req.path, init);
     const one = (name: string) => reply.headers.get(name) ?? undefined;
     // miniflare's fetch decodes the content coding itself.
     const body = Buffer.from(await reply.arrayBuffer()).toString();
@@ -117,7 +122,7 @@ describe("parity: the built-in edge and Cloudflare answer the same", () => {
       for (const difference of differences(a, b)) {
         const allowed = PARITY_ALLOWED.find((entry) => entry.applies(req, difference, a, b));
         if (allowed) allowedSeen.set(allowed.name, (allowedSeen.get(allowed.name) ?? 0) + 1);
-        else unexplained.push(`${req.site}${req.path} [${req.variant}] ${difference}`);
+        else unexplained.push(`${req.host}${req.path} [${req.variant}] ${difference}`);
       }
     }
     // PARITY_REPORT=file writes every unexplained difference there (when working on the list).

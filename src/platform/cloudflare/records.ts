@@ -13,6 +13,8 @@ export interface HostEntry {
   expiresAt: number;
   /** The canonical origin (`https://www.example.com/`) other hostnames name in a Link header. */
   canonicalUrl?: string;
+  /** A revision host (its content never changes: cached as immutable) or an alias host: never indexed. */
+  preview?: "revision" | "alias";
 }
 
 /** A project's state on Cloudflare. */

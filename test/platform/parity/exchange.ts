@@ -3,6 +3,8 @@ import { brotliDecompressSync, gunzipSync } from "node:zlib";
 /** One request of the differential: a path and how it is asked. */
 export interface ParityRequest {
   site: string;
+  /** The host asked: the production hostname, or a revision host (`<revision>--<slug>`). */
+  host: string;
   path: string;
   /** `nav` (a browser navigation), `get`, `head`, `gzip`, `br`, `conditional` (If-None-Match). */
   variant: Variant;

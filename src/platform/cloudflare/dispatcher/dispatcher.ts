@@ -9,6 +9,7 @@ interface HostEntry {
   script: string;
   expiresAt: number;
   canonicalUrl?: string;
+  preview?: "revision" | "alias";
 }
 
 interface DispatcherEnv {
@@ -31,6 +32,9 @@ function isHostEntry(value: unknown): value is HostEntry {
   const entry = value as HostEntry | null;
   return typeof entry?.script === "string" && typeof entry.expiresAt === "number";
 }
+
+/** Cloudflare's (and our production hosts') caching: browsers ask again every time. */
+const BROWSER_CACHE = "public, max-age=0, must-revalidate";
 
 const TEXT: Record<number, string> = {
   301: "Moved Permanently",
@@ -55,7 +59,7 @@ function isCanonicalMove(url: URL, location: string): boolean {
  * a redirect or a plain 404, bodiless on Cloudflare, gets the edge's short text; a 404 is never
  * kept; a 304 carries no Content-Type; every answer is nosniff.
  */
-function asEdgeAnswers(request: Request, url: URL, response: Response): Response {
+function asEdgeAnswers(request: Request, url: URL, response: Response, entry: HostEntry): Response {
   let status = response.status;
   const location = response.headers.get("location");
   if (status === 307 && location !== null && isCanonicalMove(url, location)) status = 308;
@@ -67,8 +71,14 @@ function asEdgeAnswers(request: Request, url: URL, response: Response): Response
   if (text !== undefined && !headers.has("etag")) {
     body = request.method === "HEAD" ? null : `${text}\n`;
     headers.set("content-type", "text/plain; charset=utf-8");
-    if (!headers.has("cache-control")) headers.set("cache-control", "public, max-age=0, must-revalidate");
+    if (!headers.has("cache-control")) headers.set("cache-control", BROWSER_CACHE);
   }
+  // A revision host's content never changes: Cloudflare's default caching becomes immutable.
+  if (entry.preview === "revision" && headers.get("cache-control") === BROWSER_CACHE)
+    headers.set("cache-control", "public, max-age=31536000, immutable");
+  // Never indexed; a plain 404 (no page) carries nothing to index, as on the built-in edge.
+  if (entry.preview !== undefined && (status !== 404 || headers.has("etag")))
+    headers.set("x-robots-tag", "noindex");
   if (status === 404) headers.set("cache-control", "no-store");
   if (status === 304) headers.delete("content-type");
   return new Response(body, { status, headers });
@@ -101,7 +111,7 @@ export default {
       // The script is gone (a pruned revision, a deleted project): the host no longer answers.
       return notFound();
     }
-    const answer = asEdgeAnswers(request, url, response);
+    const answer = asEdgeAnswers(request, url, response, entry);
     if (entry.canonicalUrl === undefined) return answer;
     answer.headers.set("link", `<${entry.canonicalUrl}${url.pathname.slice(1)}>; rel="canonical"`);
     return answer;
