@@ -93,13 +93,19 @@ export class CompiledRules {
       const values = matchValues(matcher, path);
       if (values === undefined) continue;
       changes ??= { set: new Map(), remove: new Set() };
+      // In file order, a rule's removals before its sets (as Cloudflare applies them): `! Name`
+      // takes away what the edge and the rules before it set; a later rule may set it again.
+      for (const name of rule.remove) {
+        changes.set.delete(name);
+        changes.remove.add(name);
+      }
       for (const [name, written] of rule.set) {
         // Encoded, as Cloudflare fills them from the request's path: a header carries no `é`.
         const value = fillTarget(written, values, raw ? keep : encodePath);
         const earlier = changes.set.get(name);
         changes.set.set(name, earlier === undefined ? value : `${earlier}, ${value}`);
+        changes.remove.delete(name);
       }
-      for (const name of rule.remove) changes.remove.add(name);
     }
     return changes;
   }
