@@ -1,11 +1,6 @@
 import { randomBytes } from "node:crypto";
 import Cloudflare from "cloudflare";
-import {
-  AliasLimitError,
-  InvalidCompletionError,
-  InvalidManifestError,
-  RevisionNotFoundError,
-} from "../../core/errors.js";
+import { AliasLimitError, InvalidCompletionError, RevisionNotFoundError } from "../../core/errors.js";
 import type { ManifestEntry } from "../../core/manifest.js";
 import {
   MAX_ALIASES,
@@ -25,7 +20,8 @@ import {
   sessionKey,
   type SessionRecord,
 } from "./records.js";
-import { CLOUDFLARE_LIMITS, type CloudflareSettings } from "./settings.js";
+import type { CloudflareSettings } from "./settings.js";
+import { checkLimits } from "./manifest-limits.js";
 import {
   COMPATIBILITY_DATE,
   projectTag,
@@ -287,20 +283,4 @@ function emptyProject(input: PublishInput): ProjectRecord {
     hostnames: input.hostnames,
     expiresAt: input.expiresAt.getTime(),
   };
-}
-
-/** Cloudflare's limits on one Worker version's assets, checked before Cloudflare is asked. */
-function checkLimits(entries: ManifestEntry[]): void {
-  const { maxFiles, maxFileBytes } = CLOUDFLARE_LIMITS;
-  if (entries.length > maxFiles) {
-    throw new InvalidManifestError(
-      `manifest has ${entries.length} assets; Cloudflare's limit is ${maxFiles} files per Worker version`,
-    );
-  }
-  const large = entries.find((e) => e.size > maxFileBytes);
-  if (large !== undefined) {
-    throw new InvalidManifestError(
-      `${large.path} is ${large.size} bytes; Cloudflare's limit is ${maxFileBytes} bytes (25 MiB) per file`,
-    );
-  }
 }
