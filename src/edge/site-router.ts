@@ -41,8 +41,8 @@ const RULES_FILES = new Set([`/${REDIRECTS_FILE}`, `/${HEADERS_FILE}`]);
  * 3xx rules (always followed, as Cloudflare Pages does); the file, its extensionless or index form,
  * or a 308 to the canonical URL of that file; `_redirects`' 200 rewrites (only where no file
  * answers, so `/* /index.html 200` never hides an asset); the nearest `404.html` up the tree; the
- * app fallback when there is none and the site has an `/index.html`. `_redirects` and `_headers` themselves are never served.
- * A path no file can answer (an encoded slash, an empty segment) is matched against the rules as
+ * app fallback when there is none and the site has an `/index.html`. `_redirects` and `_headers`
+ * themselves are never served. A path no file can answer (an encoded slash, an empty segment) is matched against the rules as
  * sent, as Cloudflare does. `_headers` apply to every answer, redirects and 404s included.
  */
 export async function routeOf(lookup: PublishedSites, site: SiteTarget, target: string): Promise<Route> {
