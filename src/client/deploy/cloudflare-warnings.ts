@@ -1,4 +1,5 @@
 import {
+  cloudflareDropsAsLoop,
   cloudflareShadowedFiles,
   cloudflareTwinsFit,
   parseRedirects,
@@ -13,9 +14,9 @@ const NAMED = 3;
 
 /**
  * Warns, on a server whose platform is Cloudflare, of what its rules do differently there
- * (docs/contract.md §7): `_redirects` 200 rules that match files of the site (Cloudflare serves
- * the rule's target in their place), and rules whose trailing slash Cloudflare's limits leave no
- * room to make optional. The deploy goes on.
+ * (docs/contract.md §7): rules it drops as loops, `_redirects` 200 rules that match files of the
+ * site (Cloudflare serves the rule's target in their place), and rules whose trailing slash
+ * Cloudflare's limits leave no room to make optional. The deploy goes on.
  */
 export function warnCloudflareDrops(
   ctx: CommandContext,
@@ -28,6 +29,12 @@ export function warnCloudflareDrops(
     ctx.progress.note(
       "warning: _redirects: too many rules for Cloudflare to match each with and without a trailing slash; " +
         "there a rule matches only the path as written",
+    );
+  }
+  for (const rule of redirects.filter(cloudflareDropsAsLoop)) {
+    ctx.progress.note(
+      `warning: _redirects:${rule.line}: Cloudflare drops "${rule.from} ${rule.to} ${rule.status}" as a loop ` +
+        `(a pattern covering the index page it points to); there its URLs answer as if it were not written`,
     );
   }
   const urls = files.map((file) => urlOf(`/${file.path}`));

@@ -23,7 +23,7 @@ export function cloudflareShadowedFiles(
 ): ShadowingRewrite[] {
   const found: ShadowingRewrite[] = [];
   for (const rule of rules) {
-    if (rule.status !== 200) continue;
+    if (rule.status !== 200 || cloudflareDropsAsLoop(rule)) continue;
     const pattern = compilePattern(rule.from);
     const regex = pattern.kind === "static" ? undefined : new RegExp(pattern.source, "s");
     const files = paths.filter((path) =>
@@ -32,6 +32,19 @@ export function cloudflareShadowedFiles(
     if (files.length > 0) found.push({ rule, files });
   }
   return found;
+}
+
+/**
+ * Whether Cloudflare drops the rule as a loop: a site-path target that is an `index` page
+ * (`/index`, `/index.html`) from a source ending in `/*` or `/`, whatever the status. The
+ * platform leaves such a rule as written (made to reach the page's canonical URL, `/app/* /app/`
+ * would replace every file under `/app/` there), so its URLs answer on Cloudflare as if it were
+ * not written; the client warns at deploy.
+ */
+export function cloudflareDropsAsLoop(rule: RedirectRule): boolean {
+  if (/^https?:/i.test(rule.to)) return false;
+  const toIndex = /\/index(\.html)?$/.test(rule.to.replace(/[?#].*$/s, ""));
+  return toIndex && (rule.from.endsWith("/*") || rule.from.endsWith("/"));
 }
 
 /** Whether a pattern has a placeholder or a splat. */

@@ -1,10 +1,15 @@
-import { cloudflareTwinsFit, type RedirectRule, slashTwinOf } from "../../core/site-rules/index.js";
+import {
+  cloudflareDropsAsLoop,
+  cloudflareTwinsFit,
+  type RedirectRule,
+  slashTwinOf,
+} from "../../core/site-rules/index.js";
 
 /**
  * A site's `_redirects` as Cloudflare is given it, so that it answers as the built-in edge does
  * (docs/contract.md §7): every status spelled out (Cloudflare's default is 302, ours 301); a
- * rewrite's target as its canonical URL (Cloudflare answers `/a.html` with a redirect and drops a
- * rule to an `index` page as a loop); and, when Cloudflare's limits leave room for all of them,
+ * rewrite's target as its canonical URL (Cloudflare answers `/a.html` with a redirect), but for a
+ * rule Cloudflare drops as a loop; and, when Cloudflare's limits leave room for all of them,
  * each rule a second time with the trailing slash toggled, since Cloudflare matches it exactly.
  */
 export function cloudflareRedirectsText(rules: readonly RedirectRule[]): string {
@@ -12,14 +17,15 @@ export function cloudflareRedirectsText(rules: readonly RedirectRule[]): string 
   let text = "";
   for (const rule of rules) {
     text += lineOf(rule.from, rule);
-    const twin = twins ? slashTwinOf(rule.from) : undefined;
+    const twin = twins && !cloudflareDropsAsLoop(rule) ? slashTwinOf(rule.from) : undefined;
     if (twin !== undefined) text += lineOf(twin, rule);
   }
   return text;
 }
 
 function lineOf(from: string, rule: RedirectRule): string {
-  const to = rule.status === 200 ? canonicalTarget(rule.to) : rule.to;
+  // A rule Cloudflare drops as a loop is left to be dropped (see cloudflareDropsAsLoop).
+  const to = rule.status === 200 && !cloudflareDropsAsLoop(rule) ? canonicalTarget(rule.to) : rule.to;
   return `${from} ${to} ${rule.status}\n`;
 }
 
