@@ -237,4 +237,14 @@ export const PARITY_SITES: ParitySite[] = [
       "/products/12",
     ],
   },
+  {
+    slug: "classic-spa-c8",
+    files: {
+      "/index.html": page("classic app"),
+      "/main.js": "start();\n",
+      // The single-page app rule other hosts document; Cloudflare drops it as a loop.
+      "/_redirects": "/* /index.html 200\n",
+    },
+    paths: ["/", "/main.js", "/dashboard", "/dashboard/settings"],
+  },
 ];
