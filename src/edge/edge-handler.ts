@@ -115,6 +115,7 @@ async function serve(
   }
   if (route === "bad-request") return sendPlain(res, 400, "Bad Request");
   if (route === "not-found") return sendPlain(res, 404, "Not Found");
+  if (route.kind === "not-found") return sendPlain(res, 404, "Not Found", route.fields);
   if (route.kind === "redirect")
     return sendPlain(res, route.status, REDIRECT_TEXT[route.status], route.fields);
   // A site with a custom domain names it as canonical on its other hostnames (the generated one).
@@ -123,7 +124,9 @@ async function serve(
     res.setHeader("link", canonicalLink(site.canonicalUrl, path));
   }
   if (route.kind === "app") {
-    return acceptsHtml(req) ? sendFile(req, res, source, route.page) : sendPlain(res, 404, "Not Found");
+    return acceptsHtml(req)
+      ? sendFile(req, res, source, route.page)
+      : sendPlain(res, 404, "Not Found", route.missFields);
   }
   return sendFile(req, res, source, route);
 }

@@ -17,10 +17,18 @@ export interface Redirect {
 export interface AppFallback {
   kind: "app";
   page: FileAnswer;
+  /** The plain 404's fields when `_headers` rules match the path (else the edge's defaults). */
+  missFields?: OutgoingHttpHeaders;
+}
+
+/** A plain 404 whose path `_headers` rules match: its fields. */
+export interface PlainMiss {
+  kind: "not-found";
+  fields: OutgoingHttpHeaders;
 }
 
 /** Where a request target of a site leads: a file (or the site's 404 page), a redirect, the app's page, a 400 or a plain 404. */
-export type Route = FileAnswer | Redirect | AppFallback | "bad-request" | "not-found";
+export type Route = FileAnswer | Redirect | AppFallback | PlainMiss | "bad-request" | "not-found";
 
 // A production page can change with any publish: browsers must ask again every time (a 304 is cheap).
 const PRODUCTION_CACHE = "public, max-age=0, must-revalidate";
@@ -32,8 +40,10 @@ const RULES_FILES = new Set([`/${REDIRECTS_FILE}`, `/${HEADERS_FILE}`]);
  * Routes a request target (origin-form, query included) of a site, in this order: `_redirects`'
  * 3xx rules (always followed, as Cloudflare Pages does); the file, its extensionless or index form,
  * or a 308 to the canonical URL of that file; `_redirects`' 200 rewrites (only where no file
- * answers, so `/* /index.html 200` never hides an asset); the site's `/404.html`; the app fallback
- * when the site has an `/index.html`. `_redirects` and `_headers` themselves are never served.
+ * answers, so `/* /index.html 200` never hides an asset); the nearest `404.html` up the tree; the
+ * app fallback when there is none and the site has an `/index.html`. `_redirects` and `_headers`
+ * themselves are never served. A path no file can answer (an encoded slash, an empty segment) is matched against the rules as
+ * sent, as Cloudflare does. `_headers` apply to every answer, redirects and 404s included.
  */
 export async function routeOf(lookup: EdgeStorage, site: SiteTarget, target: string): Promise<Route> {
   const rawPath = requestTarget(target, undefined)!.rawPath;
@@ -43,16 +53,17 @@ export async function routeOf(lookup: EdgeStorage, site: SiteTarget, target: str
   const find = async (path: string): Promise<StoredFile | undefined> =>
     RULES_FILES.has(path) ? undefined : lookup.findFile(site.projectSlug, site.revisionId, path);
   const path = decoded.kind === "path" ? decoded.path : undefined;
-  const changes = path === undefined || rules.empty ? undefined : rules.headersFor(path);
+  const rulePath = path ?? rawPath;
+  const changes = rules.empty ? undefined : rules.headersFor(rulePath, path === undefined);
   const serve = (file: StoredFile, status: 200 | 404): FileAnswer =>
     fileAnswer(file, status, fieldsOf(site, file, status, changes), site.publishedAt);
+  const query = queryOf(target, rawPath);
+  const ruled = rules.empty ? undefined : rules.redirectFor(rulePath, query, path === undefined);
+  if (ruled) return redirect(site, ruled.status, ruled.location, changes);
   if (path !== undefined) {
-    const query = queryOf(target, rawPath);
-    const ruled = rules.empty ? undefined : rules.redirectFor(path, query);
-    if (ruled) return redirect(site, ruled.status, ruled.location);
     const found = await canonical(path, find);
     if (found?.kind === "file") return serve(found.file, 200);
-    if (found?.kind === "move") return redirect(site, 308, encodePath(found.path) + query);
+    if (found?.kind === "move") return redirect(site, 308, encodePath(found.path) + query, changes);
     const rewrite = rules.empty ? undefined : rules.rewriteFor(path);
     if (rewrite !== undefined) {
       for (const candidate of candidatePaths(rewrite)) {
@@ -61,10 +72,29 @@ export async function routeOf(lookup: EdgeStorage, site: SiteTarget, target: str
       }
     }
   }
-  const page = await find("/404.html");
+  const page = await nearestNotFoundPage(path ?? "/", find);
   if (page) return serve(page, 404);
   const index = await find("/index.html");
-  return index ? { kind: "app", page: serve(index, 200) } : "not-found";
+  const missFields = changes === undefined ? undefined : missFieldsOf(changes);
+  if (index) {
+    // The app's page is `/` answering at another URL: `/`'s `_headers`, as on Cloudflare.
+    const home = rules.empty ? undefined : rules.headersFor("/");
+    const shell = fileAnswer(index, 200, fieldsOf(site, index, 200, home), site.publishedAt);
+    return { kind: "app", page: shell, ...(missFields ? { missFields } : {}) };
+  }
+  return missFields ? { kind: "not-found", fields: missFields } : "not-found";
+}
+
+/** The `404.html` nearest up the tree from `path` (`/a/b/c` asks `/a/b/`, `/a/`, `/`), as Cloudflare does. */
+async function nearestNotFoundPage(
+  path: string,
+  find: (path: string) => Promise<StoredFile | undefined>,
+): Promise<StoredFile | undefined> {
+  for (let end = path.lastIndexOf("/"); end >= 0; end = path.lastIndexOf("/", end - 1)) {
+    const page = await find(`${path.slice(0, end)}/404.html`);
+    if (page || end === 0) return page;
+  }
+  return undefined;
 }
 
 /** The query of an origin-form target with its `?`, or "". */
@@ -113,13 +143,36 @@ export async function canonical(
   return undefined;
 }
 
-function redirect(site: SiteTarget, status: Redirect["status"], location: string): Redirect {
+function redirect(
+  site: SiteTarget,
+  status: Redirect["status"],
+  location: string,
+  changes: HeaderChanges | undefined,
+): Redirect {
   const fields: OutgoingHttpHeaders = {
     location,
     "cache-control": site.immutable ? REVISION_CACHE : PRODUCTION_CACHE,
   };
+  applyChanges(fields, changes);
   if (site.immutable || site.preview === true) fields["x-robots-tag"] = "noindex";
   return { kind: "redirect", status, location, fields };
+}
+
+/** A plain 404's fields under `_headers`: never kept, never sniffed, whatever the rules say. */
+function missFieldsOf(changes: HeaderChanges): OutgoingHttpHeaders {
+  const fields: OutgoingHttpHeaders = {};
+  applyChanges(fields, changes);
+  fields["cache-control"] = NO_STORE;
+  return fields;
+}
+
+/** Sets and removes what `_headers` says; `X-Content-Type-Options: nosniff` stays (SECURITY.md). */
+function applyChanges(fields: OutgoingHttpHeaders, changes: HeaderChanges | undefined): void {
+  if (!changes) return;
+  for (const [name, value] of changes.set) fields[name] = value;
+  for (const name of changes.remove) delete fields[name];
+  if (fields["x-content-type-options"] !== undefined || changes.remove.has("x-content-type-options"))
+    fields["x-content-type-options"] = "nosniff";
 }
 
 /**
@@ -142,10 +195,7 @@ function fieldsOf(
     "access-control-allow-origin": "*",
   };
   if (status === 200) fields["last-modified"] = new Date(site.publishedAt).toUTCString();
-  if (changes) {
-    for (const [name, value] of changes.set) fields[name] = value;
-    for (const name of changes.remove) delete fields[name];
-  }
+  applyChanges(fields, changes);
   // The platform promises nosniff on every answer (SECURITY.md): a site may not take it away.
   fields["x-content-type-options"] = "nosniff";
   if (status === 404) fields["cache-control"] = NO_STORE;

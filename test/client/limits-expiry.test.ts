@@ -34,6 +34,7 @@ describe("deploy: the server's limits, learnt before anything is created", () =>
       clientQuotaBytes: 3 * 1024 ** 3,
       projectTtlSeconds: 30 * DAY,
       deployTtlSeconds: 3600,
+      platform: "built-in",
     });
   });
 

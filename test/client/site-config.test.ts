@@ -61,6 +61,19 @@ describe("deploy: _redirects and _headers checked by the client", () => {
     expect(await storedProjects(bed.configDir)).toEqual(before);
   });
 
+  it("deploy: on the built-in platform a 200 rule over files is not warned of (it rewrites only where no file answers)", async () => {
+    const site = join(bed.dir, "app-rewrite");
+    await writeSite(site, {
+      "index.html": "home",
+      "app/index.html": "app",
+      "app/main.js": "main()",
+      _redirects: "/app/* /app/index.html 200\n",
+    });
+    const run = await runInProcess([site], bed.env);
+    expect(run.code).toBe(0);
+    expect(run.stderr).not.toContain("warning");
+  });
+
   it("deploy --help: says the rules files are checked before anything is uploaded", async () => {
     const run = await runInProcess(["--help"], bed.env, bed.dir);
     expect(run.code).toBe(0);

@@ -116,4 +116,71 @@ describe("dispatch Worker", () => {
       "s1 /docs/a.html",
     ]);
   });
+
+  /** A script answering as Cloudflare's asset server does: by path, bodiless redirects and misses. */
+  function assets(
+    answers: Record<string, { status: number; headers?: Record<string, string>; body?: string }>,
+  ) {
+    return {
+      SITES: { get: async () => ({ script: "s1", expiresAt: later }) },
+      DISPATCHER: {
+        get: () => ({
+          fetch: async (request: Request) => {
+            const answer = answers[new URL(request.url).pathname] ?? { status: 404 };
+            return new Response(answer.body ?? null, { status: answer.status, headers: answer.headers });
+          },
+        }),
+      },
+    };
+  }
+
+  it("fetch: Cloudflare's canonical 307 is a 308 with our text; a 307 elsewhere stays 307; both no longer bodiless", async () => {
+    const e = assets({
+      "/a.html": { status: 307, headers: { location: "/a" } },
+      "/old": { status: 307, headers: { location: "/new" } },
+    });
+    const moved = await dispatcher.fetch(new Request("http://a.sites.test/a.html"), e);
+    expect([moved.status, moved.headers.get("location"), await moved.text()]).toEqual([
+      308,
+      "/a",
+      "Permanent Redirect\n",
+    ]);
+    expect(moved.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+    const ruled = await dispatcher.fetch(new Request("http://a.sites.test/old"), e);
+    expect([ruled.status, await ruled.text()]).toEqual([307, "Temporary Redirect\n"]);
+  });
+
+  it("fetch: a navigation no 404 page answered gets the site's /; another request a plain, unkept 404", async () => {
+    const e = assets({ "/": { status: 200, headers: { etag: '"h"' }, body: "shell" } });
+    const html = { accept: "text/html" };
+    const page = await dispatcher.fetch(new Request("http://a.sites.test/deep/link", { headers: html }), e);
+    expect([page.status, await page.text()]).toEqual([200, "shell"]);
+    const miss = await dispatcher.fetch(new Request("http://a.sites.test/app.js"), e);
+    expect([miss.status, await miss.text(), miss.headers.get("cache-control")]).toEqual([
+      404,
+      "Not Found\n",
+      "no-store",
+    ]);
+    expect(miss.headers.get("x-content-type-options")).toBe("nosniff");
+  });
+
+  it("fetch: a 404 page (it has an ETag) is kept as the site's answer, even for a navigation", async () => {
+    const e = assets({
+      "/": { status: 200, headers: { etag: '"h"' }, body: "shell" },
+      "/x": {
+        status: 404,
+        headers: { etag: '"p"', "cache-control": "public, max-age=0, must-revalidate" },
+        body: "lost",
+      },
+    });
+    const reply = await dispatcher.fetch(
+      new Request("http://a.sites.test/x", { headers: { accept: "text/html" } }),
+      e,
+    );
+    expect([reply.status, await reply.text(), reply.headers.get("cache-control")]).toEqual([
+      404,
+      "lost",
+      "no-store",
+    ]);
+  });
 });

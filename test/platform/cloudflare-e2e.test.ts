@@ -163,6 +163,31 @@ describe("Cloudflare end to end: deploy client → API → Cloudflare stand-in �
     expect((await get(host, "/_redirects")).status).toBe(404);
   });
 
+  it("deploy: rules Cloudflare drops as loops or applies over files are warned of; GET /limits says the platform", async () => {
+    const limits = (await (await fetch(`${bed.server.urls.api}/limits`)).json()) as { platform: string };
+    expect(limits.platform).toBe("cloudflare");
+    const app = join(bed.dir, "app-site");
+    await writeSite(app, {
+      "index.html": "home",
+      "app/index.html": "app",
+      "app/main.js": "main()",
+      "product.html": "product",
+      "products/list.html": "list",
+      _redirects: "/app/* /app/index.html 200\n/products/* /product.html 200\n",
+    });
+    const run = await runInProcess([app, "--json"], bed.env);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain(
+      'warning: _redirects:1: Cloudflare drops "/app/* /app/index.html 200" as a loop',
+    );
+    expect(run.stderr).toContain(
+      'warning: _redirects:2: on Cloudflare "/products/* /product.html 200" also replaces /products/list (',
+    );
+    // The second rule works there: its target given to Cloudflare as /product, no redirect.
+    const host = new URL(JSON.parse(run.stdout).productionUrl).hostname;
+    expect(await get(host, "/products/12")).toEqual({ status: 200, body: "product" });
+  });
+
   it("sweep: a pending custom hostname becomes active once Cloudflare has validated it", async () => {
     const run = await runInProcess(["domain", "docs.example.net", "--json"], bed.env, site);
     expect(JSON.parse(run.stdout).domain.status).toBe("pending");

@@ -93,7 +93,7 @@ describe("Cloudflare platform: what it keeps on Cloudflare", () => {
     expect(read(`script:${name}`)).toEqual({ projectSlug: SLUG, sessionId, expiresAt: f.clock.now + HOUR });
   });
 
-  it("publishRevision: the project record and each hostname's entry, the canonical one named by the others", async () => {
+  it("publishRevision: the project record and each hostname's entry, the canonical one named by the others, the revision host's marked", async () => {
     const expiresAt = new Date(f.clock.now + DAY);
     await f.deploy(
       SLUG,
@@ -112,7 +112,8 @@ describe("Cloudflare platform: what it keeps on Cloudflare", () => {
     expect([read(HOST), read(CUSTOM), read(`rev0000001--${HOST}`)]).toEqual([
       { script, expiresAt: expiresAt.getTime(), canonicalUrl: `https://${CUSTOM}/` },
       { script, expiresAt: expiresAt.getTime() },
-      { script, expiresAt: expiresAt.getTime() },
+      // The dispatch Worker caches a revision host's answers as immutable and marks them noindex.
+      { script, expiresAt: expiresAt.getTime(), preview: "revision" },
     ]);
   });
 
@@ -235,8 +236,11 @@ describe("Cloudflare platform: what it keeps on Cloudflare", () => {
     expect(keys()).toContain(`rev0000002--${HOST}`);
   });
 
-  it("updateSite: an unknown project changes nothing", async () => {
+  it("updateSite: a project not deployed yet gets a record naming its hostnames, so unpublishProject deletes its custom hostnames; no host answers meanwhile", async () => {
     await f.platform.updateSite(SLUG, { hostnames: [HOST, CUSTOM], expiresAt: new Date(f.clock.now + DAY) });
+    expect([keys(), customHostnames()]).toEqual([[`project:${SLUG}`], [CUSTOM]]);
+    expect(read(`project:${SLUG}`)).toMatchObject({ production: null, hostnames: [HOST, CUSTOM] });
+    await f.platform.unpublishProject(SLUG);
     expect([keys(), customHostnames()]).toEqual([[], []]);
   });
 
@@ -328,5 +332,34 @@ describe("Cloudflare platform: what it keeps on Cloudflare", () => {
     expect(scripts()).toHaveLength(1);
     await f.platform.sweep(new Date(f.clock.now + HOUR));
     expect([scripts(), keys()]).toEqual([[], []]);
+  });
+
+  it("sweep: custom hostnames no project names (a crashed request's) are deleted once past the grace, listed from Cloudflare page by page; named ones stay", async () => {
+    await f.platform.updateSite(SLUG, { hostnames: [HOST, CUSTOM], expiresAt: new Date(f.clock.now + DAY) });
+    const zone = f.api.state.zone(CF.zoneId);
+    const at = (ms: number) => new Date(ms).toISOString();
+    for (let i = 0; i < 60; i += 1) {
+      const hostname = `crashed${i}.example.com`;
+      const ssl = { method: "http", type: "dv", status: "pending_validation" };
+      zone.set(`id-${i}`, {
+        id: `id-${i}`,
+        hostname,
+        status: "pending",
+        ssl,
+        created_at: at(f.clock.now - HOUR),
+      });
+    }
+    const fresh = { method: "http", type: "dv", status: "pending_validation" };
+    zone.set("id-new", {
+      id: "id-new",
+      hostname: "new.example.com",
+      status: "pending",
+      ssl: fresh,
+      created_at: at(f.clock.now),
+    });
+    await f.platform.sweep(new Date(f.clock.now));
+    expect(customHostnames()).toEqual(["new.example.com", CUSTOM]);
+    await f.platform.sweep(new Date(f.clock.now + HOUR));
+    expect(customHostnames()).toEqual([CUSTOM]);
   });
 });

@@ -211,6 +211,9 @@ export const responses = {
       .int()
       .describe("a project expires this long after its last deploy; 0: never"),
     deployTtlSeconds: z.number().int().describe("a prepared deploy expires this long after prepare"),
+    platform: z
+      .enum(["built-in", "cloudflare"])
+      .describe("what serves the sites; the client warns of rules Cloudflare applies otherwise"),
   }),
   healthz: z.object({ status: z.enum(["ok", "degraded"]), checks: z.record(z.string(), z.string()) }),
   error: z.object({ error: z.union([z.string(), z.object({ code: z.string(), message: z.string() })]) }),

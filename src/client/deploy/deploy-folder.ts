@@ -9,6 +9,7 @@ import type { SavedProject } from "../local/saved-projects.js";
 import type { DeploySummary } from "./deploy-summary.js";
 import { hashListed, listSite, type ScannedSite } from "./scan-site.js";
 import { checkQuotas, checkServerLimits } from "./server-limits.js";
+import { warnCloudflareDrops } from "./cloudflare-warnings.js";
 import { deployIfUnchanged, rememberProduction, unchangedSummary } from "./unchanged-deploy.js";
 import { uploadAll, type UploadOutcome } from "./upload-rounds.js";
 import { pendingDomain } from "../project-urls.js";
@@ -72,6 +73,7 @@ async function deployLocked(
   }
   // Before a project is created or a file read: what the server would refuse, refused here.
   const limits = await checkServerLimits(ctx, folder, listed.files);
+  if (limits?.platform === "cloudflare") warnCloudflareDrops(ctx, listed.siteRules, listed.files);
   const site = await hashListed(ctx, folder, listed);
   const distinctBytes = [...site.fileByHash.values()].reduce((sum, file) => sum + file.size, 0);
   checkQuotas(limits, distinctBytes, folder.saved === undefined);

@@ -26,6 +26,8 @@ export interface ServerLimits {
   projectTtlSeconds: number;
   /** How long a prepared deploy may wait for its completion. */
   deployTtlSeconds: number;
+  /** What serves the sites: the client warns of site rules Cloudflare cannot apply (§7). */
+  platform: "built-in" | "cloudflare";
 }
 
 /** The server's limits, from its settings: nothing secret, the same for every client. */
@@ -42,5 +44,6 @@ export function serverLimits(services: Services, maxRequestBytes: number): Serve
     clientQuotaBytes: config.quotas.clientBytes,
     projectTtlSeconds: config.projectTtlSeconds,
     deployTtlSeconds: config.deployTtlSeconds,
+    platform: services.platform.kind ?? "built-in",
   };
 }

@@ -57,6 +57,8 @@ export const MAX_ALIASES = 20;
  * InvalidSiteConfigError and UploadPlatformError from core/errors.
  */
 export interface Platform {
+  /** Which platform serves the sites (`GET /limits` tells the client); absent: the built-in one. */
+  readonly kind?: "cloudflare";
   /**
    * Opens a session for a manifest. Refuses (QuotaExceededError) what would take the project past
    * its quota across its kept revisions, its `owner` past the quota of the projects it created, or

@@ -91,6 +91,16 @@ describe("CompiledRules", () => {
     expect(compile("", "/only\n  X-A: b").headersFor("/other")).toBeUndefined();
   });
 
+  it("headersFor: rules apply in file order: ! Name removes what came before; a later rule sets it again", () => {
+    const rules = compile(
+      "",
+      ["/*", "  X-A: 1", "  X-B: 1", "/p/*", "  ! X-A", "  ! X-B", "/p/q", "  X-A: 2"].join("\n"),
+    );
+    const changes = rules.headersFor("/p/q")!;
+    expect([...changes.set]).toEqual([["x-a", "2"]]);
+    expect([...changes.remove]).toEqual(["x-b"]);
+  });
+
   it("empty: true only without any rule", () => {
     expect(compile("").empty).toBe(true);
     expect(compile("/a /b 200").empty).toBe(false);

@@ -52,14 +52,21 @@ export class CompiledRules {
     );
   }
 
-  /** The first 3xx rule matching `path`; `query` (with its `?`, or "") is kept when the target has none. */
-  redirectFor(path: string, query: string): RuleRedirect | undefined {
+  /**
+   * The first 3xx rule matching `path`; `query` (with its `?`, or "") is kept when the target has
+   * none. A `raw` path is the request's still-encoded one (a path no file can have: an encoded
+   * slash, an empty segment): what it matched goes into the target as sent, and runs of slashes
+   * in a site path target are made one, as Cloudflare does.
+   */
+  redirectFor(path: string, query: string, raw = false): RuleRedirect | undefined {
     const found = firstMatch(this.redirects, path);
     if (!found) return undefined;
     // A literal target may hold what a header cannot carry (`/café`, a space): encoded, as a browser would.
-    let location = fillTarget(found.rule.to, found.values, encodePath).replace(/[^\x21-\x7e]+/g, (text) =>
-      encodeURIComponent(text),
+    let location = fillTarget(found.rule.to, found.values, raw ? keep : encodePath).replace(
+      /[^\x21-\x7e]+/g,
+      (text) => encodeURIComponent(text),
     );
+    if (raw && location.startsWith("/")) location = location.replace(/\/{2,}/g, "/");
     if (query !== "" && !location.includes("?")) {
       const hash = location.indexOf("#");
       location = hash === -1 ? location + query : location.slice(0, hash) + query + location.slice(hash);
@@ -75,17 +82,30 @@ export class CompiledRules {
     return target.replace(/[?#].*$/s, "");
   }
 
-  /** What every `_headers` rule matching `path` sets and removes; undefined when none matches. */
-  headersFor(path: string): HeaderChanges | undefined {
+  /**
+   * What every `_headers` rule matching `path` sets and removes, `:name` and `:splat` in a value
+   * filled with what the rule's pattern matched (as Cloudflare does); undefined when none matches.
+   * A `raw` path (see `redirectFor`) fills them as sent.
+   */
+  headersFor(path: string, raw = false): HeaderChanges | undefined {
     let changes: HeaderChanges | undefined;
     for (const { matcher, rule } of this.headers) {
-      if (!matches(matcher, path)) continue;
+      const values = matchValues(matcher, path);
+      if (values === undefined) continue;
       changes ??= { set: new Map(), remove: new Set() };
-      for (const [name, value] of rule.set) {
+      // In file order, a rule's removals before its sets (as Cloudflare applies them): `! Name`
+      // takes away what the edge and the rules before it set; a later rule may set it again.
+      for (const name of rule.remove) {
+        changes.set.delete(name);
+        changes.remove.add(name);
+      }
+      for (const [name, written] of rule.set) {
+        // Encoded, as Cloudflare fills them from the request's path: a header carries no `é`.
+        const value = fillTarget(written, values, raw ? keep : encodePath);
         const earlier = changes.set.get(name);
         changes.set.set(name, earlier === undefined ? value : `${earlier}, ${value}`);
+        changes.remove.delete(name);
       }
-      for (const name of rule.remove) changes.remove.add(name);
     }
     return changes;
   }
@@ -98,9 +118,18 @@ function matcherOf(pattern: string): Matcher {
     : { regex: new RegExp(compiled.source, "s"), names: compiled.names };
 }
 
-function matches(matcher: Matcher, path: string): boolean {
-  return "key" in matcher ? matcher.key === staticKey(path) : matcher.regex.test(path);
+/** What a matcher binds in `path` (none for a static one), or undefined when it does not match. */
+function matchValues(matcher: Matcher, path: string): ReadonlyMap<string, string> | undefined {
+  if ("key" in matcher) return matcher.key === staticKey(path) ? NO_VALUES : undefined;
+  const match = matcher.regex.exec(path);
+  if (!match) return undefined;
+  if (matcher.names.length === 0) return NO_VALUES;
+  const values = new Map<string, string>();
+  matcher.names.forEach((name, i) => values.set(name, match[i + 1] ?? ""));
+  return values;
 }
+
+const keep = (value: string): string => value;
 
 function ruleSet(rules: RedirectRule[]): RuleSet {
   const set: RuleSet = { statics: new Map(), dynamics: [] };

@@ -1,3 +1,4 @@
+export * from "./cloudflare-differences.js";
 export * from "./compiled-rules.js";
 export * from "./encode-path.js";
 export * from "./parse-headers.js";

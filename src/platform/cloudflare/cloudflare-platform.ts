@@ -1,11 +1,6 @@
 import { randomBytes } from "node:crypto";
 import Cloudflare from "cloudflare";
-import {
-  AliasLimitError,
-  InvalidCompletionError,
-  InvalidManifestError,
-  RevisionNotFoundError,
-} from "../../core/errors.js";
+import { AliasLimitError, InvalidCompletionError, RevisionNotFoundError } from "../../core/errors.js";
 import type { ManifestEntry } from "../../core/manifest.js";
 import {
   MAX_ALIASES,
@@ -25,7 +20,8 @@ import {
   sessionKey,
   type SessionRecord,
 } from "./records.js";
-import { CLOUDFLARE_LIMITS, type CloudflareSettings } from "./settings.js";
+import type { CloudflareSettings } from "./settings.js";
+import { checkLimits } from "./manifest-limits.js";
 import {
   COMPATIBILITY_DATE,
   projectTag,
@@ -35,6 +31,7 @@ import {
 } from "./site-script.js";
 import { SiteHosts } from "./site-hosts.js";
 import { rulesHashesOf, siteRulesConfig } from "./site-rules-config.js";
+import { sweepCustomHostnames } from "./sweep-custom-hostnames.js";
 import { sweepLeftovers } from "./sweep-leftovers.js";
 
 export interface CloudflarePlatformOptions extends CloudflareSettings {
@@ -52,10 +49,12 @@ export interface CloudflarePlatformOptions extends CloudflareSettings {
  * published manifest in Workers KV, which the dispatch Worker reads. Every call goes through the SDK.
  */
 export class CloudflarePlatform implements Platform {
+  readonly kind = "cloudflare";
   private readonly client: Cloudflare;
   private readonly budget: RetryBudget;
   private readonly kv: KvStore;
   private readonly hosts: SiteHosts;
+  private readonly domains: CustomHostnames;
 
   constructor(private readonly options: CloudflarePlatformOptions) {
     this.client = new Cloudflare({ apiToken: options.apiToken, baseURL: options.apiBaseUrl, maxRetries: 0 });
@@ -65,8 +64,8 @@ export class CloudflarePlatform implements Platform {
       sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
     };
     this.kv = new KvStore(this.client, options.accountId, options.kvNamespaceId, this.budget);
-    const domains = new CustomHostnames(this.client, options.zoneId, this.budget);
-    this.hosts = new SiteHosts(this.kv, domains, options.sitesDomain);
+    this.domains = new CustomHostnames(this.client, options.zoneId, this.budget);
+    this.hosts = new SiteHosts(this.kv, this.domains, options.sitesDomain);
   }
 
   async openUploadSession(input: {
@@ -204,14 +203,22 @@ export class CloudflarePlatform implements Platform {
   }
 
   async updateSite(projectSlug: string, settings: SiteSettings): Promise<void> {
-    const project = await this.kv.get<ProjectRecord>(projectKey(projectSlug));
-    if (project === undefined) return;
+    // A project not deployed yet gets its record here: its custom hostnames are made at Cloudflare
+    // now, and reset, delete and the sweep find them through it.
+    const project = (await this.kv.get<ProjectRecord>(projectKey(projectSlug))) ?? {
+      revisions: {},
+      production: null,
+      hostnames: [],
+      expiresAt: settings.expiresAt.getTime(),
+    };
     const previous = project.hostnames;
     project.hostnames = settings.hostnames;
     project.canonical = settings.canonical;
     project.expiresAt = settings.expiresAt.getTime();
-    await this.hosts.addDomains(settings.hostnames.filter((h) => !previous.includes(h)));
+    // The record names a custom hostname before Cloudflare holds it, so the sweep never takes one
+    // being made for a leftover.
     await this.kv.put(projectKey(projectSlug), project);
+    await this.hosts.addDomains(settings.hostnames.filter((h) => !previous.includes(h)));
     await this.hosts.publish(projectSlug, project, Object.keys(project.revisions));
     await this.hosts.remove(previous.filter((h) => !settings.hostnames.includes(h)));
   }
@@ -246,12 +253,13 @@ export class CloudflarePlatform implements Platform {
   }
 
   /**
-   * Removes what a crash or an abandoned deploy left: expired session records, and scripts no
-   * project names once their session expired. Cloudflare keeps and reclaims asset content itself,
-   * so no content is counted here.
+   * Removes what a crash or an abandoned deploy left: expired session records, scripts no
+   * project names once their session expired, and custom hostnames no project names. Cloudflare
+   * keeps and reclaims asset content itself, so no content is counted here.
    */
   async sweep(now: Date): Promise<{ blobsDeleted: number; bytesFreed: number }> {
     await sweepLeftovers(this.kv, now.getTime(), (script) => this.deleteScript(script));
+    await sweepCustomHostnames(this.kv, this.domains, now.getTime());
     return { blobsDeleted: 0, bytesFreed: 0 };
   }
 
@@ -275,20 +283,4 @@ function emptyProject(input: PublishInput): ProjectRecord {
     hostnames: input.hostnames,
     expiresAt: input.expiresAt.getTime(),
   };
-}
-
-/** Cloudflare's limits on one Worker version's assets, checked before Cloudflare is asked. */
-function checkLimits(entries: ManifestEntry[]): void {
-  const { maxFiles, maxFileBytes } = CLOUDFLARE_LIMITS;
-  if (entries.length > maxFiles) {
-    throw new InvalidManifestError(
-      `manifest has ${entries.length} assets; Cloudflare's limit is ${maxFiles} files per Worker version`,
-    );
-  }
-  const large = entries.find((e) => e.size > maxFileBytes);
-  if (large !== undefined) {
-    throw new InvalidManifestError(
-      `${large.path} is ${large.size} bytes; Cloudflare's limit is ${maxFileBytes} bytes (25 MiB) per file`,
-    );
-  }
 }

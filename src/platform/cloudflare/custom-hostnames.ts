@@ -1,6 +1,8 @@
 import type Cloudflare from "cloudflare";
 import { cloudflareCall, CloudflareRefusal, type RetryBudget } from "./cloudflare-calls.js";
 
+const PAGE_SIZE = 50;
+
 /** What Cloudflare says of a custom hostname: its status, its certificate's, and why it is not active. */
 export interface CustomHostnameState {
   id: string;
@@ -45,6 +47,32 @@ export class CustomHostnames {
       await cloudflareCall(`deleting custom hostname ${hostname}`, this.budget, () =>
         this.client.customHostnames.delete(id, { zone_id: this.zoneId }),
       );
+    }
+  }
+
+  /** Every custom hostname of the zone: its id, name and when Cloudflare created it (ms). */
+  async all(): Promise<{ id: string; hostname: string; createdAt: number }[]> {
+    const found: { id: string; hostname: string; createdAt: number }[] = [];
+    // Paged by hand: the SDK's iterator stops only at an empty page, one call more than needed.
+    for (let page = 1; ; page += 1) {
+      const listed = await cloudflareCall("listing custom hostnames", this.budget, () =>
+        this.client.customHostnames.list({ zone_id: this.zoneId, page, per_page: PAGE_SIZE }),
+      );
+      for (const h of listed.result) {
+        found.push({ id: h.id, hostname: h.hostname, createdAt: Date.parse(h.created_at ?? "") || 0 });
+      }
+      if (listed.result.length < PAGE_SIZE) return found;
+    }
+  }
+
+  /** Deletes a custom hostname by id; one already gone is fine. */
+  async removeId(id: string, hostname: string): Promise<void> {
+    try {
+      await cloudflareCall(`deleting custom hostname ${hostname}`, this.budget, () =>
+        this.client.customHostnames.delete(id, { zone_id: this.zoneId }),
+      );
+    } catch (error) {
+      if (!(error instanceof CloudflareRefusal && error.status === 404)) throw error;
     }
   }
 

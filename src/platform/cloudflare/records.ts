@@ -13,6 +13,8 @@ export interface HostEntry {
   expiresAt: number;
   /** The canonical origin (`https://www.example.com/`) other hostnames name in a Link header. */
   canonicalUrl?: string;
+  /** A revision host (its content never changes: cached as immutable) or an alias host: never indexed. */
+  preview?: "revision" | "alias";
 }
 
 /** A project's state on Cloudflare. */
@@ -48,6 +50,7 @@ export const projectKey = (slug: string) => `project:${slug}`;
 export const sessionKey = (id: string) => `session:${id}`;
 export const scriptKey = (name: string) => `script:${name}`;
 export const SCRIPT_PREFIX = "script:";
+export const PROJECT_PREFIX = "project:";
 export const SESSION_PREFIX = "session:";
 
 /** The hostname of a revision: `<revision>--<slug>.<sites domain>`. */

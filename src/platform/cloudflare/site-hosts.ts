@@ -21,7 +21,8 @@ export class SiteHosts {
       await this.kv.put(revisionHostname(id, slug, this.sitesDomain), {
         script,
         expiresAt: project.expiresAt,
-      });
+        preview: "revision",
+      } satisfies HostEntry);
     }
     // Alias hosts of those revisions: `<alias>--<slug>` has the revision host's form.
     for (const [alias, id] of Object.entries(project.aliases ?? {})) {
@@ -30,7 +31,8 @@ export class SiteHosts {
       await this.kv.put(revisionHostname(alias, slug, this.sitesDomain), {
         script,
         expiresAt: project.expiresAt,
-      });
+        preview: "alias",
+      } satisfies HostEntry);
     }
     if (project.production === null) return;
     const script = project.revisions[project.production]!;

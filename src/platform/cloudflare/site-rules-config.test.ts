@@ -5,6 +5,8 @@ import { rulesHashesOf, siteRulesConfig } from "./site-rules-config.js";
 
 const REDIRECTS = "/old /new 301\n";
 const HEADERS = "/*\n  X-Frame-Options: DENY\n";
+/** REDIRECTS as Cloudflare gets it: the rule with and without its trailing slash (cloudflare-redirects). */
+const CLOUDFLARE_REDIRECTS = "/old /new 301\n/old/ /new 301\n";
 const hashOf = (text: string, path: string) => hashAsset(Buffer.from(text), path);
 
 describe("Cloudflare: the site's rules files in the assets configuration", () => {
@@ -18,13 +20,13 @@ describe("Cloudflare: the site's rules files in the assets configuration", () =>
     expect(rulesHashesOf([])).toEqual({});
   });
 
-  it("siteRulesConfig: texts that are the manifest's files become _redirects and _headers", async () => {
+  it("siteRulesConfig: texts that are the manifest's files become _redirects (written for Cloudflare) and _headers", async () => {
     const hashes = {
       redirects: await hashOf(REDIRECTS, "/_redirects"),
       headers: await hashOf(HEADERS, "/_headers"),
     };
     expect(await siteRulesConfig(hashes, { redirects: REDIRECTS, headers: HEADERS })).toEqual({
-      _redirects: REDIRECTS,
+      _redirects: CLOUDFLARE_REDIRECTS,
       _headers: HEADERS,
     });
     expect(await siteRulesConfig({}, undefined)).toEqual({});
@@ -66,7 +68,7 @@ describe("Cloudflare: the site's rules files in the assets configuration", () =>
       headers: await hashOf(further, "/_headers"),
     };
     expect(await siteRulesConfig(hashes, { redirects: leading, headers: further })).toEqual({
-      _redirects: REDIRECTS,
+      _redirects: CLOUDFLARE_REDIRECTS,
       _headers: further,
     });
   });

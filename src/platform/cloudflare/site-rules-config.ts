@@ -2,6 +2,7 @@ import { hashAsset } from "../../core/asset-hash.js";
 import { InvalidSiteConfigError } from "../../core/errors.js";
 import type { ManifestEntry } from "../../core/manifest.js";
 import type { PublishInput } from "../../core/ports/index.js";
+import { cloudflareRedirectsText } from "./cloudflare-redirects.js";
 import { HEADERS_FILE, parseSiteRules, REDIRECTS_FILE } from "../../core/site-rules/index.js";
 
 /** The manifest's hashes of the site's rules files, kept with the session until publish. */
@@ -61,6 +62,8 @@ export async function siteRulesConfig(
     // The hash is over the file's bytes, a leading BOM included; Cloudflare gets the text without it.
     config[`_${key}`] = text.replace(/^\uFEFF/, "");
   }
-  parseSiteRules({ redirects: config._redirects, headers: config._headers });
+  const parsed = parseSiteRules({ redirects: config._redirects, headers: config._headers });
+  // Written again so that Cloudflare answers as the built-in edge does.
+  if (config._redirects !== undefined) config._redirects = cloudflareRedirectsText(parsed.redirects);
   return config;
 }

@@ -33,13 +33,17 @@ export function customHostnameRoutes(state: CloudflareState, now: () => number):
     const hostname =
       c.req.query("hostname[exact]") ?? c.req.query("hostname.exact") ?? c.req.query("hostname");
     const all = [...state.zone(c.req.param("zone")).values()];
-    const result = hostname === undefined ? all : all.filter((h) => h.hostname === hostname);
+    const matching = hostname === undefined ? all : all.filter((h) => h.hostname === hostname);
+    // Paged as Cloudflare pages it: `page` from 1, `per_page` (default 20, at most 50).
+    const page = Math.max(1, Number(c.req.query("page") ?? 1) || 1);
+    const perPage = Math.min(50, Math.max(5, Number(c.req.query("per_page") ?? 20) || 20));
+    const result = matching.slice((page - 1) * perPage, page * perPage);
     return c.json({
       success: true,
       errors: [],
       messages: [],
       result,
-      result_info: { page: 1, per_page: 50, count: result.length, total_count: result.length },
+      result_info: { page, per_page: perPage, count: result.length, total_count: matching.length },
     });
   });
 

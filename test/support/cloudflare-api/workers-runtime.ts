@@ -53,10 +53,17 @@ export class WorkersRuntime {
     private readonly settings: { namespace: string; kvNamespaceId: string; dir: string },
   ) {}
 
-  /** Fetches `path` on `hostname` through the dispatch Worker. */
-  async fetch(hostname: string, path: string): Promise<Response> {
+  /** Fetches `path` on `hostname` through the dispatch Worker (GET unless `init` says otherwise). */
+  async fetch(
+    hostname: string,
+    path: string,
+    init: { method?: string; headers?: Record<string, string> } = {},
+  ): Promise<Response> {
     this.dispatcher ??= this.startDispatcher();
-    const reply = await this.dispatcher.dispatchFetch(`http://${hostname}${path}`, { redirect: "manual" });
+    const reply = await this.dispatcher.dispatchFetch(`http://${hostname}${path}`, {
+      ...init,
+      redirect: "manual",
+    });
     return reply as unknown as Response;
   }
 
