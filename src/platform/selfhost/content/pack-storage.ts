@@ -24,7 +24,10 @@ export interface PackRange {
 export interface PackStorage {
   /** Files in DATA_DIR, or objects in a store other processes may share. */
   readonly kind: "local" | "object-store";
-  /** Makes a finished writer's bytes the durable pack of a new id; returns its id and size. */
+  /**
+   * Finishes the writer and makes its bytes the durable pack of a new id, its temporary file
+   * taken (moved or removed); returns the id and the size.
+   */
   commit(writer: PackWriter): Promise<{ id: string; size: number }>;
   /**
    * Opens `length` bytes of pack `id` from `start`. Rejects with PackMissingError when the pack is

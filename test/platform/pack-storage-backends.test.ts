@@ -1,0 +1,31 @@
+import { join } from "node:path";
+import { afterAll } from "vitest";
+import { DiskRangeCache } from "../../src/platform/selfhost/content/disk-range-cache.js";
+import { DiskPackStorage } from "../../src/platform/selfhost/content/disk/disk-pack-storage.js";
+import { createS3Client } from "../../src/platform/selfhost/content/s3/s3-client.js";
+import { S3PackStorage } from "../../src/platform/selfhost/content/s3/s3-pack-storage.js";
+import { startObjectStore, type TestObjectStore } from "../support/s3-server.js";
+import { type OpenPackStorage, packStorageContract } from "./pack-storage-contract.js";
+
+// One S3-protocol server for the file; each storage gets a prefix of its own, so starts empty.
+let objectStore: Promise<TestObjectStore> | undefined;
+afterAll(async () => (await objectStore)?.close());
+
+const openS3: OpenPackStorage = async (dir) => {
+  objectStore ??= startObjectStore();
+  const settings = (await objectStore).settings();
+  return new S3PackStorage({
+    client: createS3Client(settings),
+    location: settings.location,
+    cache: new DiskRangeCache(join(dir, "range-cache"), settings.diskCacheBytes),
+    timeoutMs: settings.timeoutMs,
+  });
+};
+
+/** Every pack backend, each run through the whole contract. A new backend is one line here. */
+const BACKENDS: Record<string, OpenPackStorage> = {
+  "disk (DiskPackStorage)": async (dir) => new DiskPackStorage(dir),
+  "object store (S3PackStorage on s3rver)": openS3,
+};
+
+for (const [name, open] of Object.entries(BACKENDS)) packStorageContract(name, open);
