@@ -2,7 +2,6 @@ import { join } from "node:path";
 import { afterAll } from "vitest";
 import { DiskRangeCache } from "../../src/platform/selfhost/content/disk-range-cache.js";
 import { DiskPackStorage } from "../../src/platform/selfhost/content/disk/disk-pack-storage.js";
-import { MemoryPackStorage } from "../../src/platform/selfhost/content/memory/memory-pack-storage.js";
 import { createS3Client } from "../../src/platform/selfhost/content/s3/s3-client.js";
 import { S3PackStorage } from "../../src/platform/selfhost/content/s3/s3-pack-storage.js";
 import { startObjectStore, type TestObjectStore } from "../support/s3-server.js";
@@ -27,7 +26,6 @@ const openS3: OpenPackStorage = async (dir) => {
 const BACKENDS: Record<string, OpenPackStorage> = {
   "disk (DiskPackStorage)": async (dir) => new DiskPackStorage(dir),
   "object store (S3PackStorage on s3rver)": openS3,
-  "memory (MemoryPackStorage)": async () => new MemoryPackStorage(),
 };
 
 for (const [name, open] of Object.entries(BACKENDS)) packStorageContract(name, open);

@@ -58,13 +58,6 @@ describe("openPackStorage", () => {
     }
   });
 
-  it("openPackStorage: memory, THROWAWAY", async () => {
-    const { storage, shared } = await openPackStorage(dir, "memory");
-    expect(storage.constructor.name).toBe("MemoryPackStorage");
-    expect(shared).toBe(false);
-    await storage.close();
-  });
-
   it("OBJECT_STORE_ORPHAN_GRACE_MS: one hour", () => {
     expect(OBJECT_STORE_ORPHAN_GRACE_MS).toBe(3_600_000);
   });

@@ -1,7 +1,6 @@
 import { join } from "node:path";
 import { DiskRangeCache } from "./disk-range-cache.js";
 import { DiskPackStorage } from "./disk/disk-pack-storage.js";
-import { MemoryPackStorage } from "./memory/memory-pack-storage.js";
 import type { S3Settings } from "./s3/s3-settings.js";
 import type { PackStorage } from "./pack-storage.js";
 
@@ -19,9 +18,8 @@ export const OBJECT_STORE_ORPHAN_GRACE_MS = 60 * 60 * 1000;
  */
 export async function openPackStorage(
   dir: string,
-  objectStore: S3Settings | "memory" | undefined,
+  objectStore: S3Settings | undefined,
 ): Promise<{ storage: PackStorage; shared: boolean }> {
-  if (objectStore === "memory") return { storage: new MemoryPackStorage(), shared: false };
   if (!objectStore) return { storage: new DiskPackStorage(dir), shared: false };
   const { S3PackStorage } = await import("./s3/s3-pack-storage.js");
   const { createS3Client } = await import("./s3/s3-client.js");
