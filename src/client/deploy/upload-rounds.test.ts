@@ -94,6 +94,7 @@ describe("uploadAll", () => {
     expect(error.message).toBe(
       `the upload service at ${standIn.url} did not confirm the upload after 4 rounds`,
     );
+    expect(error.hint).toBe("Run deploy again; only what is still missing will be uploaded.");
     expect(again.state.calls).toBe(3);
     expect(standIn.received).toBe(4);
     expect(
@@ -127,5 +128,25 @@ describe("uploadAll", () => {
     expect(error.code).toBe("HTTP_400");
     expect(again.state.calls).toBe(0);
     expect(stderr().endsWith("\r\x1b[2KUpload failed.\n")).toBe(true);
+  });
+  it("uploadAll: an empty bucket beside others does not end the round: the others are uploaded", async () => {
+    const { ctx } = context();
+    const [a] = standIn.hashes;
+    standIn.answers = [ok("done")];
+    const outcome = await uploadAll(ctx, prepared("mixed", [[a!], []]), standIn.files, prepares().again);
+    expect(outcome.completionJwt).toBe("done");
+    expect(outcome.uploadedHashes).toEqual(new Set([a]));
+  });
+
+  it("uploadAll: a hash no file has is BAD_BUCKET, not a crash", async () => {
+    const { ctx } = context();
+    const error = await uploadAll(
+      ctx,
+      prepared("odd", [["9".repeat(32)]]),
+      standIn.files,
+      prepares().again,
+    ).catch((caught: unknown) => caught as CliError);
+    expect(error).toBeInstanceOf(CliError);
+    expect(error.code).toBe("BAD_BUCKET");
   });
 });
