@@ -1,0 +1,40 @@
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runInProcess, startTestBed, writeSite, type TestBed } from "./helpers.js";
+
+let bed: TestBed;
+
+beforeAll(async () => {
+  bed = await startTestBed();
+});
+afterAll(async () => {
+  await bed?.stop();
+});
+
+describe("deploy: what the run says on stderr", () => {
+  it("deploy: a first deploy names the project it created for the folder; a folder without index.html gets a note", async () => {
+    const dir = join(bed.dir, "no-index");
+    await writeSite(dir, { "about.html": "<p>about</p>", "app.js": "1" });
+    const run = await runInProcess([dir, "--json"], bed.env);
+    expect(run.code, run.stderr).toBe(0);
+    const { projectSlug } = JSON.parse(run.stdout) as { projectSlug: string };
+    expect(run.stderr).toContain(`\nCreated project ${projectSlug} for ${dir}\n`);
+    expect(run.stderr).toContain(
+      `Note: ${dir} has no index.html: the site's address (/) answers 404 unless a _redirects rule serves it.\n`,
+    );
+    expect(run.stderr).toMatch(/^Hashed 2 files \(13 B\) in \S+$/m);
+    expect(run.stderr).toMatch(/^Uploaded 2 files \(13 B\) in \S+$/m);
+  });
+
+  it("deploy: a folder with index.html gets no note, and a redeploy creates no project", async () => {
+    const dir = join(bed.dir, "with-index");
+    await writeSite(dir, { "index.html": "<p>home</p>" });
+    const first = await runInProcess([dir], bed.env);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).not.toContain("has no index.html");
+    await writeSite(dir, { "index.html": "<p>home, again</p>" });
+    const second = await runInProcess([dir], bed.env);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).not.toContain("Created project");
+  });
+});
