@@ -20,6 +20,10 @@ describe("deploy: what the run says on stderr", () => {
     const { projectSlug } = JSON.parse(run.stdout) as { projectSlug: string };
     expect(run.stderr).toContain(`\nCreated project ${projectSlug} for ${dir}\n`);
     expect(run.stderr).toContain(
+      `Wrote ${join(dir, ".static-deploy.json")}: it names project ${projectSlug} and holds no secret. ` +
+        "Commit it: moved or cloned, the folder deploys to the same project.\n",
+    );
+    expect(run.stderr).toContain(
       `Note: ${dir} has no index.html: the site's address (/) answers 404 unless a _redirects rule serves it.\n`,
     );
     expect(run.stderr).toMatch(/^Hashed 2 files \(13 B\) in \S+$/m);
@@ -36,5 +40,7 @@ describe("deploy: what the run says on stderr", () => {
     const second = await runInProcess([dir], bed.env);
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).not.toContain("Created project");
+    // The project file already names the project: not written again, not said again.
+    expect(second.stderr).not.toContain("Wrote ");
   });
 });
