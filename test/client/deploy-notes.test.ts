@@ -43,4 +43,17 @@ describe("deploy: what the run says on stderr", () => {
     // The project file already names the project: not written again, not said again.
     expect(second.stderr).not.toContain("Wrote ");
   });
+  it("deploy --message: an unchanged folder still gets a revision of its own, which carries the message", async () => {
+    const dir = join(bed.dir, "messages");
+    await writeSite(dir, { "index.html": "<p>same</p>" });
+    const first = await runInProcess([dir, "--json"], bed.env);
+    expect(first.code, first.stderr).toBe(0);
+    const again = await runInProcess([dir, "--json", "--message", "release notes"], bed.env);
+    expect(again.code, again.stderr).toBe(0);
+    const [before, after] = [first, again].map((run) => JSON.parse(run.stdout) as Record<string, unknown>);
+    expect(after.unchanged).toBeUndefined();
+    expect(after.revisionId).not.toBe(before!.revisionId);
+    expect(after.message).toBe("release notes");
+    expect(before!.message).toBeUndefined();
+  });
 });
