@@ -9,6 +9,15 @@ import { encodeCredential } from "./local/credential.js";
 import { createProgress } from "./progress.js";
 import { readSettings } from "./settings.js";
 
+/** What `promise` was refused with; a test failure when it was not refused. */
+const rejection = (promise: Promise<unknown>): Promise<CliError> =>
+  promise.then(
+    () => {
+      throw new Error("not refused");
+    },
+    (caught: unknown) => caught as CliError,
+  );
+
 let root: string;
 const CREDENTIAL = {
   apiUrl: "https://deploy.example/",
@@ -112,9 +121,7 @@ describe("context", () => {
         "http://127.0.0.1:1",
         false,
       );
-      const error = await openFolder(ctx, "site", { lock: false }).catch(
-        (caught: unknown) => caught as CliError,
-      );
+      const error = await rejection(openFolder(ctx, "site", { lock: false }));
       expect(error.code).toBe("CONFIG_INSIDE");
       expect(error.message).toBe(`the config folder ${config} is inside ${join(root, "site")}`);
     }
@@ -160,9 +167,7 @@ describe("context", () => {
 
   it("openProject: a folder never deployed is NO_PROJECT saying to deploy it first, and its lock is let go", async () => {
     const ctx = context({}, "http://127.0.0.1:1");
-    const error = await openProject(ctx, "site", { lock: true }).catch(
-      (caught: unknown) => caught as CliError,
-    );
+    const error = await rejection(openProject(ctx, "site", { lock: true }));
     expect(error.code).toBe("NO_PROJECT");
     expect(error.message).toBe(`no project for ${join(root, "site")} on http://127.0.0.1:1`);
     expect(error.hint).toBe(

@@ -50,10 +50,11 @@ describe("deploy: what the run says on stderr", () => {
     expect(first.code, first.stderr).toBe(0);
     const again = await runInProcess([dir, "--json", "--message", "release notes"], bed.env);
     expect(again.code, again.stderr).toBe(0);
-    const [before, after] = [first, again].map((run) => JSON.parse(run.stdout) as Record<string, unknown>);
+    const before = JSON.parse(first.stdout) as Record<string, unknown>;
+    const after = JSON.parse(again.stdout) as Record<string, unknown>;
     expect(after.unchanged).toBeUndefined();
-    expect(after.revisionId).not.toBe(before!.revisionId);
+    expect(after.revisionId).not.toBe(before.revisionId);
     expect(after.message).toBe("release notes");
-    expect(before!.message).toBeUndefined();
+    expect(before.message).toBeUndefined();
   });
 });

@@ -8,6 +8,15 @@ import { readSettings } from "../settings.js";
 import { ok, startUploadStandIn, type UploadStandIn } from "./test-upload-server.js";
 import { uploadAll } from "./upload-rounds.js";
 
+/** What `promise` was refused with; a test failure when it was not refused. */
+const rejection = (promise: Promise<unknown>): Promise<CliError> =>
+  promise.then(
+    () => {
+      throw new Error("not refused");
+    },
+    (caught: unknown) => caught as CliError,
+  );
+
 let standIn: UploadStandIn;
 
 beforeAll(async () => {
@@ -86,9 +95,7 @@ describe("uploadAll", () => {
     const { ctx, stderr } = context();
     const [a] = standIn.hashes;
     const again = prepares(prepared("r2", [[a!]]), prepared("r3", [[a!]]), prepared("r4", [[a!]]));
-    const error = await uploadAll(ctx, prepared("r1", [[a!]]), standIn.files, again.again).catch(
-      (caught: unknown) => caught as CliError,
-    );
+    const error = await rejection(uploadAll(ctx, prepared("r1", [[a!]]), standIn.files, again.again));
     expect(error).toBeInstanceOf(CliError);
     expect(error.code).toBe("UPLOAD_INCOMPLETE");
     expect(error.message).toBe(
@@ -119,12 +126,9 @@ describe("uploadAll", () => {
     const { ctx, stderr } = context();
     standIn.answers = [{ status: 400, body: "{}" }];
     const again = prepares();
-    const error = await uploadAll(
-      ctx,
-      prepared("x", [[standIn.hashes[0]!]]),
-      standIn.files,
-      again.again,
-    ).catch((caught: unknown) => caught as CliError);
+    const error = await rejection(
+      uploadAll(ctx, prepared("x", [[standIn.hashes[0]!]]), standIn.files, again.again),
+    );
     expect(error.code).toBe("HTTP_400");
     expect(again.state.calls).toBe(0);
     expect(stderr().endsWith("\r\x1b[2KUpload failed.\n")).toBe(true);
@@ -140,12 +144,9 @@ describe("uploadAll", () => {
 
   it("uploadAll: a hash no file has is BAD_BUCKET, not a crash", async () => {
     const { ctx } = context();
-    const error = await uploadAll(
-      ctx,
-      prepared("odd", [["9".repeat(32)]]),
-      standIn.files,
-      prepares().again,
-    ).catch((caught: unknown) => caught as CliError);
+    const error = await rejection(
+      uploadAll(ctx, prepared("odd", [["9".repeat(32)]]), standIn.files, prepares().again),
+    );
     expect(error).toBeInstanceOf(CliError);
     expect(error.code).toBe("BAD_BUCKET");
   });
