@@ -1,4 +1,4 @@
-// Mutation testing of the service (`npm run mutate`; `npm run mutate -- --mutate <glob>` for part of
+// Mutation testing of the service and its client (`npm run mutate`; `npm run mutate -- --mutate <glob>` for part of
 // it). Not part of `npm test`: a whole run takes hours on two cores. docs/testing.md has the scores.
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
@@ -12,12 +12,16 @@ export default {
   incremental: true,
   incrementalFile: "reports/stryker-incremental.json",
   mutate: [
-    "src/{shared,core,store,platform,api,upload,edge,server}/**/*.ts",
+    "src/{shared,core,store,platform,api,upload,edge,server,client}/**/*.ts",
     "!src/**/*.test.ts",
     // Helpers of the unit tests beside them (left out of the build too).
     "!src/**/index.ts",
-    // Process entry point: run only as a child process, which per-test coverage cannot see.
+    // Process entry points: run only as a child process, which per-test coverage cannot see.
     "!src/server/main.ts",
+    "!src/client/cli.ts",
+    "!src/client/bundle-entry.ts",
+    // Run only on hashing threads, where no mutant is active.
+    "!src/client/scan/hash-worker.ts",
   ],
   concurrency: 2,
   timeoutMS: 20_000,

@@ -115,4 +115,59 @@ describe("progress", () => {
     expect(out.text()).not.toContain("\x1b");
     expect(state.tick).toBeUndefined();
   });
+  it("createProgress: a phase of empty files fills its bar by files; a phase of nothing shows it full", () => {
+    const out = capture(true);
+    const progress = createProgress(out.stream, true, () => 0, manualTicker().ticker);
+    progress.start("Hashing", 4, 0);
+    progress.advance(1, 0);
+    progress.status(undefined);
+    progress.note("x");
+    expect(lastFrame(out.text())).toBe("Hashing   [#####---------------] 1/4 files · 0 B/0 B");
+    progress.start("Uploading", 0, 0);
+    expect(lastFrame(out.text())).toBe("Uploading [####################] 0/0 files · 0 B/0 B");
+  });
+
+  it("createProgress: the live line is cut to the terminal's width less one, at least 20, 100 when unknown", () => {
+    const frame = (columns: number | undefined) => {
+      let text = "";
+      const stream = { write: (chunk: string) => (text += chunk), isTTY: true, columns };
+      createProgress(stream, true, () => 0, manualTicker().ticker).step("x".repeat(300));
+      return lastFrame(text);
+    };
+    expect(frame(50)).toBe("x".repeat(49));
+    expect(frame(10)).toBe("x".repeat(20));
+    expect(frame(undefined)).toBe("x".repeat(99));
+    expect(frame(0)).toBe("x".repeat(99));
+  });
+
+  it("createProgress: on a terminal a note clears the live line, stands on its own, and the line is drawn again", () => {
+    let clock = 0;
+    const out = capture(true);
+    const progress = createProgress(out.stream, true, () => clock, manualTicker().ticker);
+    progress.step("Publishing");
+    clock = 300;
+    progress.note("retrying in 1.0s");
+    expect(out.text()).toBe("\r\x1b[2KPublishing… 0ms\r\x1b[2Kretrying in 1.0s\n\r\x1b[2KPublishing… 300ms");
+    progress.done();
+    progress.note("after");
+    // With no phase shown, a note is only the note.
+    expect(out.text().endsWith("\r\x1b[2Kafter\n")).toBe(true);
+  });
+
+  it("createProgress: no ETA once every byte is counted; a status given twice draws once", () => {
+    let clock = 0;
+    const out = capture(true);
+    const progress = createProgress(out.stream, true, () => clock, manualTicker().ticker);
+    progress.start("Uploading", 1, 1000);
+    progress.advance(0, 500);
+    clock = 2000;
+    progress.advance(1, 500);
+    expect(lastFrame(out.text())).toBe(
+      "Uploading [####################] 1/1 files · 1000 B/1000 B · 500 B/s",
+    );
+    progress.status("storing");
+    const drawn = out.text().length;
+    progress.status("storing");
+    expect(out.text().length).toBe(drawn);
+  });
 });

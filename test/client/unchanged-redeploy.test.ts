@@ -99,7 +99,9 @@ describe("deploy: unchanged redeploys by digest", () => {
     await utimes(join(dir, "x.txt"), later, later);
     const { result: touched, stderr } = await json([dir]);
     expect(touched).toMatchObject({ unchanged: true, revisionId: first.revisionId });
-    expect(stderr).toMatch(/Hashed 1 of 2 files/);
+    expect(stderr).toMatch(
+      /^Hashed 1 of 2 files \(1 B\) in \S+; 1 unchanged since the last deploy was not read again$/m,
+    );
     const cache = await removeAddedCache(before);
     const { result: quick, stderr: quickErr } = await json([dir]);
     expect(quick).toMatchObject({ unchanged: true, revisionId: first.revisionId });

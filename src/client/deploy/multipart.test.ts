@@ -150,4 +150,67 @@ describe("bucketBody", () => {
     }
     expect([files, bytes]).toEqual([list.length, before(list.length)]);
   });
+  it("bucketBody: a part of only an empty file is told sent as one file; nothing is ever told as no file and no byte", async () => {
+    const calls: Array<[number, number]> = [];
+    for await (const _chunk of bucketBody([assets[1]!]).stream((files, bytes) =>
+      calls.push([files, bytes]),
+    )) {
+      // consumed
+    }
+    expect(calls).toEqual([[1, 0]]);
+    // A bucket that ends with a streamed file: its last chunk (the closing boundary) holds no file.
+    const tail: Array<[number, number]> = [];
+    for await (const _chunk of bucketBody([assets[0]!, assets[2]!]).stream((files, bytes) =>
+      tail.push([files, bytes]),
+    )) {
+      // consumed
+    }
+    expect(tail.some(([files, bytes]) => files === 0 && bytes === 0)).toBe(false);
+    expect(tail.reduce((sum, [files]) => sum + files, 0)).toBe(2);
+  });
+
+  it("bucketBody: a file of exactly 256 KiB is read whole and batched with small ones; a streamed file of 3n+2 bytes counts every byte", async () => {
+    const exact = Buffer.alloc(256 * 1024, 5);
+    await writeFile(join(dir, "exact.bin"), exact);
+    const exactAsset = {
+      hash: "e".repeat(32),
+      file: { path: "exact.bin", absPath: join(dir, "exact.bin"), size: exact.length, mtimeMs: 0, ino: 0 },
+    };
+    const chunks: Buffer[] = [];
+    for await (const chunk of bucketBody([assets[0]!, exactAsset]).stream()) chunks.push(chunk);
+    expect(chunks).toHaveLength(1);
+
+    const odd = Buffer.alloc(300_002, 9);
+    await writeFile(join(dir, "odd.bin"), odd);
+    const oddAsset = {
+      hash: "f".repeat(32),
+      file: { path: "odd.bin", absPath: join(dir, "odd.bin"), size: odd.length, mtimeMs: 0, ino: 0 },
+    };
+    let bytes = 0;
+    for await (const _chunk of bucketBody([oddAsset]).stream((_files, sent) => (bytes += sent))) {
+      // consumed
+    }
+    expect(bytes).toBe(300_002);
+  });
+
+  it("bucketBody: small parts are cut into chunks of about 1 MiB, and no chunk is empty", async () => {
+    const list: BucketAsset[] = [];
+    for (let i = 0; i < 900; i++) {
+      const name = `cut-${i}.bin`;
+      await writeFile(join(dir, name), Buffer.alloc(1500, i % 256));
+      list.push({
+        hash: `${i}`.padStart(32, "d"),
+        file: { path: name, absPath: join(dir, name), size: 1500, mtimeMs: 0, ino: 0 },
+      });
+    }
+    const chunks: Buffer[] = [];
+    for await (const chunk of bucketBody(list).stream()) chunks.push(chunk);
+    // 900 parts of about 2.1 KB: two chunks, the first closed as it passed 1 MiB.
+    expect(chunks).toHaveLength(2);
+    expect(chunks[0]!.length).toBeGreaterThanOrEqual(1024 * 1024);
+    expect(chunks[0]!.length).toBeLessThan(1024 * 1024 + 4 * 1024);
+    const first = [];
+    for await (const chunk of bucketBody([assets[2]!, assets[0]!]).stream()) first.push(chunk);
+    expect(first.every((chunk) => chunk.length > 0)).toBe(true);
+  });
 });

@@ -25,6 +25,8 @@ export interface UploadStandIn {
   answers: Answer[];
   /** Requests received. */
   received: number;
+  /** The method and headers of the last request. */
+  last: { method: string; headers: Record<string, string | string[] | undefined> } | undefined;
   hashes: string[];
   files: Map<string, SiteFile>;
   close(): Promise<void>;
@@ -42,6 +44,7 @@ export async function startUploadStandIn(): Promise<UploadStandIn> {
   }
   const server = createServer((req, res) => {
     standIn.received++;
+    standIn.last = { method: req.method ?? "", headers: req.headers };
     req.resume();
     req.on("end", () => {
       const answer = standIn.answers.shift() ?? ok();
@@ -54,6 +57,7 @@ export async function startUploadStandIn(): Promise<UploadStandIn> {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/upload`,
     answers: [],
     received: 0,
+    last: undefined,
     hashes,
     files,
     async close() {

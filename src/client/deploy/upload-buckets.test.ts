@@ -152,4 +152,31 @@ describe("uploadBuckets", () => {
     await refusal(upload([[HASHES[0]!], [HASHES[1]!], [HASHES[2]!]]).result);
     expect(standIn.received).toBe(1);
   });
+  it("uploadBuckets: each bucket is a POST with the upload token, the multipart type, its exact length, asking for JSON", async () => {
+    await upload([[HASHES[0]!]]).result;
+    expect(standIn.last?.method).toBe("POST");
+    const headers = standIn.last!.headers;
+    expect(headers.authorization).toBe("Bearer token");
+    expect(headers["content-type"]).toMatch(/^multipart\/form-data; boundary=/);
+    expect(Number(headers["content-length"])).toBeGreaterThan(8);
+    expect(headers.accept).toBe("application/json");
+  });
+
+  it("uploadBuckets: a token issued for an earlier bucket is kept when a later answer has none, or one that is not text", async () => {
+    standIn.answers = [
+      ok("first-token"),
+      ok(),
+      { status: 200, body: JSON.stringify({ result: { jwt: 5 } }) },
+    ];
+    expect(await upload([[HASHES[0]!], [HASHES[1]!], [HASHES[2]!]]).result).toBe("first-token");
+  });
+
+  it("uploadBuckets: works without the progress and bucket hooks", async () => {
+    standIn.answers = [{ status: 503, body: "{}" }, ok("done")];
+    const result = uploadBuckets(
+      { uploadUrl: url, uploadJwt: "token", buckets: [[HASHES[0]!]], fileByHash: standIn.files },
+      { concurrency: 1, retry: defaultRetryPolicy({ maxAttempts: 2, sleep: async () => {} }) },
+    );
+    expect(await result).toBe("done");
+  });
 });

@@ -8,6 +8,15 @@ import { readSettings } from "../settings.js";
 import { ok, startUploadStandIn, type UploadStandIn } from "./test-upload-server.js";
 import { uploadAll } from "./upload-rounds.js";
 
+/** What `promise` was refused with; a test failure when it was not refused. */
+const rejection = (promise: Promise<unknown>): Promise<CliError> =>
+  promise.then(
+    () => {
+      throw new Error("not refused");
+    },
+    (caught: unknown) => caught as CliError,
+  );
+
 let standIn: UploadStandIn;
 
 beforeAll(async () => {
@@ -86,14 +95,13 @@ describe("uploadAll", () => {
     const { ctx, stderr } = context();
     const [a] = standIn.hashes;
     const again = prepares(prepared("r2", [[a!]]), prepared("r3", [[a!]]), prepared("r4", [[a!]]));
-    const error = await uploadAll(ctx, prepared("r1", [[a!]]), standIn.files, again.again).catch(
-      (caught: unknown) => caught as CliError,
-    );
+    const error = await rejection(uploadAll(ctx, prepared("r1", [[a!]]), standIn.files, again.again));
     expect(error).toBeInstanceOf(CliError);
     expect(error.code).toBe("UPLOAD_INCOMPLETE");
     expect(error.message).toBe(
       `the upload service at ${standIn.url} did not confirm the upload after 4 rounds`,
     );
+    expect(error.hint).toBe("Run deploy again; only what is still missing will be uploaded.");
     expect(again.state.calls).toBe(3);
     expect(standIn.received).toBe(4);
     expect(
@@ -118,14 +126,28 @@ describe("uploadAll", () => {
     const { ctx, stderr } = context();
     standIn.answers = [{ status: 400, body: "{}" }];
     const again = prepares();
-    const error = await uploadAll(
-      ctx,
-      prepared("x", [[standIn.hashes[0]!]]),
-      standIn.files,
-      again.again,
-    ).catch((caught: unknown) => caught as CliError);
+    const error = await rejection(
+      uploadAll(ctx, prepared("x", [[standIn.hashes[0]!]]), standIn.files, again.again),
+    );
     expect(error.code).toBe("HTTP_400");
     expect(again.state.calls).toBe(0);
     expect(stderr().endsWith("\r\x1b[2KUpload failed.\n")).toBe(true);
+  });
+  it("uploadAll: an empty bucket beside others does not end the round: the others are uploaded", async () => {
+    const { ctx } = context();
+    const [a] = standIn.hashes;
+    standIn.answers = [ok("done")];
+    const outcome = await uploadAll(ctx, prepared("mixed", [[a!], []]), standIn.files, prepares().again);
+    expect(outcome.completionJwt).toBe("done");
+    expect(outcome.uploadedHashes).toEqual(new Set([a]));
+  });
+
+  it("uploadAll: a hash no file has is BAD_BUCKET, not a crash", async () => {
+    const { ctx } = context();
+    const error = await rejection(
+      uploadAll(ctx, prepared("odd", [["9".repeat(32)]]), standIn.files, prepares().again),
+    );
+    expect(error).toBeInstanceOf(CliError);
+    expect(error.code).toBe("BAD_BUCKET");
   });
 });

@@ -5,6 +5,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CliError } from "../errors.js";
 import { findProjectFile, PROJECT_FILE, removeProjectFile, writeProjectFile } from "./project-file.js";
 
+/** What `promise` was refused with; a test failure when it was not refused. */
+const rejection = (promise: Promise<unknown>): Promise<CliError> =>
+  promise.then(
+    () => {
+      throw new Error("not refused");
+    },
+    (caught: unknown) => caught as CliError,
+  );
+
 let root: string;
 const LINK = { project: "coral-birch-nkc37", apiUrl: "http://127.0.0.1:8787" };
 
@@ -114,9 +123,7 @@ describe("project-file", () => {
 
   it("writeProjectFile: a folder that does not exist is PROJECT_FILE naming the path", async () => {
     const dir = await folder("blocked");
-    const error = await writeProjectFile(join(dir, "missing"), LINK).catch(
-      (caught: unknown) => caught as CliError,
-    );
+    const error = await rejection(writeProjectFile(join(dir, "missing"), LINK));
     expect(error.code).toBe("PROJECT_FILE");
     expect(error.message).toContain(`cannot write ${join(dir, "missing", PROJECT_FILE)}`);
   });

@@ -5,6 +5,15 @@ import { ApiError, CliError } from "../errors.js";
 import { ApiClient } from "./api-client.js";
 import { defaultRetryPolicy } from "./retry.js";
 
+/** What `promise` was refused with; a test failure when it was not refused. */
+const rejection = (promise: Promise<unknown>): Promise<CliError> =>
+  promise.then(
+    () => {
+      throw new Error("not refused");
+    },
+    (caught: unknown) => caught as CliError,
+  );
+
 /** One request as the stand-in for the deploy API received it. */
 interface Received {
   method: string;
@@ -179,7 +188,7 @@ describe("ApiClient", () => {
       { status: 200, body: "<html>" },
       { status: 300, body: "" },
     ];
-    const error = await api.state("s", "t").catch((caught: unknown) => caught as CliError);
+    const error = await rejection(api.state("s", "t"));
     expect(error).not.toBeInstanceOf(ApiError);
     expect([error.code, error.message]).toEqual([
       "BAD_RESPONSE",
