@@ -15,6 +15,7 @@ const limits = (projectQuotaBytes: number, pendingQuotaBytes: number): ServerLim
   maxManifestBytes: 16 * 1024 * KIB,
   maxPathBytes: 1024,
   clientQuotaBytes: 0,
+  platform: "built-in",
 });
 
 function refusal(run: () => void): CliError {
