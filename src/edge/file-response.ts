@@ -2,7 +2,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:
 import type { BlobCache, CachedBlob } from "./blob-cache.js";
 import { parseRange, type RangeRequest } from "./byte-range.js";
 import { worthCompressing } from "./compression.js";
-import { streamBlob } from "./disk-response.js";
+import { streamBlob } from "./stored-blob-response.js";
 import type { EdgeStorage, StoredFile } from "./edge-storage.js";
 import { chooseEncoding, entityTag, ifRangeHolds, noneMatchHits, type Encoding } from "./negotiation.js";
 import { sendPlain } from "./plain-response.js";

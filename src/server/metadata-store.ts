@@ -35,8 +35,8 @@ export function postgresOptions(config: StoreSettings): PostgresOptions | undefi
 }
 
 /**
- * Where the local platform's state lives on PostgreSQL when DATABASE_URL names one: a schema of its
- * own beside the store's (`platform`, or `<DATABASE_SCHEMA>_platform`).
+ * Where the self-hosted platform's state lives on PostgreSQL when DATABASE_URL names one: a schema
+ * of its own beside the store's (`platform`, or `<DATABASE_SCHEMA>_platform`).
  */
 export function platformPostgres(config: StoreSettings): PostgresOptions | undefined {
   const store = postgresOptions(config);

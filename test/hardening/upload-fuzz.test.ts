@@ -28,7 +28,7 @@ const SECRET = "hardening-upload-secret-0123456789abcdef";
 const MAX_ASSET_BYTES = 4096;
 const BUCKET_MAX_BYTES = 64 * 1024;
 const BUCKET_MAX_FILES = 10;
-// As src/server/local-platform.ts sizes an upload request: the bucket, part overheads and a margin.
+// As src/server/selfhost-wiring.ts sizes an upload request: the bucket, part overheads and a margin.
 const MAX_REQUEST_BYTES = BUCKET_MAX_BYTES + BUCKET_MAX_FILES * 512 + 1024 * 1024;
 
 /** Cloudflare-style numeric codes of the built-in upload service (README). */

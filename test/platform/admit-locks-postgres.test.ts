@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { manifestOf } from "../support/test-platform.js";
 import { describePostgres, TEST_DATABASE_URL, testPostgres } from "../support/postgres.js";
 import { tempDir } from "../support/server.js";
-import { openLocalHarness } from "./local-harness.js";
+import { openSelfHostedHarness } from "./selfhost-harness.js";
 import type { PlatformHarness } from "./platform-contract.js";
 
 // Racing prepares of one project or one client address, in any process, count their quotas in
@@ -18,7 +18,7 @@ await describePostgres("openUploadSession on PostgreSQL: the quota locks", () =>
   let watcher: pg.Client;
   let holderPid: number;
   beforeAll(async () => {
-    harness = await openLocalHarness(dir.path, { postgres: testPostgres() });
+    harness = await openSelfHostedHarness(dir.path, { postgres: testPostgres() });
     holder = new pg.Client({ connectionString: TEST_DATABASE_URL });
     watcher = new pg.Client({ connectionString: TEST_DATABASE_URL });
     await Promise.all([holder.connect(), watcher.connect()]);

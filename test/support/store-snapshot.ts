@@ -5,7 +5,7 @@ import Database from "better-sqlite3";
 /** Every row of every table of one database, each table's rows as sorted JSON lines. */
 export type DatabaseSnapshot = Record<string, string[]>;
 
-/** Both databases of a DATA_DIR: the metadata store and the local platform's. */
+/** Both databases of a DATA_DIR: the metadata store and the self-hosted platform's. */
 export interface StoreSnapshot {
   metadata: DatabaseSnapshot;
   platform: DatabaseSnapshot;

@@ -1,5 +1,5 @@
-// Test helper (not built: tsconfig.build.json leaves out src/**/test-*.ts): the local platform
-// whole on a real SQLite file in a temporary folder, for the unit tests of this folder.
+// Test helper: the self-hosted platform whole on a real SQLite file in a temporary folder, for the
+// unit tests beside src/platform/selfhost.
 import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -39,7 +39,7 @@ export const hashOf = (text: string) => createHash("sha256").update(text).digest
 
 /** A platform on a new temporary folder, with `storage` limits when given, its clock at `ms`. */
 export async function testPlatform(storage?: StorageLimits, ms = 1_000_000): Promise<TestPlatform> {
-  const dir = mkdtempSync(join(tmpdir(), "local-platform-"));
+  const dir = mkdtempSync(join(tmpdir(), "selfhost-platform-"));
   const database = await openPlatformDatabase(dir);
   const files: ContentFiles = { packs: new ContentDirectory(dir), storage: new DiskPackStorage(dir) };
   const reader = new BlobReader(database, files.packs, files.storage);

@@ -46,8 +46,11 @@ export interface ScriptRecord {
   expiresAt: number;
 }
 
+/** The KV key of a project's record. */
 export const projectKey = (slug: string) => `project:${slug}`;
+/** The KV key of an upload session's record. */
 export const sessionKey = (id: string) => `session:${id}`;
+/** The KV key of a script's record (see `ScriptRecord`). */
 export const scriptKey = (name: string) => `script:${name}`;
 export const SCRIPT_PREFIX = "script:";
 export const PROJECT_PREFIX = "project:";

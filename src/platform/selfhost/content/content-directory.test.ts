@@ -19,7 +19,7 @@ const OTHER = "fedcba9876543210fedcba9876543210";
 describe("ContentDirectory", () => {
   let dir: string;
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), "pack-store-"));
+    dir = mkdtempSync(join(tmpdir(), "content-directory-"));
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -6,8 +6,8 @@ import { ASSET_HASH } from "../../../core/formats.js";
 import { PackWriter } from "./pack-writer.js";
 
 /**
- * The content files of the local platform, under one directory (packs themselves are kept by a
- * `PackStorage`: `packs/` here, or an object store):
+ * The content files of the self-hosted platform, under one directory (packs themselves are kept by
+ * a `PackStorage`: `packs/` here, or an object store):
  * - `blobs/<two hex>/<hash>`: content stored one file a blob before packs (read until compaction
  *   moves it into a pack);
  * - `variants/`: compressed forms the edge made (a cache, cleared at start);

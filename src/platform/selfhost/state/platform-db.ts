@@ -9,7 +9,7 @@ export type SqlDialect = "sqlite" | "postgres";
 export type Executor = Kysely<PlatformTables>;
 
 /**
- * The local platform's database, reached through Kysely: SQLite (the embedded default) or
+ * The self-hosted platform's database, reached through Kysely: SQLite (the embedded default) or
  * PostgreSQL. Statements are written once in the SQL both engines accept (`ON CONFLICT`,
  * `RETURNING`, row values); what differs is asked of `dialect`.
  */

@@ -19,10 +19,10 @@ function stop(server: Server): Promise<void> {
 }
 
 /**
- * The local platform in a folder of its own under `root`, behind real upload and edge listeners;
+ * The self-hosted platform in a folder of its own under `root`, behind real upload and edge listeners;
  * `extra` picks, say, PostgreSQL or an object store.
  */
-export async function openLocalHarness(
+export async function openSelfHostedHarness(
   root: string,
   extra: Partial<SelfHostedPlatformOptions> = {},
 ): Promise<PlatformHarness> {
