@@ -1,6 +1,6 @@
 import pg from "pg";
 import { afterEach, expect, it } from "vitest";
-import { createTestProject, identity, manifestOf, type TestProject } from "../support/deploy-flow.js";
+import { createTestProject, identity, manifestOf } from "../support/deploy-flow.js";
 import { whileWatching } from "../support/event-loop-stall.js";
 import { api, edgeGet } from "../support/http.js";
 import { uploadBucket } from "../support/multipart.js";
@@ -63,7 +63,8 @@ async function publishScenario(
   expect(watched.result.status).toBe(200);
   const page = await edgeGet(server.urls.edge, `${p.slug}.localhost`, `/${FOLDER}/7/7.js`);
   expect(page.body.toString()).toBe("x");
-  for (const table of SESSION_TABLES) expect({ table, rows: await sessionRows(table) }).toEqual({ table, rows: 0 });
+  for (const table of SESSION_TABLES)
+    expect({ table, rows: await sessionRows(table) }).toEqual({ table, rows: 0 });
   // The same completion again gets the same answer (the session's rows are gone, its revision is not).
   const again = await api(server.urls.api, "POST", `/projects/${p.slug}/deploy`, { token: p.token, body });
   expect(again.status).toBe(200);
@@ -81,32 +82,31 @@ it(
       150,
       () => startTestServer({ prepareLimitPerAddress: 0, prepareLimitPerProject: 0 }),
       (dataDir) => async (table) =>
-        queryDatabase<{ n: number }>(databaseFiles(dataDir).platform, `SELECT COUNT(*) AS n FROM ${table}`)[0]!.n,
+        queryDatabase<{ n: number }>(
+          databaseFiles(dataDir).platform,
+          `SELECT COUNT(*) AS n FROM ${table}`,
+        )[0]!.n,
     ),
   180_000,
 );
 
 await describePostgres("publish stall on PostgreSQL", () => {
-  it(
-    `${NAME} (PostgreSQL, under 150 ms)`,
-    async () => {
-      const { schema } = testPostgres();
-      const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-      await client.connect();
-      closers.push(() => client.end());
-      await publishScenario(
-        150,
-        () =>
-          startTestServer({
-            databaseUrl: TEST_DATABASE_URL,
-            databaseSchema: schema,
-            prepareLimitPerAddress: 0,
-            prepareLimitPerProject: 0,
-          }),
-        () => async (table) =>
-          Number((await client.query(`SELECT COUNT(*) AS n FROM ${schema}_platform.${table}`)).rows[0].n),
-      );
-    },
-    180_000,
-  );
+  it(`${NAME} (PostgreSQL, under 150 ms)`, async () => {
+    const { schema } = testPostgres();
+    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await client.connect();
+    closers.push(() => client.end());
+    await publishScenario(
+      150,
+      () =>
+        startTestServer({
+          databaseUrl: TEST_DATABASE_URL,
+          databaseSchema: schema,
+          prepareLimitPerAddress: 0,
+          prepareLimitPerProject: 0,
+        }),
+      () => async (table) =>
+        Number((await client.query(`SELECT COUNT(*) AS n FROM ${schema}_platform.${table}`)).rows[0].n),
+    );
+  }, 180_000);
 });

@@ -14,7 +14,8 @@ import { LocalPackStorage } from "../../src/platform/local/local-pack-storage.js
 import { PackStore } from "../../src/platform/local/pack-store.js";
 import { openPlatformDatabase, type PlatformDatabase } from "../../src/platform/local/database.js";
 import type { PostgresOptions } from "../../src/shared/postgres.js";
-import { manifestWritten, SiteTables } from "../../src/platform/local/site-tables.js";
+import { manifestWritten } from "../../src/platform/local/manifest-generation.js";
+import { SiteTables } from "../../src/platform/local/site-tables.js";
 import { createEdgeHandler, type EdgeOptions } from "../../src/edge/edge-handler.js";
 import { answerClientError } from "../../src/edge/http-exactness.js";
 

@@ -138,6 +138,10 @@ function migrateSqlite(db: SqliteDatabase): void {
   // How many distinct hashes the session's manifest names, once it is written (NULL before, and
   // for sessions opened before the column): what it misses is that less the content it has.
   if (!columns.has("asset_hashes")) db.exec("ALTER TABLE upload_sessions ADD COLUMN asset_hashes INTEGER");
+  // The revision it was published as (its manifest rows are deleted then: the revision has them).
+  if (!columns.has("published_revision")) {
+    db.exec("ALTER TABLE upload_sessions ADD COLUMN published_revision TEXT");
+  }
   db.exec("CREATE INDEX IF NOT EXISTS upload_sessions_address ON upload_sessions(client_address)");
   addPackColumns(db);
   keySessionAssetsByHash(db);

@@ -101,6 +101,12 @@ export const PLATFORM_MIGRATIONS: Migrations = {
       await sql.raw(FILL_SESSION_HASHES).execute(db);
     },
   },
+  "0007_session_published": {
+    // The revision a session was published as: its rows are deleted then (issue 31), as on SQLite.
+    async up(db: Kysely<unknown>) {
+      await sql`ALTER TABLE upload_sessions ADD COLUMN published_revision TEXT`.execute(db);
+    },
+  },
 };
 
 /** The channel the manifest triggers notify on. */

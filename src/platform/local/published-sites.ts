@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import { PREVIEW_ALIAS, PROJECT_SLUG, REVISION_ID } from "../../core/formats.js";
 import { CompiledRules, NO_RULES, type SiteRules } from "../../core/site-rules/index.js";
 import { type Executor, firstOf, type PlatformDatabase } from "./platform-db.js";
-import { manifestGeneration, type ManifestGeneration } from "./site-tables.js";
+import { manifestGeneration, type ManifestGeneration } from "./manifest-generation.js";
 
 /**
  * The revision a request hostname serves. Answers are shared from the cache (never mutate them);

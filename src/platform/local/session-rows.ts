@@ -2,7 +2,16 @@ import { sql } from "kysely";
 import type { ManifestEntry } from "../../core/manifest.js";
 import { mediaTypeFor } from "../../shared/media-types.js";
 import { compressibleFlag } from "./quota-charges.js";
-import { type Executor, forUpdate, rowsOf, slicesOf, type SqlDialect } from "./platform-db.js";
+import type { Pacer } from "../../shared/event-loop.js";
+import {
+  changesOf,
+  type Executor,
+  forUpdate,
+  type PlatformDatabase,
+  rowsOf,
+  slicesOf,
+  type SqlDialect,
+} from "./platform-db.js";
 
 // The statements an upload session writes its rows with, many rows at a time (upload-sessions.ts).
 
@@ -15,6 +24,12 @@ export interface StoredBlob {
 
 /** Manifest rows written per statement: 6 parameters each, far under any engine's limit. */
 export const ROWS_PER_STATEMENT = 1_000;
+/**
+ * Manifest rows one transaction of a large session writes, copies or deletes before the event loop
+ * gets a turn: a few milliseconds of SQLite's work on an idle machine, and a commit (the WAL's
+ * fsync) of a few hundred pages. 1,000 rows held the thread up to 160 ms on a busy one (issue 31).
+ */
+export const ROWS_PER_SLICE = 500;
 
 /**
  * Inserts the rows of a pack's blobs unless held; a held one is looked at only then (a damaged
@@ -79,6 +94,35 @@ export async function insertAssets(
   // A manifest's paths are unique: a row already there is this one, from a slice run again.
   await sql`INSERT INTO session_assets (session_id, path, hash, size, content_type, compressible)
     VALUES ${values} ON CONFLICT DO NOTHING`.execute(trx);
+}
+
+/**
+ * Deletes a session's manifest rows (`session_assets`, `session_hashes`, `session_blobs`),
+ * ROWS_PER_SLICE a statement, the event loop free between them when `pacer` says a slice is
+ * due: one statement deleting 100,000 rows would hold the thread the service shares. The session's
+ * own row stays (the caller's to delete or keep).
+ */
+export async function deleteSessionRows(
+  database: PlatformDatabase,
+  sessionId: string,
+  pacer: Pacer,
+): Promise<void> {
+  const limit = ROWS_PER_SLICE;
+  const statements = [
+    sql`DELETE FROM session_assets WHERE session_id = ${sessionId} AND (hash, path) IN (
+      SELECT hash, path FROM session_assets WHERE session_id = ${sessionId} LIMIT ${limit})`,
+    sql`DELETE FROM session_hashes WHERE session_id = ${sessionId} AND hash IN (
+      SELECT hash FROM session_hashes WHERE session_id = ${sessionId} LIMIT ${limit})`,
+    sql`DELETE FROM session_blobs WHERE session_id = ${sessionId} AND hash IN (
+      SELECT hash FROM session_blobs WHERE session_id = ${sessionId} LIMIT ${limit})`,
+  ];
+  for (const statement of statements) {
+    // Fewer rows than the limit: the table has none of the session's left.
+    while ((await changesOf(database.db, statement)) >= limit) {
+      if (pacer.due()) await pacer.next();
+    }
+    if (pacer.due()) await pacer.next();
+  }
 }
 
 /** Records that the session has these hashes (repeats are kept once). */
