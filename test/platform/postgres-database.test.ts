@@ -18,6 +18,7 @@ const MIGRATIONS = [
   "0004_site_aliases",
   "0005_quota_charges",
   "0006_session_hashes",
+  "0007_session_published",
 ];
 
 await describePostgres("the platform database on PostgreSQL", () => {
@@ -139,7 +140,7 @@ await describePostgres("the platform database on PostgreSQL", () => {
         ('s1', '/b', 'h1', 3, 'text/plain'), ('s1', '/a', 'h1', 2, 'text/plain'),
         ('s1', '/c', 'h2', 1, 'text/css'), ('s2', '/z', 'h1', 7, 'text/plain')`.execute(db);
       expect(await migrate(db, PLATFORM_MIGRATIONS, migrations)).toEqual({
-        applied: ["0006_session_hashes"],
+        applied: ["0006_session_hashes", "0007_session_published"],
       });
       expect(
         await rowsOf(
