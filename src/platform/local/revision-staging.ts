@@ -14,6 +14,23 @@ import { ROWS_PER_SLICE } from "./session-rows.js";
  */
 
 /**
+ * Removes every file of a project's revisions, in slices paced by `pacer`: call once its
+ * `revisions` rows are gone (no reader finds the files then).
+ */
+export async function deleteProjectFiles(
+  database: PlatformDatabase,
+  projectSlug: string,
+  pacer: Pacer,
+): Promise<void> {
+  const statement = sql`DELETE FROM revision_files WHERE project_slug = ${projectSlug}
+    AND (revision_id, path) IN (SELECT revision_id, path FROM revision_files
+      WHERE project_slug = ${projectSlug} LIMIT ${ROWS_PER_SLICE})`;
+  while ((await changesOf(database.db, statement)) >= ROWS_PER_SLICE) {
+    if (pacer.due()) await pacer.next();
+  }
+}
+
+/**
  * Copies the session's manifest rows into `revision_files` for the revision (a type an upload
  * declared for the hash wins over its path's, session-hashes.ts), in slices paced by `pacer`; rows
  * there already (an attempt run again) are kept. Returns the charge of the rows
@@ -62,10 +79,11 @@ export async function stageRevisionFiles(
 }
 
 /**
- * Removes the files staged for a revision whose publish failed, in slices paced by `pacer`; never
- * those of a revision that is published (a `revisions` row names it).
+ * Removes the files of a revision that has no `revisions` row (no reader finds them): staged for a
+ * publish that failed, or of a revision pruned; in slices paced by `pacer`. Never those of a
+ * revision that is published.
  */
-export async function unstageRevisionFiles(
+export async function deleteUnpublishedFiles(
   database: PlatformDatabase,
   projectSlug: string,
   revisionId: string,

@@ -1,7 +1,13 @@
 import { sql } from "kysely";
 import { AliasLimitError } from "../../core/errors.js";
 import { Pacer } from "../../shared/event-loop.js";
-import { isPublished, stageRevisionFiles, unstageRevisionFiles } from "./revision-staging.js";
+import { deleteSessionRows } from "./session-rows.js";
+import {
+  deleteProjectFiles,
+  deleteUnpublishedFiles,
+  isPublished,
+  stageRevisionFiles,
+} from "./revision-staging.js";
 import { type ManifestGeneration, manifestGeneration, manifestWritten } from "./manifest-generation.js";
 import { type Executor, firstOf, forUpdate, type PlatformDatabase, rowsOf } from "./platform-db.js";
 
@@ -59,7 +65,7 @@ export class SiteTables {
     try {
       await this.record({ ...input, rowBytes });
     } catch (error) {
-      if (staged) await unstageRevisionFiles(this.database, slug, revisionId, pacer);
+      if (staged) await deleteUnpublishedFiles(this.database, slug, revisionId, pacer);
       throw error;
     }
   }
@@ -114,31 +120,39 @@ export class SiteTables {
   }
 
   /**
-   * Forgets revisions of a project, their files and rules, never the one its hostnames serve;
-   * `after` runs in the same transaction (the project's charge).
+   * Forgets revisions of a project, their files and rules, never the one its hostnames serve: in
+   * one transaction what makes them visible (their `revisions` rows, rules and aliases), then their
+   * files in slices (100,000 rows in one statement would hold the thread the service shares), then
+   * `after` runs in a transaction of its own (the project's charge, counted without them).
    */
   async prune(
     projectSlug: string,
     revisionIds: string[],
     after?: (trx: Executor) => Promise<unknown>,
   ): Promise<void> {
-    await this.write(async (trx) => {
+    const removed = await this.write(async (trx) => {
       // The site's row is locked (on PostgreSQL) so a promote cannot move production meanwhile.
       const site = await firstOf(
         trx,
         sql<{ revision_id: string | null }>`SELECT revision_id FROM sites WHERE project_slug = ${projectSlug}
           ${forUpdate(this.database.dialect)}`,
       );
+      const removed: string[] = [];
       for (const revisionId of revisionIds) {
         if (revisionId === site?.revision_id) continue;
         const where = sql`project_slug = ${projectSlug} AND revision_id = ${revisionId}`;
-        await sql`DELETE FROM revision_files WHERE ${where}`.execute(trx);
         await sql`DELETE FROM revision_rules WHERE ${where}`.execute(trx);
         await sql`DELETE FROM site_aliases WHERE ${where}`.execute(trx);
         await sql`DELETE FROM revisions WHERE ${where}`.execute(trx);
+        removed.push(revisionId);
       }
-      await after?.(trx);
+      return removed;
     });
+    const pacer = new Pacer();
+    for (const revisionId of removed) {
+      await deleteUnpublishedFiles(this.database, projectSlug, revisionId, pacer);
+    }
+    if (after) await this.database.transaction(after);
   }
 
   /** Changes the hostnames and expiry of a project, published or not. */
@@ -155,24 +169,27 @@ export class SiteTables {
   }
 
   /**
-   * Removes every trace of a project from the published manifest and its upload sessions; `after`
-   * runs in the same transaction (its charge).
+   * Removes every trace of a project from the published manifest and its upload sessions: in one
+   * transaction what the edge finds it by, with `after` (its charge); then its revisions' files
+   * and its sessions' rows in slices, its sessions last.
    */
   async remove(projectSlug: string, after?: (trx: Executor) => Promise<unknown>): Promise<void> {
-    await this.write(async (trx) => {
-      const sessions = sql`SELECT id FROM upload_sessions WHERE project_slug = ${projectSlug}`;
+    const sessions = await this.write(async (trx) => {
       await sql`DELETE FROM site_hosts WHERE project_slug = ${projectSlug}`.execute(trx);
       await sql`DELETE FROM site_aliases WHERE project_slug = ${projectSlug}`.execute(trx);
       await sql`DELETE FROM sites WHERE project_slug = ${projectSlug}`.execute(trx);
-      await sql`DELETE FROM revision_files WHERE project_slug = ${projectSlug}`.execute(trx);
       await sql`DELETE FROM revision_rules WHERE project_slug = ${projectSlug}`.execute(trx);
       await sql`DELETE FROM revisions WHERE project_slug = ${projectSlug}`.execute(trx);
-      await sql`DELETE FROM session_assets WHERE session_id IN (${sessions})`.execute(trx);
-      await sql`DELETE FROM session_hashes WHERE session_id IN (${sessions})`.execute(trx);
-      await sql`DELETE FROM session_blobs WHERE session_id IN (${sessions})`.execute(trx);
-      await sql`DELETE FROM upload_sessions WHERE project_slug = ${projectSlug}`.execute(trx);
       await after?.(trx);
+      return rowsOf(
+        trx,
+        sql<{ id: string }>`SELECT id FROM upload_sessions WHERE project_slug = ${projectSlug}`,
+      );
     });
+    const pacer = new Pacer();
+    await deleteProjectFiles(this.database, projectSlug, pacer);
+    for (const { id } of sessions) await deleteSessionRows(this.database, id, pacer);
+    await sql`DELETE FROM upload_sessions WHERE project_slug = ${projectSlug}`.execute(this.database.db);
   }
 
   /** The revision a project's alias serves now, or undefined. */
