@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { sql } from "kysely";
 import type { PostgresOptions } from "../../shared/postgres.js";
 import { openSqlite, type SqliteDatabase } from "../../shared/sqlite.js";
+import { checkpointInWorker } from "../../shared/wal-checkpointer.js";
 import { openPostgresPlatformDatabase } from "./postgres-database.js";
 import { firstOf, type PlatformDatabase, sqlitePlatformDatabase } from "./platform-db.js";
 import { rowBytesSumSql } from "./quota-charges.js";
@@ -117,9 +118,11 @@ export async function openPlatformDatabase(
   postgres?: PostgresOptions,
 ): Promise<PlatformDatabase> {
   if (postgres) return openPostgresPlatformDatabase(postgres);
-  const db = openSqlite(join(dir, "platform.sqlite"));
+  const file = join(dir, "platform.sqlite");
+  const db = openSqlite(file);
   migrateSqlite(db);
-  return sqlitePlatformDatabase(db);
+  // Large sessions write tens of megabytes of log: their checkpoints go to a thread of their own.
+  return sqlitePlatformDatabase(db, checkpointInWorker(db, file));
 }
 
 /** Creates the SQLite schema, or brings a database of an earlier version up to it. */

@@ -40,8 +40,14 @@ export interface PlatformDatabase {
   close(): Promise<void>;
 }
 
-/** Wraps an open better-sqlite3 connection (schema already in place) as the platform database. */
-export function sqlitePlatformDatabase(sqlite: SqliteDatabase): PlatformDatabase {
+/**
+ * Wraps an open better-sqlite3 connection (schema already in place) as the platform database;
+ * `beforeClose` runs first when it is closed (its checkpoint worker stops).
+ */
+export function sqlitePlatformDatabase(
+  sqlite: SqliteDatabase,
+  beforeClose?: () => Promise<void>,
+): PlatformDatabase {
   const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   let open = true;
   return {
@@ -57,6 +63,7 @@ export function sqlitePlatformDatabase(sqlite: SqliteDatabase): PlatformDatabase
     close: async () => {
       if (!open) return;
       open = false;
+      await beforeClose?.();
       await db.destroy();
     },
   };

@@ -3,8 +3,8 @@ import type { ManifestEntry } from "../../core/manifest.js";
 import { mediaTypeFor } from "../../shared/media-types.js";
 import { compressibleFlag } from "./quota-charges.js";
 import type { Pacer } from "../../shared/event-loop.js";
+import { deleteInSlices } from "./sliced-delete.js";
 import {
-  changesOf,
   type Executor,
   forUpdate,
   type PlatformDatabase,
@@ -107,22 +107,15 @@ export async function deleteSessionRows(
   sessionId: string,
   pacer: Pacer,
 ): Promise<void> {
-  const limit = ROWS_PER_SLICE;
-  const statements = [
-    sql`DELETE FROM session_assets WHERE session_id = ${sessionId} AND (hash, path) IN (
-      SELECT hash, path FROM session_assets WHERE session_id = ${sessionId} LIMIT ${limit})`,
-    sql`DELETE FROM session_hashes WHERE session_id = ${sessionId} AND hash IN (
-      SELECT hash FROM session_hashes WHERE session_id = ${sessionId} LIMIT ${limit})`,
-    sql`DELETE FROM session_blobs WHERE session_id = ${sessionId} AND hash IN (
-      SELECT hash FROM session_blobs WHERE session_id = ${sessionId} LIMIT ${limit})`,
-  ];
-  for (const statement of statements) {
-    // Fewer rows than the limit: the table has none of the session's left.
-    while ((await changesOf(database.db, statement)) >= limit) {
-      if (pacer.due()) await pacer.next();
-    }
-    if (pacer.due()) await pacer.next();
-  }
+  const scope: [string, string][] = [["session_id", sessionId]];
+  await deleteInSlices(
+    database,
+    { table: "session_assets", scope, key: ["hash", "path"] },
+    ROWS_PER_SLICE,
+    pacer,
+  );
+  await deleteInSlices(database, { table: "session_hashes", scope, key: ["hash"] }, ROWS_PER_SLICE, pacer);
+  await deleteInSlices(database, { table: "session_blobs", scope, key: ["hash"] }, ROWS_PER_SLICE, pacer);
 }
 
 /** Records that the session has these hashes (repeats are kept once). */
