@@ -45,7 +45,8 @@ export async function stageRevisionFiles(
   const { projectSlug, revisionId, sessionId } = target;
   if (database.dialect === "postgres") return stageInOneStatement(database, target);
   let rowBytes = 0;
-  // Keyset over the key of session_assets (session_id, hash, path): each slice one range of it.
+  // Keyset over the key of session_assets (session_id, hash, path): each slice one range of it
+  // (SQLite searches the index by the row value of the columns after the equal one).
   let after = { hash: "", path: "" };
   for (;;) {
     const rows = await database.transaction(async (trx) => {
@@ -58,8 +59,7 @@ export async function stageRevisionFiles(
             COALESCE(h.compressible, a.compressible) AS compressible
           FROM session_assets a
           LEFT JOIN session_hashes h ON h.session_id = a.session_id AND h.hash = a.hash
-          WHERE a.session_id = ${sessionId}
-            AND (a.session_id, a.hash, a.path) > (${sessionId}, ${after.hash}, ${after.path})
+          WHERE a.session_id = ${sessionId} AND (a.hash, a.path) > (${after.hash}, ${after.path})
           ORDER BY a.hash, a.path LIMIT ${ROWS_PER_SLICE}`,
       );
       if (slice.length === 0) return slice;

@@ -28,9 +28,10 @@ export async function deleteInSlices(
     rows.scope.map(([column, value]) => sql`${sql.ref(column)} = ${value}`),
     sql` AND `,
   );
-  const columns = sql.join([...rows.scope.map(([column]) => column), ...rows.key].map((c) => sql.ref(c)));
-  const order = sql.join(rows.key.map((column) => sql.ref(column)));
-  const tuple = (key: unknown[]) => sql`(${sql.join([...rows.scope.map(([, value]) => value), ...key])})`;
+  // The row value of the key's columns only: SQLite searches the index by it after the scope's
+  // equalities (a row value starting with them was a filter over every row of the scope).
+  const columns = sql.join(rows.key.map((column) => sql.ref(column)));
+  const tuple = (key: unknown[]) => sql`(${sql.join(key)})`;
   // PostgreSQL works apart from this thread: one statement, which needs no order (a fresh table
   // has no statistics, and its planner then sorted every row for each slice: a minute for 100,000).
   if (database.dialect === "postgres") {
@@ -42,8 +43,8 @@ export async function deleteInSlices(
     const above = after === undefined ? sql`` : sql`AND (${columns}) > ${tuple(after)}`;
     const last = await firstOf(
       database.db,
-      sql<Record<string, unknown>>`SELECT ${order} FROM ${table} WHERE ${scoped} ${above}
-        ORDER BY ${order} LIMIT 1 OFFSET ${size - 1}`,
+      sql<Record<string, unknown>>`SELECT ${columns} FROM ${table} WHERE ${scoped} ${above}
+        ORDER BY ${columns} LIMIT 1 OFFSET ${size - 1}`,
     );
     const key = last && rows.key.map((column) => last[column]);
     const below = key === undefined ? sql`` : sql`AND (${columns}) <= ${tuple(key)}`;
