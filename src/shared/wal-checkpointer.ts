@@ -3,36 +3,28 @@ import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { CheckpointWorkerData } from "./wal-checkpoint-worker.js";
-import type { SqliteDatabase } from "./sqlite.js";
 
 /** How often the worker checkpoints: the log then holds a fraction of a second of writes. */
-const INTERVAL_MS = 250;
-/** SQLite's own default, which the connection goes back to if the worker fails. */
-const AUTO_CHECKPOINT_PAGES = 1000;
+const INTERVAL_MS = 100;
 
 /**
- * Moves `db`'s checkpoints to a worker thread with its own connection to `file`: by default the
- * connection that commits past 1,000 pages of log copies them into the file and waits for the
- * disk, in the thread the API, uploads and the edge share (100 ms and more during a large prepare,
- * issue 31). If the worker fails, the connection checkpoints itself again. Returns what stops the
- * worker (before `db` is closed, which then checkpoints what is left, as the last connection).
+ * Checkpoints the log of the SQLite database `file` from a worker thread with its own connection,
+ * a PASSIVE checkpoint every INTERVAL_MS: the service's connection, which checkpoints when a
+ * commit takes the log past 1,000 pages, then finds most pages copied already, where it copied all
+ * of them and waited for the disk in the thread the API, uploads and the edge share (100 ms and
+ * more in a large prepare, issue 31). Its own checkpoint stays on: with the worker's alone, writes
+ * that never pause kept the log from starting over, and it grew by what they wrote. Returns what
+ * stops the worker (before the service's connection is closed, which then checkpoints the rest).
  */
-export function checkpointInWorker(db: SqliteDatabase, file: string): () => Promise<void> {
+export function checkpointInWorker(file: string): () => Promise<void> {
   const worker = new Worker(workerFile(), {
     workerData: { file, intervalMs: INTERVAL_MS } satisfies CheckpointWorkerData,
   });
-  // It keeps no process alive.
+  // It keeps no process alive; if it fails, the connection checkpoints alone, as by default.
   worker.unref();
-  db.pragma("wal_autocheckpoint = 0");
+  worker.on("error", () => undefined);
   let running = true;
   const exited = once(worker, "exit").catch(() => undefined);
-  const fallBack = () => {
-    if (!running) return;
-    running = false;
-    if (db.open) db.pragma(`wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);
-  };
-  worker.on("error", fallBack);
-  worker.on("exit", fallBack);
   return async () => {
     if (!running) return;
     running = false;

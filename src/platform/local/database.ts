@@ -122,7 +122,7 @@ export async function openPlatformDatabase(
   const db = openSqlite(file);
   migrateSqlite(db);
   // Large sessions write tens of megabytes of log: their checkpoints go to a thread of their own.
-  return sqlitePlatformDatabase(db, checkpointInWorker(db, file));
+  return sqlitePlatformDatabase(db, checkpointInWorker(file));
 }
 
 /** Creates the SQLite schema, or brings a database of an earlier version up to it. */
