@@ -30,3 +30,18 @@ export class Pacer {
     this.started = performance.now();
   }
 }
+
+/**
+ * Calls `visit` on each item in order, paced by `pacer`: the time is read every 256 items (reading
+ * it costs more than most visits), so a slice overruns by 256 visits at most.
+ */
+export async function forEachPaced<T>(
+  items: readonly T[],
+  pacer: Pacer,
+  visit: (item: T, index: number) => void,
+): Promise<void> {
+  for (let i = 0; i < items.length; i++) {
+    if ((i & 255) === 255 && pacer.due()) await pacer.next();
+    visit(items[i]!, i);
+  }
+}

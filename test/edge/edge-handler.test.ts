@@ -2,7 +2,7 @@ import { rmSync } from "node:fs";
 import { sql } from "kysely";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { EdgeOptions } from "../../src/edge/edge-handler.js";
-import { manifestWritten } from "../../src/platform/selfhost/sites/site-tables.js";
+import { manifestWritten } from "../../src/platform/selfhost/sites/manifest-generation.js";
 import { startTestEdge, type TestEdge } from "../support/edge-site.js";
 
 // Each test starts its own edge: what createEdgeHandler sets up must run while the test does.

@@ -25,6 +25,7 @@ const TYPED = {
     "client_address",
     "pending_bytes",
     "asset_hashes",
+    "published_revision",
   ],
   session_assets: ["session_id", "path", "hash", "size", "content_type", "compressible"],
   session_hashes: ["session_id", "hash", "path", "size", "media_type", "compressible"],

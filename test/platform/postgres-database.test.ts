@@ -19,6 +19,7 @@ const MIGRATIONS = [
   "0004_site_aliases",
   "0005_quota_charges",
   "0006_session_hashes",
+  "0007_session_published",
 ];
 
 await describePostgres("the platform database on PostgreSQL", () => {

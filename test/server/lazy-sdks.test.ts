@@ -65,7 +65,9 @@ describe("process memory: SDKs loaded only when configured", () => {
   });
 
   it("startProcess: the hook sees an SDK when the code imports it (the check above can fail)", async () => {
-    const platform = pathToFileURL(join(SERVER_ENTRY, "..", "..", "platform", "cloudflare", "open-cloudflare.js")).href;
+    const platform = pathToFileURL(
+      join(SERVER_ENTRY, "..", "..", "platform", "cloudflare", "open-cloudflare.js"),
+    ).href;
     const loaded = await loadedBy(
       ["--input-type=module", "-e", `await import(${JSON.stringify(platform)}); console.log("imported");`],
       {},

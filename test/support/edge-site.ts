@@ -9,8 +9,8 @@ import { parseSiteRules } from "../../src/core/site-rules/index.js";
 import { edgeGet } from "./http.js";
 import { mediaTypeFor } from "../../src/shared/media-types.js";
 import { BlobReader } from "../../src/platform/selfhost/content/blob-reader.js";
-import { SelfHostedEdgeStorage } from "../../src/platform/selfhost/adapters/selfhost-edge-storage.js";
 import type { ContentFiles } from "../../src/platform/selfhost/maintenance/garbage-collector.js";
+import { SelfHostedEdgeStorage } from "../../src/platform/selfhost/adapters/selfhost-edge-storage.js";
 import { DiskPackStorage } from "../../src/platform/selfhost/content/disk/disk-pack-storage.js";
 import { ContentDirectory } from "../../src/platform/selfhost/content/content-directory.js";
 import {
@@ -18,7 +18,8 @@ import {
   type PlatformDatabase,
 } from "../../src/platform/selfhost/state/sqlite-database.js";
 import type { PostgresOptions } from "../../src/shared/database/postgres.js";
-import { manifestWritten, SiteTables } from "../../src/platform/selfhost/sites/site-tables.js";
+import { manifestWritten } from "../../src/platform/selfhost/sites/manifest-generation.js";
+import { SiteTables } from "../../src/platform/selfhost/sites/site-tables.js";
 import { createEdgeHandler, type EdgeOptions } from "../../src/edge/edge-handler.js";
 import { answerClientError } from "../../src/edge/http-exactness.js";
 

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { InvalidCompletionError, InvalidSiteConfigError, RevisionNotFoundError } from "../../core/errors.js";
 import type { UploadSession } from "../../core/ports/index.js";
 import { rowsOf } from "./state/platform-db.js";
+import { UNLIMITED } from "./quotas/storage-limits.js";
 import {
   ACCOUNT,
   manifestOf,
@@ -48,6 +49,42 @@ async function publish(
 const refusal = (message: string) => expect.objectContaining({ name: InvalidCompletionError.name, message });
 
 describe("SelfHostedPlatform.publishRevision", () => {
+  it("publishRevision: the session's manifest rows are gone once published; the same publish again changes nothing, another revision of the session is refused", async () => {
+    const session = await opened();
+    await uploadInto(t, session.sessionId, Object.values(FILES));
+    await publish(session);
+    for (const table of ["session_assets", "session_hashes", "session_blobs"]) {
+      expect({ table, rows: await rowsOfTable(t, table) }).toEqual({ table, rows: [] });
+    }
+    const files = await rowsOfTable(t, "revision_files");
+    expect(files.map((row) => row["path"]).sort()).toEqual(["/_redirects", "/a.css", "/index.html"]);
+    const revisions = await rowsOfTable(t, "revisions");
+    await publish(session);
+    expect(await rowsOfTable(t, "revision_files")).toEqual(files);
+    expect(await rowsOfTable(t, "revisions")).toEqual(revisions);
+    await expect(publish(session, { revisionId: "r2" })).rejects.toEqual(
+      refusal("upload session was published already; prepare the deploy again"),
+    );
+    expect(await rowsOfTable(t, "revisions")).toEqual(revisions);
+  });
+
+  it("publishRevision: a publish refused in its last step (the project quota) leaves no file of the revision, and the session whole", async () => {
+    const storage = { ...UNLIMITED };
+    await t.remove();
+    t = await testPlatform(storage);
+    const session = await opened();
+    await uploadInto(t, session.sessionId, Object.values(FILES));
+    const before = await rowsOfTable(t, "session_assets");
+    storage.projectQuotaBytes = 1;
+    await expect(publish(session)).rejects.toMatchObject({ quota: "project" });
+    expect(await rowsOfTable(t, "revision_files")).toEqual([]);
+    expect(await rowsOfTable(t, "revisions")).toEqual([]);
+    expect(await rowsOfTable(t, "session_assets")).toEqual(before);
+    storage.projectQuotaBytes = 0;
+    await publish(session);
+    expect(await rowsOfTable(t, "revision_files")).toHaveLength(3);
+  });
+
   it("publishRevision: the session's files become the production revision on its hostnames, with its rules, the canonical URL on the other hosts, and its bytes no longer pending", async () => {
     const session = await opened();
     await uploadInto(t, session.sessionId, Object.values(FILES));
@@ -122,7 +159,7 @@ describe("SelfHostedPlatform site changes", () => {
     const session = await opened();
     await uploadInto(t, session.sessionId, Object.values(FILES));
     await publish(session);
-    await publish(session, { revisionId: "r2" });
+    await publish(await opened(), { revisionId: "r2" });
     t.clock.ms += 5000;
     await t.platform.promoteRevision("blue", "r1");
     expect(await rowsOfTable(t, "sites")).toEqual([
@@ -137,7 +174,8 @@ describe("SelfHostedPlatform site changes", () => {
     const session = await opened();
     const pack = await uploadInto(t, session.sessionId, Object.values(FILES));
     await publish(session);
-    await publish(session, { revisionId: "r2" });
+    // A session publishes one revision: the second is another deploy (its content is the project's).
+    await publish(await opened(), { revisionId: "r2" });
     await t.platform.pruneRevisions("blue", ["r1"]);
     expect((await rowsOfTable(t, "revisions")).map((r) => r["revision_id"])).toEqual(["r2"]);
     await t.platform.updateSite("blue", {

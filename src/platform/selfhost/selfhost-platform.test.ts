@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import { InsufficientStorageError, QuotaExceededError } from "../../core/errors.js";
-import { REVISION_BYTES, rowCharge, rowsCharge } from "./quotas/quota-charges.js";
+import { REVISION_BYTES, rowCharge } from "./quotas/quota-charges.js";
 import { UNLIMITED, type StorageLimits } from "./quotas/storage-limits.js";
 import {
   ACCOUNT,
@@ -23,7 +23,7 @@ const open = (entries: ReturnType<typeof manifestOf>, clientAddress?: string) =>
 /** The charge of a revision of `files` in a project that keeps nothing else. */
 const charge = (files: Record<string, string>) =>
   REVISION_BYTES +
-  rowsCharge(manifestOf(files)) +
+  manifestOf(files).reduce((sum, e) => sum + rowCharge(e.path), 0) +
   [...new Set(Object.values(files))].reduce((sum, text) => sum + Buffer.byteLength(text), 0);
 const sessionRows = async () =>
   (await rowsOfTable(t, "upload_sessions")).map((row) => [row["client_address"], row["pending_bytes"]]);
@@ -56,7 +56,7 @@ describe("SelfHostedPlatform.openUploadSession", () => {
         expires_at: at.getTime(),
         client_address: "10.0.0.1",
         // Its content to upload and its manifest's rows.
-        pending_bytes: 6 + rowsCharge(entries),
+        pending_bytes: 6 + entries.reduce((sum, e) => sum + rowCharge(e.path), 0),
       }),
     ]);
   });

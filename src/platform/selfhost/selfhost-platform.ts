@@ -1,9 +1,5 @@
 import { sql } from "kysely";
-import {
-  InsufficientStorageError,
-  InvalidCompletionError,
-  RevisionNotFoundError,
-} from "../../core/errors.js";
+import { InsufficientStorageError, RevisionNotFoundError } from "../../core/errors.js";
 import { generateOpaqueId } from "../../core/ids.js";
 import { Pacer, yieldToEventLoop } from "../../shared/event-loop.js";
 import type { ManifestEntry } from "../../core/manifest.js";
@@ -28,7 +24,7 @@ import {
   collectGarbageStep,
   reclaimBlobs,
 } from "./maintenance/garbage-collector.js";
-import { readSessionRules } from "./sites/revision-rules.js";
+import { checkCompletion } from "./sessions/completion-check.js";
 import { SiteTables } from "./sites/site-tables.js";
 import type { ProjectOwner } from "./quotas/project-charges.js";
 import { type PrepareCharge, pendingQuotaError, QuotaGate } from "./quotas/quota-gate.js";
@@ -82,14 +78,16 @@ export class SelfHostedPlatform implements Platform {
     const { sessions, tokens, accountId, now } = this.options;
     const sessionId = generateOpaqueId();
     const expiresAt = input.expiresAt.getTime();
-    await this.quotas.refuseManifest(input.projectSlug, input.entries);
+    // One pace for the whole prepare: every loop over its entries and rows yields when due.
+    const pacer = new Pacer(WRITE_SLICE_MS);
+    await this.quotas.refuseManifest(input.projectSlug, input.entries, pacer);
     let opened;
     try {
       opened = await sessions.open(
         { id: sessionId, projectSlug: input.projectSlug, expiresAt },
         input.entries,
         now(),
-        new Pacer(WRITE_SLICE_MS),
+        pacer,
       );
     } catch (error) {
       if (isOutOfSpace(error)) throw new InsufficientStorageError(undefined, { cause: error });
@@ -97,20 +95,19 @@ export class SelfHostedPlatform implements Platform {
     }
     const { missing } = opened;
     const asked = missing.reduce((sum, asset) => sum + asset.size, 0);
-    const charge = this.quotas.chargeOf(input.entries, opened.added, asked);
+    const charge = await this.quotas.chargeOf(input.entries, opened.added, asked, pacer);
     const owner = input.owner && {
       clientAddress: input.owner.clientAddress,
       createdAt: input.owner.createdAt.getTime(),
     };
     try {
-      await this.admit(input.projectSlug, sessionId, input.clientAddress, owner, asked, charge);
+      await this.admit(input.projectSlug, sessionId, input.clientAddress, owner, asked, charge, pacer);
     } catch (error) {
-      await sessions.discard(sessionId);
+      await sessions.discard(sessionId, pacer);
       if (isOutOfSpace(error)) throw new InsufficientStorageError(undefined, { cause: error });
       throw error;
     }
-    await yieldToEventLoop();
-    const buckets = groupIntoBuckets(missing, this.options.bucketLimits);
+    const buckets = await groupIntoBuckets(missing, this.options.bucketLimits, pacer);
     // With nothing to upload, the upload token is itself the completion token (Cloudflare's rule).
     const purposes = buckets.length === 0 ? (["upload", "completion"] as const) : (["upload"] as const);
     const uploadJwt = await tokens.sign([...purposes], sessionId, accountId, input.expiresAt);
@@ -138,6 +135,7 @@ export class SelfHostedPlatform implements Platform {
     owner: ProjectOwner | undefined,
     asked: number,
     charge: PrepareCharge,
+    pacer: Pacer,
   ): Promise<void> {
     const { db, sessions, now } = this.options;
     const { pendingQuotaBytes } = this.storage;
@@ -149,7 +147,7 @@ export class SelfHostedPlatform implements Platform {
         ...(owner ? [`owner ${owner.clientAddress}`] : []),
         ...(clientAddress ? [`address ${clientAddress}`] : []),
       ]);
-      await this.quotas.admit(trx, projectSlug, owner, charge.added);
+      await this.quotas.admit(trx, projectSlug, owner, charge.added, pacer);
       if (pendingQuotaBytes > 0 && clientAddress !== undefined && charge.pending > 0) {
         const pending = await sessions.pendingBytesOf(trx, clientAddress, now());
         if (pending + charge.pending > pendingQuotaBytes) {
@@ -165,28 +163,12 @@ export class SelfHostedPlatform implements Platform {
   }
 
   async publishRevision(input: PublishInput): Promise<void> {
-    const { sessions, tokens, now } = this.options;
-    const tokenSession = await tokens.verify("completion", input.completionJwt, new Date(now()));
-    if (tokenSession === undefined) {
-      throw new InvalidCompletionError("completion token is invalid or expired");
-    }
-    if (tokenSession !== input.sessionId) {
-      throw new InvalidCompletionError("completion token belongs to another deploy");
-    }
-    const session = await sessions.get(input.sessionId);
-    if (!session || session.projectSlug !== input.projectSlug) {
-      throw new InvalidCompletionError("upload session is gone; prepare the deploy again");
-    }
-    if (session.expiresAt <= now()) {
-      throw new InvalidCompletionError("upload session expired; prepare the deploy again");
-    }
-    const missing = await sessions.missingCount(input.sessionId);
-    if (missing > 0)
-      throw new InvalidCompletionError(`${missing} assets are still missing; upload them first`);
-    // Parsed before anything is written: a revision whose rules do not parse is never published.
-    const rules = await readSessionRules(this.options.db, this.options.reader, input.sessionId);
+    const { sessions, now } = this.options;
+    const pacer = new Pacer(WRITE_SLICE_MS);
+    const { rules } = await checkCompletion(this.options, input, now());
     await this.sites.publish({
       rules,
+      pacer,
       projectSlug: input.projectSlug,
       revisionId: input.revisionId,
       sessionId: input.sessionId,
@@ -196,8 +178,11 @@ export class SelfHostedPlatform implements Platform {
       now: now(),
       preview: input.preview,
       ...(input.alias === undefined ? {} : { alias: { name: input.alias, max: MAX_ALIASES } }),
-      check: (trx) => this.quotas.published(trx, input.projectSlug),
+      check: (trx) => this.quotas.published(trx, input.projectSlug, pacer),
     });
+    // The revision has its files: the session's copies go now, not when it expires (they were
+    // charged to nobody, issue 31). What a failure here leaves, the sweep removes at expiry.
+    await sessions.dropPublished(input.sessionId, pacer).catch(() => undefined);
   }
 
   async promoteRevision(projectSlug: string, revisionId: string): Promise<void> {

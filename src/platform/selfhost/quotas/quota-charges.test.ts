@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { Pacer } from "../../../shared/event-loop.js";
 import { contentCharge, manifestCharge, REVISION_BYTES, rowCharge } from "./quota-charges.js";
 
 const entry = (path: string, hash: string, size: number) => ({ path, hash, size });
@@ -11,7 +12,7 @@ describe("quota charges", () => {
     expect(rowCharge(`/${"x".repeat(768)}`)).toBe(256 + 16 * 769);
   });
 
-  it("contentCharge: fresh content once at its size; three times when a compressible path names it and it is over the threshold", () => {
+  it("contentCharge: fresh content once at its size; three times when a compressible path names it and it is over the threshold", async () => {
     const entries = [
       entry("/big.txt", "a", 2000),
       entry("/copy.bin", "a", 2000),
@@ -24,12 +25,12 @@ describe("quota charges", () => {
       ["b", 100],
       ["c", 5000],
     ]);
-    expect(contentCharge(entries, fresh, 1000)).toBe(3 * 2000 + 100 + 5000);
-    expect(contentCharge(entries, fresh, 0)).toBe(3 * 2000 + 3 * 100 + 5000);
+    expect(await contentCharge(entries, fresh, 1000, new Pacer())).toBe(3 * 2000 + 100 + 5000);
+    expect(await contentCharge(entries, fresh, 0, new Pacer())).toBe(3 * 2000 + 3 * 100 + 5000);
   });
 
-  it("manifestCharge: a revision, its rows and its distinct content as if the project kept nothing", () => {
+  it("manifestCharge: a revision, its rows and its distinct content as if the project kept nothing", async () => {
     const entries = [entry("/a.bin", "a", 10), entry("/b.bin", "a", 10)];
-    expect(manifestCharge(entries, 0)).toBe(REVISION_BYTES + 2 * (256 + 4 * 6) + 10);
+    expect(await manifestCharge(entries, 0, new Pacer())).toBe(REVISION_BYTES + 2 * (256 + 4 * 6) + 10);
   });
 });

@@ -1,4 +1,5 @@
 import { QuotaExceededError } from "../../../core/errors.js";
+import type { Pacer } from "../../../shared/event-loop.js";
 import type { ManifestEntry } from "../../../core/manifest.js";
 import { type Executor, type PlatformDatabase } from "../state/platform-db.js";
 import {
@@ -36,29 +37,34 @@ export class QuotaGate {
     return this.limits.diskVariantsAbove ?? 0;
   }
 
-  /** What a session of `entries` whose fresh content is `fresh` is charged. */
-  chargeOf(
+  /** What a session of `entries` whose fresh content is `fresh` is charged (paced by `pacer`). */
+  async chargeOf(
     entries: readonly ManifestEntry[],
     fresh: ReadonlyMap<string, number>,
     asked: number,
-  ): PrepareCharge {
-    const rows = rowsCharge(entries);
-    return {
-      added: REVISION_BYTES + rows + contentCharge(entries, fresh, this.variantsAbove),
-      pending: asked + rows,
-    };
+    pacer: Pacer,
+  ): Promise<PrepareCharge> {
+    const rows = await rowsCharge(entries, pacer);
+    const content = await contentCharge(entries, fresh, this.variantsAbove, pacer);
+    return { added: REVISION_BYTES + rows + content, pending: asked + rows };
   }
 
   /**
    * Refuses at once, before a row is written, a manifest whose charge alone (as a revision of a
    * project that kept nothing else) is over the project quota.
    */
-  async refuseManifest(projectSlug: string, entries: readonly ManifestEntry[]): Promise<void> {
+  async refuseManifest(projectSlug: string, entries: readonly ManifestEntry[], pacer: Pacer): Promise<void> {
     const limit = this.limits.projectQuotaBytes;
     if (limit <= 0) return;
-    const total = manifestCharge(entries, this.variantsAbove);
+    const total = await manifestCharge(entries, this.variantsAbove, pacer);
     if (total <= limit) return;
-    const kept = await keptCharge(this.database.db, this.database.dialect, projectSlug, this.variantsAbove);
+    const kept = await keptCharge(
+      this.database.db,
+      this.database.dialect,
+      projectSlug,
+      this.variantsAbove,
+      pacer,
+    );
     throw this.projectError(total, kept);
   }
 
@@ -71,10 +77,11 @@ export class QuotaGate {
     projectSlug: string,
     owner: ProjectOwner | undefined,
     added: number,
+    pacer?: Pacer,
   ): Promise<void> {
     if (owner) await recordOwner(trx, projectSlug, owner);
     if (this.limits.projectQuotaBytes <= 0 && !this.counts(owner)) return;
-    const kept = await keptCharge(trx, this.database.dialect, projectSlug, this.variantsAbove);
+    const kept = await keptCharge(trx, this.database.dialect, projectSlug, this.variantsAbove, pacer);
     await this.judge(trx, projectSlug, owner, kept, added);
   }
 
@@ -83,16 +90,16 @@ export class QuotaGate {
    * transaction then writes nothing) a charge that grew past a quota, as two sessions prepared at
    * once, or parts that declared compressible types their paths did not have, could make it.
    */
-  async published(trx: Executor, projectSlug: string): Promise<void> {
+  async published(trx: Executor, projectSlug: string, pacer?: Pacer): Promise<void> {
     const before = await chargeRowOf(trx, projectSlug);
     const base = before?.chargedBytes ?? 0;
-    const after = await this.recharge(trx, projectSlug);
+    const after = await this.recharge(trx, projectSlug, pacer);
     if (after > base) await this.judge(trx, projectSlug, before?.owner, base, after - base);
   }
 
   /** Records the project's charge as it is now (after a prune). */
-  async recharge(trx: Executor, projectSlug: string): Promise<number> {
-    const charge = await keptCharge(trx, this.database.dialect, projectSlug, this.variantsAbove);
+  async recharge(trx: Executor, projectSlug: string, pacer?: Pacer): Promise<number> {
+    const charge = await keptCharge(trx, this.database.dialect, projectSlug, this.variantsAbove, pacer);
     await recordCharge(trx, projectSlug, charge);
     return charge;
   }

@@ -3,7 +3,16 @@ import type { ManifestEntry } from "../../../core/manifest.js";
 import type { StoredBlob } from "../../../core/uploaded-bucket.js";
 import { mediaTypeFor } from "../../../shared/media-types.js";
 import { compressibleFlag } from "../quotas/quota-charges.js";
-import { type Executor, forUpdate, rowsOf, slicesOf, type SqlDialect } from "../state/platform-db.js";
+import type { Pacer } from "../../../shared/event-loop.js";
+import { deleteInSlices } from "../state/sliced-delete.js";
+import {
+  type Executor,
+  forUpdate,
+  type PlatformDatabase,
+  rowsOf,
+  slicesOf,
+  type SqlDialect,
+} from "../state/platform-db.js";
 
 // The statements an upload session writes its rows with, many rows at a time (upload-sessions.ts).
 
@@ -11,6 +20,12 @@ export type { StoredBlob };
 
 /** Manifest rows written per statement: 6 parameters each, far under any engine's limit. */
 export const ROWS_PER_STATEMENT = 1_000;
+/**
+ * Manifest rows one transaction of a large session writes, copies or deletes before the event loop
+ * gets a turn: a few milliseconds of SQLite's work on an idle machine, and a commit (the WAL's
+ * fsync) of a few hundred pages. 1,000 rows held the thread up to 160 ms on a busy one (issue 31).
+ */
+export const ROWS_PER_SLICE = 500;
 
 /**
  * Inserts the rows of a pack's blobs unless held; a held one is looked at only then (a damaged
@@ -75,6 +90,28 @@ export async function insertAssets(
   // A manifest's paths are unique: a row already there is this one, from a slice run again.
   await sql`INSERT INTO session_assets (session_id, path, hash, size, content_type, compressible)
     VALUES ${values} ON CONFLICT DO NOTHING`.execute(trx);
+}
+
+/**
+ * Deletes a session's manifest rows (`session_assets`, `session_hashes`, `session_blobs`),
+ * ROWS_PER_SLICE a statement, the event loop free between them when `pacer` says a slice is
+ * due: one statement deleting 100,000 rows would hold the thread the service shares. The session's
+ * own row stays (the caller's to delete or keep).
+ */
+export async function deleteSessionRows(
+  database: PlatformDatabase,
+  sessionId: string,
+  pacer: Pacer,
+): Promise<void> {
+  const scope: [string, string][] = [["session_id", sessionId]];
+  await deleteInSlices(
+    database,
+    { table: "session_assets", scope, key: ["hash", "path"] },
+    ROWS_PER_SLICE,
+    pacer,
+  );
+  await deleteInSlices(database, { table: "session_hashes", scope, key: ["hash"] }, ROWS_PER_SLICE, pacer);
+  await deleteInSlices(database, { table: "session_blobs", scope, key: ["hash"] }, ROWS_PER_SLICE, pacer);
 }
 
 /** Records that the session has these hashes (repeats are kept once). */

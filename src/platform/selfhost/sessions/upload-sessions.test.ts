@@ -118,7 +118,7 @@ describe("UploadSessions.open", () => {
     expect(await sessions.missingCount("s")).toBe(2);
   });
 
-  it("open: a manifest over ROWS_PER_STATEMENT entries is written in slices, yielding between them when the pacer says so; a hash named in every slice is granted once and never asked for", async () => {
+  it("open: a manifest over ROWS_PER_SLICE entries is written in slices, yielding between them when the pacer says so; a hash named in every slice is granted once and never asked for", async () => {
     await kept("blue", A, 5);
     const entries = Array.from({ length: 2500 }, (_, i) => ({
       path: `/${i}`,
@@ -127,7 +127,8 @@ describe("UploadSessions.open", () => {
     }));
     const pacer = new Pacer(0);
     const opened = await sessions.open({ id: "s", projectSlug: "blue", expiresAt: 1000 }, entries, 0, pacer);
-    expect(pacer.pauses).toBe(3);
+    // 2,500 entries in slices of ROWS_PER_SLICE (500).
+    expect(pacer.pauses).toBe(5);
     expect(opened.missing).toHaveLength(1250);
     expect(opened.missing.some((m) => m.hash === A)).toBe(false);
     expect(opened.addedBytes).toBe(entries.filter((e) => e.hash !== A).reduce((sum, e) => sum + e.size, 0));

@@ -1,17 +1,18 @@
 import { sql } from "kysely";
 import type { ManifestEntry } from "../../../core/manifest.js";
 import type { PartState, ReceivedBucket } from "../../../core/uploaded-bucket.js";
-import type { Pacer } from "../../../shared/event-loop.js";
+import { Pacer } from "../../../shared/event-loop.js";
 import { hotQuery } from "../state/hot-query.js";
 import { declareMediaTypes, hashEntriesOf, insertSessionHashes } from "./session-hashes.js";
 import {
   byHashPrefix,
+  deleteSessionRows,
   insertAssets,
   insertSessionBlobs,
   ownedByRevision,
   ownedBySession,
   recordBlobs,
-  ROWS_PER_STATEMENT,
+  ROWS_PER_SLICE,
   type StoredBlob,
 } from "./session-rows.js";
 import {
@@ -30,6 +31,8 @@ export interface SessionRow {
   id: string;
   projectSlug: string;
   expiresAt: number;
+  /** The revision it was published as, once it was (its manifest rows are gone then). */
+  publishedRevision?: string;
 }
 
 /** What opening a session found: what the project must upload, and what it adds to its content. */
@@ -77,7 +80,7 @@ export class UploadSessions {
    * proves it has the bytes; otherwise the answer would tell a stranger what others uploaded.
    * Also returns the declared bytes the manifest adds to the project's kept content (its quota).
    *
-   * A manifest of 100,000 entries is written in transactions of ROWS_PER_STATEMENT entries each
+   * A manifest of 100,000 entries is written in transactions of ROWS_PER_SLICE entries each
    * (a few statements: what the project has of its hashes, then its rows), with the event loop
    * free between them once `pacer` says a slice is due. Nobody can use the session before this
    * returns (its upload token does not exist yet) and each blob is looked up in the transaction
@@ -98,7 +101,7 @@ export class UploadSessions {
     await sql`INSERT INTO upload_sessions (id, project_slug, created_at, expires_at)
       VALUES (${session.id}, ${session.projectSlug}, ${now}, ${session.expiresAt})`.execute(this.database.db);
     try {
-      for (const slice of slicesOf(byHashPrefix(entries), ROWS_PER_STATEMENT)) {
+      for (const slice of slicesOf(byHashPrefix(entries), ROWS_PER_SLICE)) {
         const fresh = [...new Set(slice.map((entry) => entry.hash))].filter((hash) => !held.has(hash));
         // Runs again whole if PostgreSQL aborts it (a deadlock): it changes nothing outside.
         const owned = await this.database.transaction(async (trx) => {
@@ -141,14 +144,23 @@ export class UploadSessions {
     return { missing: [...missing].map(([hash, size]) => ({ hash, size })), addedBytes, added };
   }
 
-  /** Removes a session that will not be used (a refused or failed prepare), with its rows. */
-  async discard(sessionId: string): Promise<void> {
-    await this.database.transaction(async (trx) => {
-      await sql`DELETE FROM session_assets WHERE session_id = ${sessionId}`.execute(trx);
-      await sql`DELETE FROM session_hashes WHERE session_id = ${sessionId}`.execute(trx);
-      await sql`DELETE FROM session_blobs WHERE session_id = ${sessionId}`.execute(trx);
-      await sql`DELETE FROM upload_sessions WHERE id = ${sessionId}`.execute(trx);
-    });
+  /**
+   * Removes a session that will not be used (a refused or failed prepare), with its rows, a slice
+   * at a time (nobody holds its token); its own row last, so that what a failure leaves is
+   * collected when it expires.
+   */
+  async discard(sessionId: string, pacer: Pacer = new Pacer()): Promise<void> {
+    await deleteSessionRows(this.database, sessionId, pacer);
+    await sql`DELETE FROM upload_sessions WHERE id = ${sessionId}`.execute(this.database.db);
+  }
+
+  /**
+   * Deletes the manifest rows of a session whose revision is published (its files are the
+   * revision's now), a slice at a time. Its own row stays until it expires, counted as having
+   * nothing: a repeated publish of it finds its revision published and copies nothing.
+   */
+  async dropPublished(sessionId: string, pacer: Pacer): Promise<void> {
+    await deleteSessionRows(this.database, sessionId, pacer);
   }
 
   /**
@@ -193,10 +205,18 @@ export class UploadSessions {
         id: string;
         project_slug: string;
         expires_at: number | string;
-      }>`SELECT id, project_slug, expires_at
+        published_revision: string | null;
+      }>`SELECT id, project_slug, expires_at, published_revision
         FROM upload_sessions WHERE id = ${sessionId}`,
     );
-    return row && { id: row.id, projectSlug: row.project_slug, expiresAt: Number(row.expires_at) };
+    if (row === undefined) return undefined;
+    const session: SessionRow = {
+      id: row.id,
+      projectSlug: row.project_slug,
+      expiresAt: Number(row.expires_at),
+    };
+    if (row.published_revision !== null) session.publishedRevision = row.published_revision;
+    return session;
   }
 
   /**

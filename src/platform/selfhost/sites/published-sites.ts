@@ -3,7 +3,7 @@ import { PREVIEW_ALIAS, PROJECT_SLUG, REVISION_ID } from "../../../core/formats.
 import type { SiteTarget, StoredFile } from "../../../core/published-site.js";
 import { CompiledRules, NO_RULES, type SiteRules } from "../../../core/site-rules/index.js";
 import { type Executor, firstOf, type PlatformDatabase } from "../state/platform-db.js";
-import { manifestGeneration, type ManifestGeneration } from "./site-tables.js";
+import { manifestGeneration, type ManifestGeneration } from "./manifest-generation.js";
 
 export type { SiteTarget, StoredFile };
 

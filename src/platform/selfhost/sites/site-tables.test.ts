@@ -1,7 +1,8 @@
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Pacer } from "../../../shared/event-loop.js";
-import { manifestGeneration, manifestWritten, SiteTables } from "./site-tables.js";
+import { manifestGeneration, manifestWritten } from "./manifest-generation.js";
+import { SiteTables } from "./site-tables.js";
 import {
   hashOf,
   manifestOf,

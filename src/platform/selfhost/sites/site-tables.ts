@@ -1,60 +1,15 @@
 import { sql } from "kysely";
 import { AliasLimitError } from "../../../core/errors.js";
-import { rowBytesSum } from "../quotas/quota-charges.js";
+import { Pacer } from "../../../shared/event-loop.js";
+import { deleteSessionRows } from "../sessions/session-rows.js";
+import {
+  deleteProjectFiles,
+  deleteUnpublishedFiles,
+  isPublished,
+  stageRevisionFiles,
+} from "./revision-staging.js";
+import { type ManifestGeneration, manifestGeneration, manifestWritten } from "./manifest-generation.js";
 import { type Executor, firstOf, forUpdate, type PlatformDatabase, rowsOf } from "../state/platform-db.js";
-import { MANIFEST_TABLES } from "../state/platform-tables.js";
-
-/**
- * Counts the writes of the published manifest by this process, so that readers (the edge) can
- * keep what they read in memory until it moves.
- */
-export interface ManifestGeneration {
-  /** Changes on every insert, update or delete of sites, hostnames, revisions or their files. */
-  readonly value: number;
-}
-
-const generations = new WeakMap<PlatformDatabase, { value: number }>();
-
-/**
- * The manifest generation of a database. On SQLite the first call installs temporary triggers
- * that bump it from SQLite itself, so no writer can forget to (SiteTables, the garbage collector,
- * plain SQL in tests); a rolled-back write bumps it too, which only costs readers a re-read. On
- * PostgreSQL the writers bump it (`manifestWritten`).
- */
-export function manifestGeneration(database: PlatformDatabase): ManifestGeneration {
-  let generation = generations.get(database);
-  if (generation) return generation;
-  const counter = { value: 0 };
-  generation = counter;
-  generations.set(database, counter);
-  // Writes by other processes (PostgreSQL): heard through the database.
-  database.onManifestChange(() => counter.value++);
-  const db = database.sqlite;
-  if (db === undefined) return generation;
-  db.function("manifest_written", { deterministic: false }, () => {
-    counter.value++;
-    return null;
-  });
-  for (const table of MANIFEST_TABLES) {
-    for (const event of ["INSERT", "UPDATE", "DELETE"]) {
-      // TEMP triggers live in this connection only and never touch the database file.
-      db.exec(
-        `CREATE TEMP TRIGGER IF NOT EXISTS manifest_${table}_${event.toLowerCase()} AFTER ${event} ON ${table}
-         BEGIN SELECT manifest_written(); END`,
-      );
-    }
-  }
-  return generation;
-}
-
-/**
- * Tells this process's readers that the manifest was written, where the engine cannot (PostgreSQL:
- * its triggers run in the server). Call after the write committed; on SQLite the triggers did.
- */
-export function manifestWritten(database: PlatformDatabase): void {
-  const counter = generations.get(database);
-  if (database.sqlite === undefined && counter !== undefined) counter.value++;
-}
 
 /**
  * Writes of the published manifest: which revision each project serves, on which hostnames, and
@@ -79,41 +34,50 @@ export class SiteTables {
   }
 
   /**
-   * Records the revision's files from its upload session and makes it the production revision (a
-   * preview only moves the site's expiry: production stays where it was).
+   * Records the revision's files from its upload session, in slices (revision-staging.ts), then
+   * in one transaction the revision with the charge of its rows, and makes it the production
+   * revision (a preview only moves the site's expiry: production stays where it was). The edge
+   * sees it whole with that transaction; if it fails, the files staged go. A revision published
+   * already keeps its files (a publish run again).
    */
   async publish(input: {
     projectSlug: string;
     revisionId: string;
     sessionId: string;
+    /** Paces the copy of the files; slices of SLICE_MS by default. */
+    pacer?: Pacer;
     hostnames: string[];
     canonical?: { hostname: string; url: string } | undefined;
     expiresAt: number;
     now: number;
     preview?: boolean;
     /** The revision's parsed `_redirects` and `_headers` (JSON), when it has either. */
-    rules?: string;
+    rules?: string | undefined;
     /** A preview alias to move to this revision, and how many aliases a project may have. */
     alias?: { name: string; max: number };
     /** Runs last in the transaction (the quotas); what it throws undoes the publish. */
     check?: (trx: Executor) => Promise<void>;
   }): Promise<void> {
+    const { projectSlug: slug, revisionId } = input;
+    const pacer = input.pacer ?? new Pacer();
+    const staged = !(await isPublished(this.database, slug, revisionId));
+    const rowBytes = staged ? await stageRevisionFiles(this.database, input, pacer) : 0;
+    try {
+      await this.record({ ...input, rowBytes });
+    } catch (error) {
+      if (staged) await deleteUnpublishedFiles(this.database, slug, revisionId, pacer);
+      throw error;
+    }
+  }
+
+  /** `publish`'s one transaction, once the files are staged. */
+  private async record(input: Parameters<SiteTables["publish"]>[0] & { rowBytes: number }): Promise<void> {
     const { projectSlug: slug, revisionId, sessionId, expiresAt, now } = input;
     await this.write(async (trx) => {
       // First: a project at its alias bound publishes nothing.
       if (input.alias !== undefined) await moveAlias(trx, slug, input.alias, revisionId, now);
-      // With the charge of its rows (quota-charges.ts), counted once here.
       await sql`INSERT INTO revisions (project_slug, revision_id, created_at, row_bytes)
-        SELECT CAST(${slug} AS TEXT), CAST(${revisionId} AS TEXT), CAST(${now} AS BIGINT),
-          ${rowBytesSum(this.database.dialect)} FROM session_assets WHERE session_id = ${sessionId}
-        ON CONFLICT DO NOTHING`.execute(trx);
-      // A type an upload declared for the hash wins over its path's (session-hashes.ts).
-      await sql`INSERT INTO revision_files (project_slug, revision_id, path, hash, content_type, compressible)
-        SELECT CAST(${slug} AS TEXT), CAST(${revisionId} AS TEXT), a.path, a.hash,
-          COALESCE(h.media_type, a.content_type), COALESCE(h.compressible, a.compressible)
-        FROM session_assets a
-        LEFT JOIN session_hashes h ON h.session_id = a.session_id AND h.hash = a.hash
-        WHERE a.session_id = ${sessionId} ON CONFLICT DO NOTHING`.execute(trx);
+        VALUES (${slug}, ${revisionId}, ${now}, ${input.rowBytes}) ON CONFLICT DO NOTHING`.execute(trx);
       if (input.rules !== undefined) {
         await sql`INSERT INTO revision_rules (project_slug, revision_id, rules)
           VALUES (${slug}, ${revisionId}, ${input.rules}) ON CONFLICT DO NOTHING`.execute(trx);
@@ -126,8 +90,10 @@ export class SiteTables {
             expires_at = excluded.expires_at, production_since = excluded.production_since`.execute(trx);
       }
       await replaceHosts(trx, slug, input.hostnames, input.canonical);
-      // Published: its content is the project's now (its quota), no longer pending for its client.
-      await sql`UPDATE upload_sessions SET pending_bytes = 0 WHERE id = ${sessionId}`.execute(trx);
+      // Published: its content is the project's now (its quota), no longer pending for its client;
+      // its rows are deleted next (the revision has its files), so it names no hash any more.
+      await sql`UPDATE upload_sessions SET pending_bytes = 0, asset_hashes = 0,
+        published_revision = ${revisionId} WHERE id = ${sessionId}`.execute(trx);
       await input.check?.(trx);
     });
   }
@@ -154,31 +120,39 @@ export class SiteTables {
   }
 
   /**
-   * Forgets revisions of a project, their files and rules, never the one its hostnames serve;
-   * `after` runs in the same transaction (the project's charge).
+   * Forgets revisions of a project, their files and rules, never the one its hostnames serve: in
+   * one transaction what makes them visible (their `revisions` rows, rules and aliases), then their
+   * files in slices (100,000 rows in one statement would hold the thread the service shares), then
+   * `after` runs in a transaction of its own (the project's charge, counted without them).
    */
   async prune(
     projectSlug: string,
     revisionIds: string[],
     after?: (trx: Executor) => Promise<unknown>,
   ): Promise<void> {
-    await this.write(async (trx) => {
+    const removed = await this.write(async (trx) => {
       // The site's row is locked (on PostgreSQL) so a promote cannot move production meanwhile.
       const site = await firstOf(
         trx,
         sql<{ revision_id: string | null }>`SELECT revision_id FROM sites WHERE project_slug = ${projectSlug}
           ${forUpdate(this.database.dialect)}`,
       );
+      const removed: string[] = [];
       for (const revisionId of revisionIds) {
         if (revisionId === site?.revision_id) continue;
         const where = sql`project_slug = ${projectSlug} AND revision_id = ${revisionId}`;
-        await sql`DELETE FROM revision_files WHERE ${where}`.execute(trx);
         await sql`DELETE FROM revision_rules WHERE ${where}`.execute(trx);
         await sql`DELETE FROM site_aliases WHERE ${where}`.execute(trx);
         await sql`DELETE FROM revisions WHERE ${where}`.execute(trx);
+        removed.push(revisionId);
       }
-      await after?.(trx);
+      return removed;
     });
+    const pacer = new Pacer();
+    for (const revisionId of removed) {
+      await deleteUnpublishedFiles(this.database, projectSlug, revisionId, pacer);
+    }
+    if (after) await this.database.transaction(after);
   }
 
   /** Changes the hostnames and expiry of a project, published or not. */
@@ -195,24 +169,27 @@ export class SiteTables {
   }
 
   /**
-   * Removes every trace of a project from the published manifest and its upload sessions; `after`
-   * runs in the same transaction (its charge).
+   * Removes every trace of a project from the published manifest and its upload sessions: in one
+   * transaction what the edge finds it by, with `after` (its charge); then its revisions' files
+   * and its sessions' rows in slices, its sessions last.
    */
   async remove(projectSlug: string, after?: (trx: Executor) => Promise<unknown>): Promise<void> {
-    await this.write(async (trx) => {
-      const sessions = sql`SELECT id FROM upload_sessions WHERE project_slug = ${projectSlug}`;
+    const sessions = await this.write(async (trx) => {
       await sql`DELETE FROM site_hosts WHERE project_slug = ${projectSlug}`.execute(trx);
       await sql`DELETE FROM site_aliases WHERE project_slug = ${projectSlug}`.execute(trx);
       await sql`DELETE FROM sites WHERE project_slug = ${projectSlug}`.execute(trx);
-      await sql`DELETE FROM revision_files WHERE project_slug = ${projectSlug}`.execute(trx);
       await sql`DELETE FROM revision_rules WHERE project_slug = ${projectSlug}`.execute(trx);
       await sql`DELETE FROM revisions WHERE project_slug = ${projectSlug}`.execute(trx);
-      await sql`DELETE FROM session_assets WHERE session_id IN (${sessions})`.execute(trx);
-      await sql`DELETE FROM session_hashes WHERE session_id IN (${sessions})`.execute(trx);
-      await sql`DELETE FROM session_blobs WHERE session_id IN (${sessions})`.execute(trx);
-      await sql`DELETE FROM upload_sessions WHERE project_slug = ${projectSlug}`.execute(trx);
       await after?.(trx);
+      return rowsOf(
+        trx,
+        sql<{ id: string }>`SELECT id FROM upload_sessions WHERE project_slug = ${projectSlug}`,
+      );
     });
+    const pacer = new Pacer();
+    await deleteProjectFiles(this.database, projectSlug, pacer);
+    for (const { id } of sessions) await deleteSessionRows(this.database, id, pacer);
+    await sql`DELETE FROM upload_sessions WHERE project_slug = ${projectSlug}`.execute(this.database.db);
   }
 
   /** The revision a project's alias serves now, or undefined. */

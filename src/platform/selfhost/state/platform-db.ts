@@ -41,8 +41,14 @@ export interface PlatformDatabase {
   close(): Promise<void>;
 }
 
-/** Wraps an open better-sqlite3 connection (schema already in place) as the platform database. */
-export function sqlitePlatformDatabase(sqlite: SqliteDatabase): PlatformDatabase {
+/**
+ * Wraps an open better-sqlite3 connection as the platform database; `beforeClose` runs first when
+ * it is closed (its checkpoint worker stops).
+ */
+export function sqlitePlatformDatabase(
+  sqlite: SqliteDatabase,
+  beforeClose?: () => Promise<void>,
+): PlatformDatabase {
   const db = new Kysely<PlatformTables>({
     dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
   });
@@ -60,6 +66,7 @@ export function sqlitePlatformDatabase(sqlite: SqliteDatabase): PlatformDatabase
     close: async () => {
       if (!open) return;
       open = false;
+      await beforeClose?.();
       await db.destroy();
     },
   };

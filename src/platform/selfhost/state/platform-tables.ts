@@ -27,6 +27,8 @@ export interface PlatformTables {
     pending_bytes: Generated<number>;
     /** How many distinct hashes the manifest names, once written (NULL before). */
     asset_hashes: number | null;
+    /** The revision it was published as; its manifest rows are deleted then. */
+    published_revision: string | null;
   };
   /** The manifest of an upload session, a row per path. */
   session_assets: {

@@ -69,6 +69,8 @@ const CURRENT = {
     "client_address",
     "pending_bytes",
     "asset_hashes",
+    "published_revision",
+    "published_revision",
   ],
   session_assets: ["session_id#1", "path#3", "hash#2", "size", "content_type", "compressible"],
   session_hashes: ["session_id#1", "hash#2", "path", "size", "media_type", "compressible"],
@@ -135,9 +137,9 @@ describe("openPlatformDatabase", () => {
       { session_id: "s1", hash: "held", path: "/a", size: 5, media_type: null, compressible: null },
       { session_id: "s1", hash: "missing", path: "/b", size: 9, media_type: null, compressible: null },
     ]);
-    expect(rows(db, "SELECT client_address, pending_bytes, asset_hashes FROM upload_sessions")).toEqual([
-      { client_address: null, pending_bytes: 0, asset_hashes: null },
-    ]);
+    expect(
+      rows(db, "SELECT client_address, pending_bytes, asset_hashes, published_revision FROM upload_sessions"),
+    ).toEqual([{ client_address: null, pending_bytes: 0, asset_hashes: null, published_revision: null }]);
     expect(rows(db, "SELECT pack, pack_offset, damaged FROM blobs")).toEqual([
       { pack: null, pack_offset: null, damaged: 0 },
     ]);

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { migrate } from "../../../shared/database/migrator.js";
 import type { PostgresOptions } from "../../../shared/database/postgres.js";
 import { openSqlite } from "../../../shared/database/sqlite.js";
+import { checkpointInWorker } from "../../../shared/database/wal-checkpointer.js";
 import { PLATFORM_MIGRATION_TABLE, SQLITE_PLATFORM_MIGRATIONS } from "./migrations/platform-migrations.js";
 import { openPostgresPlatformDatabase } from "./postgres-database.js";
 import { type PlatformDatabase, sqlitePlatformDatabase } from "./platform-db.js";
@@ -24,7 +25,9 @@ export async function openPlatformDatabase(
   postgres?: PostgresOptions,
 ): Promise<PlatformDatabase> {
   if (postgres) return openPostgresPlatformDatabase(postgres);
-  const database = sqlitePlatformDatabase(openSqlite(join(dir, "platform.sqlite")));
+  const file = join(dir, "platform.sqlite");
+  // Large sessions write tens of megabytes of log: their checkpoints go to a thread of their own.
+  const database = sqlitePlatformDatabase(openSqlite(file), checkpointInWorker(file));
   try {
     await migrate(database.db, SQLITE_PLATFORM_MIGRATIONS, { tableName: PLATFORM_MIGRATION_TABLE });
   } catch (error) {

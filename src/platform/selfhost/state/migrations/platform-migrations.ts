@@ -5,7 +5,9 @@ import { migration as postgres0003 } from "./postgres/0003_session_assets_by_has
 import { migration as postgres0004 } from "./postgres/0004_site_aliases.js";
 import { migration as postgres0005 } from "./postgres/0005_quota_charges.js";
 import { migration as postgres0006 } from "./postgres/0006_session_hashes.js";
+import { migration as postgres0007 } from "./postgres/0007_session_published.js";
 import { migration as sqlite0001 } from "./sqlite/0001_platform.js";
+import { migration as sqlite0002 } from "./sqlite/0002_session_published.js";
 
 // The platform database's migrations, one file each under sqlite/ and postgres/, applied in the
 // order of their names by the shared Migrator (shared/database/migrator.ts). Never edit one that
@@ -17,6 +19,7 @@ export const PLATFORM_MIGRATION_TABLE = "platform_migration";
 /** Migrations of the platform database on SQLite (platform.sqlite). */
 export const SQLITE_PLATFORM_MIGRATIONS: Migrations = {
   "0001_platform": sqlite0001,
+  "0002_session_published": sqlite0002,
 };
 
 /** Migrations of the platform database on PostgreSQL (in the `platform` schema). */
@@ -27,4 +30,5 @@ export const POSTGRES_PLATFORM_MIGRATIONS: Migrations = {
   "0004_site_aliases": postgres0004,
   "0005_quota_charges": postgres0005,
   "0006_session_hashes": postgres0006,
+  "0007_session_published": postgres0007,
 };

@@ -1,0 +1,38 @@
+import { sql } from "kysely";
+import { afterEach, describe, expect, it } from "vitest";
+import { Pacer } from "../../../shared/event-loop.js";
+import { rowsOf } from "./platform-db.js";
+import { deleteInSlices } from "./sliced-delete.js";
+import { testPlatform, type TestPlatform } from "../../../../test/support/test-platform.js";
+
+let t: TestPlatform | undefined;
+afterEach(() => t?.remove());
+
+describe("deleteInSlices", () => {
+  it("deleteInSlices: every row of the scope goes, a slice a statement, and no row outside it", async () => {
+    t = await testPlatform();
+    const db = t.database.db;
+    const values = (session: string, count: number) =>
+      sql.join(
+        Array.from(
+          { length: count },
+          (_, i) => sql`(${session}, ${`h${i % 7}`}, ${`/${i}`}, 1, 'text/plain')`,
+        ),
+      );
+    await sql`INSERT INTO session_assets (session_id, hash, path, size, content_type)
+      VALUES ${values("s1", 1234)}`.execute(db);
+    await sql`INSERT INTO session_assets (session_id, hash, path, size, content_type)
+      VALUES ${values("s2", 3)}`.execute(db);
+    const pacer = new Pacer(0);
+    const rows = {
+      table: "session_assets",
+      scope: [["session_id", "s1"]] as [string, string][],
+      key: ["hash", "path"],
+    };
+    await deleteInSlices(t.database, rows, 100, pacer);
+    const left = await rowsOf(db, sql<{ session_id: string }>`SELECT session_id FROM session_assets`);
+    expect(left.map((row) => row.session_id)).toEqual(["s2", "s2", "s2"]);
+    // 1,234 rows in slices of 100: 13 statements, a pause after each but the last.
+    expect(pacer.pauses).toBe(12);
+  });
+});
