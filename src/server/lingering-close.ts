@@ -11,6 +11,10 @@ export interface LingerLimits {
 /** nginx's lingering_close reads for up to 5 s; a small body's rest arrives well within 2. */
 export const LINGER_LIMITS: LingerLimits = { bytes: 1024 * 1024, ms: 2_000 };
 
+// How often a lingering socket's bytes are counted: loopback brings about a megabyte a
+// millisecond, so at 20 ms a sender got some 20 MB past the 1 MiB bound before it was seen.
+const CHECK_MS = 5;
+
 const lingering = new WeakSet<Socket>();
 const requests = new WeakMap<Socket, IncomingMessage>();
 
@@ -56,7 +60,7 @@ export function lingerOnClose(server: Server, limits: LingerLimits = LINGER_LIMI
         if (this.bytesRead - start <= limits.bytes) return;
         clearInterval(check);
         destroyWhenWritten(this);
-      }, 20).unref();
+      }, CHECK_MS).unref();
       this.once("end", () => destroyWhenWritten(this));
       this.once("close", () => {
         clearTimeout(timer);

@@ -84,7 +84,8 @@ describe("a platform.sqlite written before the Migrator", () => {
 
     await openAndClose(dir.path);
     const after = snapshotDatabase(file);
-    for (const table of Object.keys(before)) expect(after[table], table).toEqual(before[table]);
+    for (const table of Object.keys(before))
+      expect(after[table], table).toEqual(withLaterColumns(table, before[table]));
     expect(applied()).toEqual(Object.keys(SQLITE_PLATFORM_MIGRATIONS));
     expect(applied()[0]).toBe("0001_platform");
     expect(schemaOf(file)).toEqual(await newFileSchema());
@@ -118,7 +119,7 @@ describe("a platform.sqlite written before the Migrator", () => {
       "site_hosts",
       "settings",
     ])
-      expect(after[table], table).toEqual(fixture[table]);
+      expect(after[table], table).toEqual(withLaterColumns(table, fixture[table]));
     // Rows of a column added now get its default; revisions get their row charge counted, as at
     // publish (the values the dump's code wrote); each session's hashes get a row.
     expect(queryDatabase(file, "SELECT DISTINCT compressible FROM session_assets")).toEqual([
@@ -151,3 +152,12 @@ describe("a platform.sqlite written before the Migrator", () => {
     expect(queryDatabase(file, "SELECT COUNT(*) AS n FROM session_hashes")).toEqual([{ n: 7 }]);
   });
 });
+
+/**
+ * A table's rows of the dump as a migration after 0001 leaves them: the columns it adds appended,
+ * empty (sqlite/0002_session_published: upload_sessions.published_revision).
+ */
+function withLaterColumns(table: string, rows: string[] | undefined): string[] | undefined {
+  if (table !== "upload_sessions" || rows === undefined) return rows;
+  return rows.map((row) => JSON.stringify({ ...JSON.parse(row), published_revision: null })).sort();
+}

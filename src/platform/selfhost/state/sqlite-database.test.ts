@@ -70,7 +70,6 @@ const CURRENT = {
     "pending_bytes",
     "asset_hashes",
     "published_revision",
-    "published_revision",
   ],
   session_assets: ["session_id#1", "path#3", "hash#2", "size", "content_type", "compressible"],
   session_hashes: ["session_id#1", "hash#2", "path", "size", "media_type", "compressible"],
