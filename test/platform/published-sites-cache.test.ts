@@ -197,6 +197,17 @@ function suite(engine: string, postgres?: () => PostgresOptions): void {
         expect((await lookup.resolve(HOST))?.projectSlug).toBe(SLUG);
       });
 
+      it("update: a hostname this process takes over for another project leaves no stale entry (PostgreSQL: once its own notification is heard)", async () => {
+        await tables.update(SLUG, [HOST, "www.example.com"], edge.clock.now + DAY);
+        await edge.publishThroughTables(OTHER, "ddddddddd4", { "/index.html": "other" }, [OTHER_HOST]);
+        await heardSoFar();
+        expect((await lookup.resolve("www.example.com"))?.projectSlug).toBe(SLUG);
+        // This process tells its readers of OTHER at once; SLUG, which lost the name, only its trigger names.
+        await tables.update(OTHER, [OTHER_HOST, "www.example.com"], edge.clock.now + DAY);
+        await heardSoFar();
+        expect((await lookup.resolve("www.example.com"))?.projectSlug).toBe(OTHER);
+      });
+
       it("resolve: a Host no project holds is remembered until any project's write, which may take it", async () => {
         expect(await lookup.resolve("www.example.com")).toBeUndefined();
         const reads = countReads(lookup, edge.db);
