@@ -9,6 +9,7 @@ import { startPgCounter, type PgTraffic } from "./lib/pg-counter.js";
 import { STORAGE_LIMITS_OFF, startServerProcess } from "./lib/server-process.js";
 import { summarize } from "./lib/stats.js";
 import { runWrk } from "./lib/wrk.js";
+import { invalidationLoad, type InvalidationFigure } from "./suites/invalidation-load.js";
 import S3rver from "s3rver";
 
 /**
@@ -18,6 +19,8 @@ import S3rver from "s3rver";
 const DATABASE = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const SECONDS = Number(process.env.SCALE_SECONDS ?? 10);
 const WORK = mkdtempSync(join(tmpdir(), "bench-scale-"));
+// SCALE_ONLY=invalidation runs the invalidation figures only (issue 32), on both engines.
+const ONLY_INVALIDATION = process.env.SCALE_ONLY === "invalidation";
 
 interface EngineFigures {
   engine: string;
@@ -26,6 +29,7 @@ interface EngineFigures {
   deploysPerSecond: number;
   prepare100kMs: number;
   publish: { files: number; ms: number; traffic?: PgTraffic }[];
+  invalidation: InvalidationFigure[];
 }
 
 function site(files: number, bytes = 2_000): Map<string, Buffer> {
@@ -83,6 +87,18 @@ async function measure(engine: "embedded" | "postgres"): Promise<EngineFigures> 
     },
   });
   try {
+    const invalidation = await invalidationLoad(server.urls, WORK, SECONDS);
+    if (ONLY_INVALIDATION) {
+      return {
+        engine,
+        edgeWarmRps: 0,
+        edgeRoutesRps: 0,
+        deploysPerSecond: 0,
+        prepare100kMs: 0,
+        publish: [],
+        invalidation,
+      };
+    }
     const publish: EngineFigures["publish"] = [];
     for (const files of [100, 10_000]) {
       const content = site(files);
@@ -112,6 +128,7 @@ async function measure(engine: "embedded" | "postgres"): Promise<EngineFigures> 
       deploysPerSecond: deploys,
       prepare100kMs: prepare,
       publish,
+      invalidation,
     };
   } finally {
     await server.stop();
@@ -149,8 +166,32 @@ async function prepareLatency(apiUrl: string): Promise<number> {
   return summarize(samples).median;
 }
 
+/** Edge req/s and p99 over 200 warm sites per publish rate, and req/s against no publishes. */
+function invalidationReport(figures: EngineFigures[]): string[] {
+  const [embedded, postgres] = figures as [EngineFigures, EngineFigures];
+  const cells = (all: InvalidationFigure[], i: number) => {
+    const f = all[i]!;
+    return `${f.publishedPerSecond.toFixed(1)} | ${f.rps.toFixed(0)} | ${(f.rps / all[0]!.rps).toFixed(2)}× | ${f.p99Ms.toFixed(1)}`;
+  };
+  return [
+    "| other sites published/s (asked) | embedded: done/s | req/s | of 0/s | p99 ms | PostgreSQL: done/s | req/s | of 0/s | p99 ms |",
+    "|---|---|---|---|---|---|---|---|---|",
+    ...embedded.invalidation.map(
+      (f, i) => `| ${f.rate} | ${cells(embedded.invalidation, i)} | ${cells(postgres.invalidation, i)} |`,
+    ),
+  ];
+}
+
 function report(figures: EngineFigures[]): string {
   const [embedded, postgres] = figures as [EngineFigures, EngineFigures];
+  const edge = [
+    "",
+    "Edge over 200 warm sites (one 2 KB page each, wrk 2×50, Host in turn) while other sites are published:",
+    "",
+    ...invalidationReport(figures),
+  ];
+  if (ONLY_INVALIDATION)
+    return [`Machine: ${JSON.stringify(machineInfo())}; ${SECONDS} s per load step.`, ...edge].join("\n");
   const row = (name: string, a: number, b: number, digits = 0) =>
     `| ${name} | ${a.toFixed(digits)} | ${b.toFixed(digits)} | ${(b / a).toFixed(2)}× |`;
   const lines = [
@@ -177,6 +218,7 @@ function report(figures: EngineFigures[]): string {
       (p) =>
         `| ${p.files} files | ${p.traffic!.statements} | ${p.traffic!.bytesSent} | ${p.traffic!.bytesReceived} |`,
     ),
+    ...edge,
   ];
   return lines.join("\n");
 }

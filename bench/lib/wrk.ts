@@ -26,6 +26,8 @@ export interface WrkOptions {
   bodyFile?: string;
   /** Give every request a query string of its own (no two targets alike: no route is reused). */
   uniqueTargets?: boolean;
+  /** A file of hostnames, one a line, that requests take in turn as their Host header. */
+  hostsFile?: string;
 }
 
 /** Runs wrk (keep-alive, 2 threads and 50 connections unless told otherwise) and reads its report. */
@@ -41,7 +43,11 @@ export async function runWrk(options: WrkOptions): Promise<WrkResult> {
   ];
   for (const [name, value] of Object.entries(options.headers ?? {})) args.push("-H", `${name}: ${value}`);
   args.push(options.url);
-  const env = { BENCH_WRK_BODY: options.bodyFile ?? "", BENCH_WRK_UNIQUE: options.uniqueTargets ? "1" : "" };
+  const env = {
+    BENCH_WRK_BODY: options.bodyFile ?? "",
+    BENCH_WRK_UNIQUE: options.uniqueTargets ? "1" : "",
+    BENCH_WRK_HOSTS: options.hostsFile ?? "",
+  };
   const run = await runTimed("wrk", args, { env });
   const line = /^BENCH_WRK (\{.*\})$/m.exec(run.stdout);
   if (run.code !== 0 || !line) throw new Error(`wrk failed (${run.code}):\n${run.stdout}\n${run.stderr}`);

@@ -22,6 +22,21 @@ if os.getenv("BENCH_WRK_UNIQUE") == "1" then
   end
 end
 
+-- With BENCH_WRK_HOSTS naming a file of hostnames (one a line), requests take them in turn as their
+-- Host header, so the load spreads over many sites.
+local hosts_file = os.getenv("BENCH_WRK_HOSTS")
+if hosts_file ~= nil and hosts_file ~= "" then
+  local hosts = {}
+  for line in io.lines(hosts_file) do
+    if line ~= "" then hosts[#hosts + 1] = line end
+  end
+  local turn = 0
+  request = function()
+    turn = turn % #hosts + 1
+    return wrk.format(nil, nil, { Host = hosts[turn] })
+  end
+end
+
 done = function(summary, latency, requests)
   local e = summary.errors
   io.write(string.format(

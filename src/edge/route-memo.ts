@@ -9,8 +9,9 @@ const MAX_KEY = 1024;
 
 /**
  * Remembers the route of each request target (path and query, as sent) per site. It is keyed on
- * the SiteTarget object itself: the storage answers with new objects after any write of the
- * manifest, so a publish or a removal leaves the old routes unreachable without any bookkeeping.
+ * the SiteTarget object itself: the storage answers with new objects after a write of that site's
+ * manifest (and keeps other sites' objects), so a publish or a removal leaves the old routes
+ * unreachable without any bookkeeping.
  * Bounded by entry count (routes of replaced sites count until the next drop): when full,
  * everything is dropped and refilled by the next requests.
  */

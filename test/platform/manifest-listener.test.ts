@@ -30,14 +30,14 @@ async function listen(
     via.port = String(proxy.port);
     url = via.toString();
   }
-  const calls = { n: 0 };
+  const calls = { n: 0, projects: [] as (string | undefined)[] };
   listener = new ManifestListener({
     url,
     schema: SCHEMA,
     writer: options.writer,
     fallbackMs: options.fallbackMs === "default" ? undefined : (options.fallbackMs ?? 600_000),
     connectTimeoutMs: 2_000,
-    onChange: () => calls.n++,
+    onChange: (project) => (calls.n++, calls.projects.push(project)),
   });
   return calls;
 }
@@ -87,6 +87,23 @@ await describePostgres("ManifestListener", () => {
     expect(calls.n).toBe(2);
     await notify(MANIFEST_CHANNEL, `${SCHEMA} them`);
     await expect.poll(() => calls.n).toBe(3);
+  });
+
+  it("start: a write naming its project is told with it, its own writer's too; a malformed one, or one naming none, as a write of any", async () => {
+    const calls = await listen({ writer: "me" });
+    listener!.start();
+    await listener!.heard;
+    // One transaction: delivered together and in order.
+    await notifyAll([
+      [MANIFEST_CHANNEL, `${SCHEMA} them\nblue-fox-k3`],
+      [MANIFEST_CHANNEL, `${SCHEMA} me\ngreen-owl-q7`],
+      [MANIFEST_CHANNEL, `${SCHEMA} them\nNot A Slug`],
+      [MANIFEST_CHANNEL, `other_${SCHEMA} them\nblue-fox-k3`],
+      [MANIFEST_CHANNEL, `${SCHEMA} them`],
+    ]);
+    await expect.poll(() => calls.n).toBe(5);
+    // The first call: told once when it started listening, of any project.
+    expect(calls.projects).toEqual([undefined, "blue-fox-k3", "green-owl-q7", undefined, undefined]);
   });
 
   it("start: without a writer of its own, every write of its schema is told", async () => {

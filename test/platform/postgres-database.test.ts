@@ -20,6 +20,7 @@ const MIGRATIONS = [
   "0005_quota_charges",
   "0006_session_hashes",
   "0007_session_published",
+  "0008_manifest_notify_project",
 ];
 
 await describePostgres("the platform database on PostgreSQL", () => {
@@ -94,15 +95,21 @@ await describePostgres("the platform database on PostgreSQL", () => {
     expect(name!.name).toMatch(/^static-deploy platform [0-9a-f]{12}$/);
   });
 
-  it("migratePostgresPlatform: every table of MANIFEST_TABLES, and no other, notifies its writes (a trigger each)", async () => {
+  it("migratePostgresPlatform: every table of MANIFEST_TABLES, and no other, notifies its writes with the project (a trigger per event; TRUNCATE with none)", async () => {
     const options = testPostgres();
     await migratePostgresPlatform(options);
-    const { rows } = await admin.query<{ table: string }>(
-      `SELECT DISTINCT event_object_table AS table FROM information_schema.triggers
-        WHERE trigger_schema = $1 AND action_statement LIKE '%manifest_notify()' ORDER BY 1`,
+    // pg_trigger, not information_schema.triggers: the latter leaves TRUNCATE triggers out.
+    const { rows } = await admin.query<{ table: string; functions: string }>(
+      `SELECT c.relname AS table, string_agg(p.proname, ' ' ORDER BY p.proname) AS functions
+        FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+        JOIN pg_proc p ON p.oid = t.tgfoid
+        WHERE n.nspname = $1 AND NOT t.tgisinternal AND p.proname LIKE 'manifest_notify%'
+        GROUP BY c.relname ORDER BY 1`,
       [options.schema],
     );
-    expect(rows.map((row) => row.table)).toEqual([...MANIFEST_TABLES].sort());
+    const functions =
+      "manifest_notify manifest_notify_deleted manifest_notify_inserted manifest_notify_updated";
+    expect(rows).toEqual([...MANIFEST_TABLES].sort().map((table) => ({ table, functions })));
   });
 
   it("openPostgresPlatformDatabase, migratePostgresPlatform: without a schema, the tables go to `platform`; each lets go of its connections, a failed migration too", async () => {

@@ -2,6 +2,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { Kysely, type KyselyPlugin, sql, SqliteDialect } from "kysely";
 import { openPlatformDatabase } from "../../src/platform/selfhost/state/sqlite-database.js";
 import { PublishedSites } from "../../src/platform/selfhost/sites/published-sites.js";
+import { manifestGeneration } from "../../src/platform/selfhost/sites/manifest-generation.js";
+import type { PlatformDatabase } from "../../src/platform/selfhost/state/platform-db.js";
+import { MANIFEST_CHANNEL } from "../../src/platform/selfhost/state/platform-tables.js";
 import { SiteTables } from "../../src/platform/selfhost/sites/site-tables.js";
 import type { PostgresOptions } from "../../src/shared/database/postgres.js";
 import { describePostgres, testPostgres } from "../support/postgres.js";
@@ -9,6 +12,21 @@ import { DAY, SITES_DOMAIN, startTestEdge, type TestEdge } from "../support/edge
 
 const SLUG = "blue-fox-k3";
 const HOST = `${SLUG}.sites.test`;
+const OTHER = "green-owl-q7";
+const OTHER_HOST = `${OTHER}.sites.test`;
+// A project named last, whose notification tells that every earlier one was heard.
+const SENTINEL = "last-word-z9";
+
+/** Counts the statements `lookup` sends to the database (it reads through its own `db`). */
+function countReads(lookup: PublishedSites, database: PlatformDatabase): { n: number } {
+  const reads = { n: 0 };
+  const counting: KyselyPlugin = {
+    transformQuery: ({ node }) => (reads.n++, node),
+    transformResult: async ({ result }) => result,
+  };
+  (lookup as unknown as { db: unknown }).db = database.db.withPlugin(counting);
+  return reads;
+}
 
 /** The suite on one engine: SQLite, or PostgreSQL when `postgres` gives where. */
 function suite(engine: string, postgres?: () => PostgresOptions): void {
@@ -30,8 +48,21 @@ function suite(engine: string, postgres?: () => PostgresOptions): void {
       // On PostgreSQL the caches are dropped once when the edge starts hearing other processes.
       await edge.db.manifestHeard();
       await publish("aaaaaaaaa1", { "/index.html": "one" });
+      // Its notifications too (this process hears its own that name a project), so none comes later.
+      await heardSoFar();
     });
     afterEach(() => edge.close());
+
+    /** Returns once every write so far is known here: at once on SQLite, once heard on PostgreSQL. */
+    const heardSoFar = async () => {
+      if (options === undefined) return;
+      const generation = manifestGeneration(edge.db);
+      const before = generation.value;
+      // Notifications come in commit order: this one, committed last, is heard last.
+      const payload = `${options.schema} sentinel\n${SENTINEL}`;
+      await sql`SELECT pg_notify(${MANIFEST_CHANNEL}, ${payload})`.execute(edge.db.db);
+      await expect.poll(() => generation.changedAt(SENTINEL)).toBeGreaterThan(before);
+    };
 
     it("answers repeated lookups from memory, with the same objects", async () => {
       const site = await lookup.resolve(HOST);
@@ -103,6 +134,93 @@ function suite(engine: string, postgres?: () => PostgresOptions): void {
       }
     });
 
+    describe("per project", () => {
+      let other: PlatformDatabase | undefined;
+      // On SQLite this process writes (its triggers name the project); on PostgreSQL another
+      // process does, so only the notifications can tell this one which project moved.
+      let writer: SiteTables;
+      beforeEach(async () => {
+        other = options === undefined ? undefined : await openPlatformDatabase("", options);
+        writer = other === undefined ? tables : new SiteTables(other);
+      });
+      afterEach(() => other?.close());
+
+      it("publish: a promote of one project drops its lookups and keeps another project's, with no database read for them", async () => {
+        await edge.publishThroughTables(OTHER, "ddddddddd4", { "/index.html": "other" }, [OTHER_HOST]);
+        await edge.addRevision({
+          slug: SLUG,
+          revisionId: "bbbbbbbbb2",
+          files: { "/index.html": "two", "/_redirects": "/old /new 301\n" },
+        });
+        await heardSoFar();
+        const reads = countReads(lookup, edge.db);
+        const warm = async () => ({
+          site: await lookup.resolve(HOST),
+          file: await lookup.findFile(SLUG, "aaaaaaaaa1", "/index.html"),
+          rules: await lookup.rulesOf(SLUG, "bbbbbbbbb2"),
+          otherSite: await lookup.resolve(OTHER_HOST),
+          otherFile: await lookup.findFile(OTHER, "ddddddddd4", "/index.html"),
+          otherRules: await lookup.rulesOf(OTHER, "ddddddddd4"),
+        });
+        const before = await warm();
+        expect(before.site?.revisionId).toBe("aaaaaaaaa1");
+        expect(before.otherSite?.revisionId).toBe("ddddddddd4");
+        const cold = reads.n;
+        expect(await warm()).toEqual(before);
+        expect(reads.n).toBe(cold);
+
+        expect(await writer.promote(SLUG, "bbbbbbbbb2", edge.clock.now)).toBe(true);
+        await heardSoFar();
+        reads.n = 0;
+        expect(await lookup.resolve(OTHER_HOST)).toBe(before.otherSite);
+        expect(await lookup.findFile(OTHER, "ddddddddd4", "/index.html")).toBe(before.otherFile);
+        expect(await lookup.rulesOf(OTHER, "ddddddddd4")).toBe(before.otherRules);
+        expect(reads.n).toBe(0);
+        expect((await lookup.resolve(HOST))?.revisionId).toBe("bbbbbbbbb2");
+        const afterHost = reads.n;
+        expect(afterHost).toBeGreaterThan(0);
+        expect(await lookup.findFile(SLUG, "aaaaaaaaa1", "/index.html")).toEqual(before.file);
+        expect(reads.n).toBe(afterHost + 1);
+        expect(await lookup.rulesOf(SLUG, "bbbbbbbbb2")).not.toBe(before.rules);
+        expect(reads.n).toBe(afterHost + 2);
+      });
+
+      it("update: a hostname taken over by another project shows on the next lookup, for both projects", async () => {
+        await writer.update(SLUG, [HOST, "www.example.com"], edge.clock.now + DAY);
+        await edge.publishThroughTables(OTHER, "ddddddddd4", { "/index.html": "other" }, [OTHER_HOST]);
+        await heardSoFar();
+        expect((await lookup.resolve("www.example.com"))?.projectSlug).toBe(SLUG);
+        expect((await lookup.resolve(OTHER_HOST))?.projectSlug).toBe(OTHER);
+        await writer.update(OTHER, [OTHER_HOST, "www.example.com"], edge.clock.now + DAY);
+        await heardSoFar();
+        expect((await lookup.resolve("www.example.com"))?.projectSlug).toBe(OTHER);
+        expect((await lookup.resolve(HOST))?.projectSlug).toBe(SLUG);
+      });
+
+      it("update: a hostname this process takes over for another project leaves no stale entry (PostgreSQL: once its own notification is heard)", async () => {
+        await tables.update(SLUG, [HOST, "www.example.com"], edge.clock.now + DAY);
+        await edge.publishThroughTables(OTHER, "ddddddddd4", { "/index.html": "other" }, [OTHER_HOST]);
+        await heardSoFar();
+        expect((await lookup.resolve("www.example.com"))?.projectSlug).toBe(SLUG);
+        // This process tells its readers of OTHER at once; SLUG, which lost the name, only its trigger names.
+        await tables.update(OTHER, [OTHER_HOST, "www.example.com"], edge.clock.now + DAY);
+        await heardSoFar();
+        expect((await lookup.resolve("www.example.com"))?.projectSlug).toBe(OTHER);
+      });
+
+      it("resolve: a Host no project holds is remembered until any project's write, which may take it", async () => {
+        expect(await lookup.resolve("www.example.com")).toBeUndefined();
+        const reads = countReads(lookup, edge.db);
+        expect(await lookup.resolve("www.example.com")).toBeUndefined();
+        expect(reads.n).toBe(0);
+        await writer.update(OTHER, ["www.example.com"], edge.clock.now + DAY);
+        await heardSoFar();
+        // OTHER has no revision yet: the name is held but serves nothing; it was read again.
+        expect(await lookup.resolve("www.example.com")).toBeUndefined();
+        expect(reads.n).toBeGreaterThan(0);
+      });
+    });
+
     it.runIf(postgres !== undefined)(
       "another process's writes show within 1 s: through the notification, and while its connection is down",
       async () => {
@@ -166,6 +284,7 @@ function suite(engine: string, postgres?: () => PostgresOptions): void {
 
     it("lookups of several revisions and paths at once are all remembered", async () => {
       await publish("bbbbbbbbb2", { "/index.html": "two", "/about.html": "about" });
+      await heardSoFar();
       const fresh = new PublishedSites(edge.db, { sitesDomain: SITES_DOMAIN });
       const [one, two, about] = await Promise.all([
         fresh.findFile(SLUG, "aaaaaaaaa1", "/index.html"),
@@ -213,6 +332,7 @@ function suite(engine: string, postgres?: () => PostgresOptions): void {
         revisionId: "ccccccccc3",
         files: { "/index.html": "three", "/_redirects": "/old /other 302\n" },
       });
+      await heardSoFar();
       const two = await lookup.rulesOf(SLUG, "bbbbbbbbb2");
       const three = await lookup.rulesOf(SLUG, "ccccccccc3");
       expect(two.redirectFor("/old", "")).toMatchObject({ location: "/new", status: 301 });

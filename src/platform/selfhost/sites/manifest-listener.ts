@@ -1,14 +1,18 @@
 import pg from "pg";
+import { PROJECT_SLUG } from "../../../core/formats.js";
 import { MANIFEST_CHANNEL } from "../state/platform-tables.js";
 
 export interface ManifestListenerOptions {
   url: string;
   /** The schema whose writes count (others share the channel). */
   schema: string;
-  /** This process's writers' application_name: their writes are not news here. */
+  /** This process's writers' application_name: their writes naming no project are not news here. */
   writer?: string;
-  /** Told of every write of the manifest, and whenever one may have been missed. */
-  onChange: () => void;
+  /**
+   * Told of every write of the manifest with the project it touched, and with none (undefined)
+   * when the write named none or one may have been missed: everything may have moved then.
+   */
+  onChange: (projectSlug?: string) => void;
   /** While not listening: how often `onChange` is called anyway, and a reconnection tried. */
   fallbackMs?: number;
   connectTimeoutMs?: number;
@@ -75,7 +79,16 @@ export class ManifestListener {
     client.on("notification", (message) => {
       const payload = message.payload ?? "";
       if (message.channel !== MANIFEST_CHANNEL || !payload.startsWith(`${schema} `)) return;
-      if (writer === undefined || payload !== `${schema} ${writer}`) onChange();
+      // `<schema> <application_name>`, then a newline and the project's slug when it names one.
+      // This process's own writes told its readers already (manifestWritten), of the project it
+      // wrote; a write may touch another one too (a hostname taken over), so named ones still count.
+      const newline = payload.indexOf("\n");
+      if (newline === -1) {
+        if (writer === undefined || payload !== `${schema} ${writer}`) onChange();
+        return;
+      }
+      const slug = payload.slice(newline + 1);
+      onChange(PROJECT_SLUG.test(slug) ? slug : undefined);
     });
     try {
       await client.connect();

@@ -4,6 +4,7 @@ import type { SiteTarget, StoredFile } from "../../../core/published-site.js";
 import { CompiledRules, NO_RULES, type SiteRules } from "../../../core/site-rules/index.js";
 import { type Executor, firstOf, type PlatformDatabase } from "../state/platform-db.js";
 import { manifestGeneration, type ManifestGeneration } from "./manifest-generation.js";
+import { ProjectCaches } from "./project-caches.js";
 
 export type { SiteTarget, StoredFile };
 
@@ -28,9 +29,12 @@ interface Live {
 interface HostEntry {
   pinned: Live | undefined;
   production: Live | undefined;
+  /** The manifest generation when it was read. */
+  readAt: number;
+  /** The projects whose writes may change it; undefined when any may (no project holds the hostname yet). */
+  projects: readonly string[] | undefined;
 }
 
-const NOWHERE: HostEntry = Object.freeze({ pinned: undefined, production: undefined });
 // A hostname is at most 253 characters; longer Host values are looked up but never remembered,
 // so a flood of them cannot hold much memory.
 const MAX_HOST_KEY = 260;
@@ -57,50 +61,54 @@ export function normalizeHost(host: string): string {
 
 /**
  * Reads the published manifest (sites, hostnames, revisions, files) that publishing writes, and
- * keeps what it read in memory until the next write of those tables (the connection's manifest
- * generation), so a publish, a hostname change or a removal shows on the very next request.
- * Expiry is checked against the clock on every call: a site stops answering the moment it expires.
- * Both caches are bounded, misses included, so unknown hosts or paths cannot grow memory.
+ * keeps what it read in memory until the next write of that project's part of it (the connection's
+ * manifest generation names the project each write touched), so a publish, a hostname change or a
+ * removal shows on the very next request, and other projects' lookups stay. A write of unknown
+ * extent (a missed notification) drops everything. A Host no project holds is kept until any
+ * write, since any project may take it. Expiry is checked against the clock on every call: a site
+ * stops answering the moment it expires. All caches are bounded, misses included, so unknown hosts
+ * or paths cannot grow memory.
  */
 export class PublishedSites {
   private readonly suffix: string;
   private readonly now: () => number;
   private readonly generation: ManifestGeneration;
   private readonly maxHosts: number;
-  private readonly maxFiles: number;
-  private seen: number;
+  private seenEverything: number;
   private readonly hosts = new Map<string, HostEntry>();
-  // slug → revision → path → file (null: no such file). Nested maps need no composite key per lookup.
-  private files = new Map<string, Map<string, Map<string, StoredFile | null>>>();
-  private fileCount = 0;
-  // "slug/revision" → that revision's compiled rules; bounded like the other caches.
-  private rules = new Map<string, CompiledRules>();
+  // Per project and revision: path → file (null: no such file); "" → the compiled rules.
+  private readonly files: ProjectCaches<StoredFile | null>;
+  private readonly rules = new ProjectCaches<CompiledRules>(MAX_RULE_SETS);
   private readonly db: Executor;
 
   constructor(database: PlatformDatabase, options: PublishedSitesOptions) {
     this.suffix = `.${normalizeHost(options.sitesDomain)}`;
     this.now = options.now ?? Date.now;
     this.maxHosts = options.maxHosts ?? 10_000;
-    this.maxFiles = options.maxFiles ?? 50_000;
+    this.files = new ProjectCaches(options.maxFiles ?? 50_000);
     this.generation = manifestGeneration(database);
-    this.seen = this.generation.value;
+    this.seenEverything = this.generation.everything;
     this.db = database.db;
   }
 
   /** How many host and file lookups are remembered (misses included): for tests and diagnostics. */
   get cached(): { hosts: number; files: number } {
-    return { hosts: this.hosts.size, files: this.fileCount };
+    return { hosts: this.hosts.size, files: this.files.size };
   }
 
   /** The revision a Host header value serves, or undefined when no live site answers on it. */
   async resolve(host: string): Promise<SiteTarget | undefined> {
-    this.forgetIfWritten();
+    this.forgetIfEverythingMoved();
     let entry = this.hosts.get(host);
+    if (entry !== undefined && !this.hostFresh(entry.readAt, entry.projects)) {
+      this.hosts.delete(host);
+      entry = undefined;
+    }
     if (entry === undefined) {
       const read = this.generation.value;
-      entry = await this.readHost(normalizeHost(host));
+      entry = await this.readHost(normalizeHost(host), read);
       // What was read before a write that came meanwhile is used once, never remembered.
-      if (host.length <= MAX_HOST_KEY && this.unwritten(read)) this.rememberHost(host, entry);
+      if (host.length <= MAX_HOST_KEY && this.hostFresh(read, entry.projects)) this.rememberHost(host, entry);
     }
     const now = this.now();
     if (entry.pinned !== undefined && entry.pinned.expiresAt > now) return entry.pinned.target;
@@ -110,8 +118,8 @@ export class PublishedSites {
 
   /** The file at `path` (site-relative, starting with `/`) of a revision, or undefined. */
   async findFile(projectSlug: string, revisionId: string, path: string): Promise<StoredFile | undefined> {
-    this.forgetIfWritten();
-    const known = this.files.get(projectSlug)?.get(revisionId)?.get(path);
+    this.forgetIfEverythingMoved();
+    const known = this.files.get(projectSlug, revisionId, path, this.generation);
     if (known !== undefined) return known ?? undefined;
     const read = this.generation.value;
     const row = await firstOf(
@@ -123,17 +131,16 @@ export class PublishedSites {
     const file: StoredFile | null = row
       ? Object.freeze({ hash: row.hash, size: Number(row.size), contentType: row.content_type })
       : null;
-    if (path.length <= MAX_PATH_KEY && this.unwritten(read)) {
-      this.rememberFile(projectSlug, revisionId, path, file, this.files.get(projectSlug)?.get(revisionId));
+    if (path.length <= MAX_PATH_KEY && this.projectFresh(read, projectSlug)) {
+      this.files.remember(projectSlug, revisionId, path, file, read);
     }
     return file ?? undefined;
   }
 
-  /** A revision's `_redirects` and `_headers`, compiled on first use and kept until the next write. */
+  /** A revision's `_redirects` and `_headers`, compiled on first use and kept until its project's next write. */
   async rulesOf(projectSlug: string, revisionId: string): Promise<CompiledRules> {
-    this.forgetIfWritten();
-    const key = `${projectSlug}/${revisionId}`;
-    let compiled = this.rules.get(key);
+    this.forgetIfEverythingMoved();
+    let compiled = this.rules.get(projectSlug, revisionId, "", this.generation);
     if (compiled === undefined) {
       const read = this.generation.value;
       const row = await firstOf(
@@ -142,30 +149,36 @@ export class PublishedSites {
           WHERE project_slug = ${projectSlug} AND revision_id = ${revisionId}`,
       );
       compiled = new CompiledRules(row ? (JSON.parse(row.rules) as SiteRules) : NO_RULES);
-      if (this.unwritten(read)) {
-        if (this.rules.size >= MAX_RULE_SETS) this.rules.clear();
-        this.rules.set(key, compiled);
-      }
+      if (this.projectFresh(read, projectSlug))
+        this.rules.remember(projectSlug, revisionId, "", compiled, read);
     }
     return compiled;
   }
 
-  /** True when the manifest is as it was at generation `read` and the caches are of it. */
-  private unwritten(read: number): boolean {
-    return this.generation.value === read && this.seen === read;
+  /** True when no write of the project came since generation `readAt`. */
+  private projectFresh(readAt: number, projectSlug: string): boolean {
+    return readAt === this.generation.value || this.generation.changedAt(projectSlug) <= readAt;
   }
 
-  private forgetIfWritten(): void {
-    if (this.generation.value === this.seen) return;
-    this.seen = this.generation.value;
-    this.rules.clear();
+  /** True when a host entry read at `readAt` still holds: no write of its projects (of any, when undefined) since. */
+  private hostFresh(readAt: number, projects: readonly string[] | undefined): boolean {
+    if (readAt === this.generation.value) return true;
+    if (projects === undefined) return false;
+    for (const slug of projects) if (this.generation.changedAt(slug) > readAt) return false;
+    return true;
+  }
+
+  /** After a write of unknown extent, frees the memory of everything at once (each lookup would see it stale). */
+  private forgetIfEverythingMoved(): void {
+    if (this.generation.everything === this.seenEverything) return;
+    this.seenEverything = this.generation.everything;
     this.hosts.clear();
-    this.files = new Map();
-    this.fileCount = 0;
+    this.files.clear();
+    this.rules.clear();
   }
 
   // Expiry is read, not filtered on: what is cached must not depend on the time it was read.
-  private async readHost(hostname: string): Promise<HostEntry> {
+  private async readHost(hostname: string, readAt: number): Promise<HostEntry> {
     let pinned: Live | undefined;
     const labelled = this.pinnedHost(hostname);
     const revision = labelled && REVISION_ID.test(labelled.label) ? labelled : undefined;
@@ -213,37 +226,18 @@ export class PublishedSites {
       if (row.canonical_url !== null) Object.assign(target, { canonicalUrl: row.canonical_url });
       production = { target: Object.freeze(target), expiresAt: Number(row.expires_at) };
     }
-    return pinned || production ? { pinned, production } : NOWHERE;
+    // A hostname no project holds may be taken by any: such an entry goes with any write.
+    const projects = row ? [row.project_slug] : undefined;
+    if (projects !== undefined && labelled !== undefined) projects.push(labelled.projectSlug);
+    return { pinned, production, readAt, projects };
   }
 
   private rememberHost(host: string, entry: HostEntry): void {
+    // A stale entry (or one another lookup remembered meanwhile) is replaced, not counted twice.
+    this.hosts.delete(host);
     // A Map iterates in insertion order: its first key is the oldest entry.
     if (this.hosts.size >= this.maxHosts) this.hosts.delete(this.hosts.keys().next().value!);
     this.hosts.set(host, entry);
-  }
-
-  private rememberFile(
-    projectSlug: string,
-    revisionId: string,
-    path: string,
-    file: StoredFile | null,
-    known: Map<string, StoredFile | null> | undefined,
-  ): void {
-    let paths = known;
-    if (this.fileCount >= this.maxFiles) {
-      // Dropping everything is crude but cheap, and only a flood of distinct paths gets here.
-      this.files = new Map();
-      this.fileCount = 0;
-      paths = undefined;
-    }
-    if (paths === undefined) {
-      let revisions = this.files.get(projectSlug);
-      if (revisions === undefined) this.files.set(projectSlug, (revisions = new Map()));
-      paths = revisions.get(revisionId);
-      if (paths === undefined) revisions.set(revisionId, (paths = new Map()));
-    }
-    paths.set(path, file);
-    this.fileCount++;
   }
 
   /** The revision an alias host (`<alias>--<slug>`) serves now: a preview, whose files may move. */

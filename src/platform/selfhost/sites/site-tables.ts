@@ -24,12 +24,12 @@ export class SiteTables {
     this.generation = manifestGeneration(database);
   }
 
-  /** Runs a write of the manifest in one transaction, then tells the readers. */
-  private async write<T>(work: (trx: Executor) => Promise<T>): Promise<T> {
+  /** Runs a write of the project's manifest in one transaction, then tells the readers. */
+  private async write<T>(projectSlug: string, work: (trx: Executor) => Promise<T>): Promise<T> {
     try {
       return await this.database.transaction(work);
     } finally {
-      manifestWritten(this.database);
+      manifestWritten(this.database, projectSlug);
     }
   }
 
@@ -73,7 +73,7 @@ export class SiteTables {
   /** `publish`'s one transaction, once the files are staged. */
   private async record(input: Parameters<SiteTables["publish"]>[0] & { rowBytes: number }): Promise<void> {
     const { projectSlug: slug, revisionId, sessionId, expiresAt, now } = input;
-    await this.write(async (trx) => {
+    await this.write(slug, async (trx) => {
       // First: a project at its alias bound publishes nothing.
       if (input.alias !== undefined) await moveAlias(trx, slug, input.alias, revisionId, now);
       await sql`INSERT INTO revisions (project_slug, revision_id, created_at, row_bytes)
@@ -103,7 +103,7 @@ export class SiteTables {
    * says); false (nothing changed) when it has none such.
    */
   async promote(projectSlug: string, revisionId: string, now: number): Promise<boolean> {
-    return this.write(async (trx) => {
+    return this.write(projectSlug, async (trx) => {
       // The site's row first (on PostgreSQL): a prune that holds it finishes before the revision
       // is looked for, so production never moves to a revision pruned meanwhile.
       await sql`SELECT 1 AS locked FROM sites WHERE project_slug = ${projectSlug}
@@ -130,7 +130,7 @@ export class SiteTables {
     revisionIds: string[],
     after?: (trx: Executor) => Promise<unknown>,
   ): Promise<void> {
-    const removed = await this.write(async (trx) => {
+    const removed = await this.write(projectSlug, async (trx) => {
       // The site's row is locked (on PostgreSQL) so a promote cannot move production meanwhile.
       const site = await firstOf(
         trx,
@@ -162,7 +162,7 @@ export class SiteTables {
     expiresAt: number,
     canonical?: { hostname: string; url: string },
   ): Promise<void> {
-    await this.write(async (trx) => {
+    await this.write(projectSlug, async (trx) => {
       await upsertSiteExpiry(trx, projectSlug, expiresAt);
       await replaceHosts(trx, projectSlug, hostnames, canonical);
     });
@@ -174,7 +174,7 @@ export class SiteTables {
    * and its sessions' rows in slices, its sessions last.
    */
   async remove(projectSlug: string, after?: (trx: Executor) => Promise<unknown>): Promise<void> {
-    const sessions = await this.write(async (trx) => {
+    const sessions = await this.write(projectSlug, async (trx) => {
       await sql`DELETE FROM site_hosts WHERE project_slug = ${projectSlug}`.execute(trx);
       await sql`DELETE FROM site_aliases WHERE project_slug = ${projectSlug}`.execute(trx);
       await sql`DELETE FROM sites WHERE project_slug = ${projectSlug}`.execute(trx);

@@ -28,9 +28,10 @@ export interface PlatformDatabase {
   transaction<T>(work: (trx: Executor) => Promise<T>): Promise<T>;
   /**
    * Calls `listener` whenever another connection (another process) may have written the
-   * published manifest; on SQLite, written by this process only, never.
+   * published manifest, with the project written, or with none when it may have been any (a
+   * notification missed); on SQLite, written by this process only, never.
    */
-  onManifestChange(listener: () => void): void;
+  onManifestChange(listener: (projectSlug?: string) => void): void;
   /**
    * Resolves once other processes' writes are heard (at once on SQLite): a reader's caches are
    * dropped once more when that starts, for what came before it.

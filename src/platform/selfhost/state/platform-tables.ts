@@ -84,9 +84,10 @@ export interface PlatformTables {
 export type PlatformTable = keyof PlatformTables;
 
 /**
- * The tables the edge reads (the published manifest): each write of one tells its readers
- * (SQLite: temporary triggers, sites/site-tables.ts; PostgreSQL: a NOTIFY trigger, added by the
- * migration that creates the table). Blobs are left out: a blob row never changes, and one is only
+ * The tables the edge reads (the published manifest), each with a `project_slug`: each write of
+ * one tells its readers which project it touched (SQLite: temporary triggers,
+ * sites/manifest-generation.ts; PostgreSQL: NOTIFY triggers, added by the migration that creates
+ * the table). Blobs are left out: a blob row never changes, and one is only
  * deleted once no revision file names it.
  */
 export const MANIFEST_TABLES = [

@@ -54,7 +54,7 @@ export function postgresPlatformDatabase(
   listen: { url: string; schema: string; writer?: string },
 ): PlatformDatabase {
   let open = true;
-  const listeners: (() => void)[] = [];
+  const listeners: ((projectSlug?: string) => void)[] = [];
   let listener: ManifestListener | undefined;
   return {
     dialect: "postgres",
@@ -73,7 +73,10 @@ export function postgresPlatformDatabase(
     onManifestChange(onChange) {
       listeners.push(onChange);
       if (listener !== undefined || !open) return;
-      listener = new ManifestListener({ ...listen, onChange: () => listeners.forEach((call) => call()) });
+      listener = new ManifestListener({
+        ...listen,
+        onChange: (slug) => listeners.forEach((call) => call(slug)),
+      });
       listener.start();
     },
     manifestHeard: () => listener?.heard ?? Promise.resolve(),

@@ -6,6 +6,7 @@ import { migration as postgres0004 } from "./postgres/0004_site_aliases.js";
 import { migration as postgres0005 } from "./postgres/0005_quota_charges.js";
 import { migration as postgres0006 } from "./postgres/0006_session_hashes.js";
 import { migration as postgres0007 } from "./postgres/0007_session_published.js";
+import { migration as postgres0008 } from "./postgres/0008_manifest_notify_project.js";
 import { migration as sqlite0001 } from "./sqlite/0001_platform.js";
 import { migration as sqlite0002 } from "./sqlite/0002_session_published.js";
 
@@ -31,4 +32,5 @@ export const POSTGRES_PLATFORM_MIGRATIONS: Migrations = {
   "0005_quota_charges": postgres0005,
   "0006_session_hashes": postgres0006,
   "0007_session_published": postgres0007,
+  "0008_manifest_notify_project": postgres0008,
 };

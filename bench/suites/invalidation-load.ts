@@ -1,0 +1,95 @@
+import { randomBytes } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { deployFiles } from "../lib/api-deploy.js";
+import { runWrk } from "../lib/wrk.js";
+
+/** Edge throughput over a warm set of sites while other sites are published at a given rate. */
+export interface InvalidationFigure {
+  /** Publishes a second asked for, and done during the load. */
+  rate: number;
+  publishedPerSecond: number;
+  rps: number;
+  p99Ms: number;
+  errors: number;
+}
+
+const WARM_SITES = 200;
+export const PUBLISH_RATES = [0, 1, 3, 10] as const;
+
+function page(): Map<string, Buffer> {
+  return new Map([
+    ["/index.html", Buffer.from(`<h1>${randomBytes(8).toString("hex")}</h1>`.padEnd(2_000, " "))],
+  ]);
+}
+
+/**
+ * Issue 32: publishes 200 sites, then for each rate loads the edge with wrk over all of them in
+ * turn (one 2 KB page each) while new sites are published at that rate (each a project of its
+ * own, so none of the warm set changes: only how the edge forgets is measured).
+ */
+export async function invalidationLoad(
+  urls: { api: string; edge: string },
+  work: string,
+  seconds: number,
+): Promise<InvalidationFigure[]> {
+  const hosts: string[] = [];
+  for (let i = 0; i < WARM_SITES; i++) hosts.push((await deployFiles(urls.api, page())).hostname);
+  const hostsFile = join(work, "warm-hosts.txt");
+  writeFileSync(hostsFile, `${hosts.join("\n")}\n`);
+  const first = await runWrk({ url: `${urls.edge}/`, seconds: 2, hostsFile });
+  if (first.errors > 0)
+    throw new Error(`the edge answered ${first.errors} of ${first.requests} requests with errors`);
+  const figures: InvalidationFigure[] = [];
+  for (const rate of PUBLISH_RATES) {
+    const publisher = publishAt(urls.api, rate);
+    const load = await runWrk({ url: `${urls.edge}/`, seconds, hostsFile });
+    const published = await publisher.stop();
+    if (load.errors > 0)
+      throw new Error(`the edge answered ${load.errors} of ${load.requests} requests with errors`);
+    figures.push({
+      rate,
+      publishedPerSecond: published / load.seconds,
+      rps: load.rps,
+      p99Ms: load.p99Ms,
+      errors: load.errors,
+    });
+  }
+  return figures;
+}
+
+/** Starts a deploy of a new one-page site every 1/rate s (at most 4 at once) until stopped. */
+function publishAt(apiUrl: string, rate: number): { stop(): Promise<number> } {
+  let done = 0;
+  let failed: unknown;
+  let stopped = false;
+  const running = new Set<Promise<void>>();
+  const started = performance.now();
+  let due = 0;
+  const tick = () => {
+    if (stopped) return;
+    const wanted = Math.floor(((performance.now() - started) / 1000) * rate) + 1;
+    while (due < wanted && running.size < 4) {
+      due++;
+      const deploy = deployFiles(apiUrl, page()).then(
+        () => void done++,
+        (error: unknown) => void (failed ??= error),
+      );
+      running.add(deploy);
+      void deploy.then(() => running.delete(deploy));
+    }
+    timer = setTimeout(tick, 20);
+  };
+  let timer: NodeJS.Timeout | undefined = rate > 0 ? setTimeout(tick, 0) : undefined;
+  return {
+    async stop() {
+      // Those done while the load ran; the ones still running finish outside it.
+      const during = done;
+      stopped = true;
+      clearTimeout(timer);
+      await Promise.all(running);
+      if (failed !== undefined) throw failed;
+      return during;
+    },
+  };
+}
