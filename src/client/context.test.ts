@@ -124,6 +124,7 @@ describe("context", () => {
       const error = await rejection(openFolder(ctx, "site", { lock: false }));
       expect(error.code).toBe("CONFIG_INSIDE");
       expect(error.message).toBe(`the config folder ${config} is inside ${join(root, "site")}`);
+      expect(error.hint).toBe("Set DEPLOY_CONFIG_DIR elsewhere.");
     }
     // A sibling whose name starts with the folder's is not inside it.
     const ctx = createContext(
@@ -181,6 +182,31 @@ describe("context", () => {
     const folder = await openFolder(ctx, "site", { lock: false });
     expect(() => requireSavedProject(folder, "http://x")).toThrow(
       `no project for ${join(root, "site")} on http://x`,
+    );
+  });
+  it("openFolder: a folder of this machine carries its own identity, not a credential's; its saved project is required as it is", async () => {
+    const ctx = context({}, "http://127.0.0.1:1");
+    const folder = await openFolder(ctx, "site", { lock: false });
+    expect(folder.fromCredential).toBe(false);
+    expect(folder.api.identityFields.projectHash).toBe(folder.identityHash);
+    expect(folder.api.identityFields.anonFingerprint).toMatch(/^[0-9a-f]{64}$/);
+    const saved = {
+      projectSlug: "s",
+      apiToken: "t",
+      apiUrl: "http://x",
+      dir: "/d",
+      productionUrl: "",
+      createdAt: "",
+    };
+    expect(requireSavedProject({ ...folder, saved }, "http://x")).toBe(saved);
+    await folder.release();
+  });
+
+  it("createContext: a credential's API URL loses all its trailing slashes, and the same --api-url is accepted", () => {
+    const credential = encodeCredential({ ...CREDENTIAL, apiUrl: "https://deploy.example//" });
+    expect(context({ DEPLOY_CREDENTIAL: credential }).apiUrl).toBe("https://deploy.example");
+    expect(context({ DEPLOY_CREDENTIAL: credential }, "https://deploy.example").apiUrl).toBe(
+      "https://deploy.example",
     );
   });
 });

@@ -47,6 +47,7 @@ describe("deploy: the server's limits, learnt before anything is created", () =>
     expect(run.stderr).toContain(
       "Error: video/huge.mp4 (2.0 KiB) is larger than the server's limit of 1.0 KiB per file\n",
     );
+    expect(run.stderr).toContain(`(${bed.server.urls.api}/limits lists what the server accepts.)`);
     expect(run.stderr).not.toContain("Created project");
     expect(run.stderr).not.toContain("manifest[");
     // Nothing on the server (no project, no deploy, no session) and nothing saved by the client.

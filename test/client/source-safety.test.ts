@@ -95,6 +95,9 @@ describe("deploying a project's source by accident", () => {
     const yes = await onTerminal([], "y\n", root);
     expect(yes.code, yes.stderr).toBe(0);
     expect(yes.stdout).toContain("Deployed ");
+    // The yes is remembered: off a terminal, the next deploy goes ahead without asking.
+    const next = await runInProcess([], bed.env, root);
+    expect(next.code, next.stderr).toBe(0);
   });
 
   it("deploy: a built folder inside the repository is deployed without a question", async () => {

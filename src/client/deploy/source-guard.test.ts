@@ -108,4 +108,12 @@ describe("source-guard", () => {
         "To publish this folder as it is, run again with --yes.",
     );
   });
+  it("guardSourceFolder: one sign alone is named without 'and'; run from inside the output folder, its absolute path", async () => {
+    const dir = await folder("one-sign", ["package.json", "index.html", "out/index.html"]);
+    const error = await refusal(dir, join(dir, "out"));
+    expect(error.message).toBe(
+      `${dir} looks like a project's source, not a built site: it has a package.json; nothing was deployed`,
+    );
+    expect(error.hint).toContain(`deploy that with \`deploy ${join(dir, "out")}\``);
+  });
 });

@@ -18,6 +18,10 @@ describe("browser", () => {
       args: ["--new-tab"],
     });
     expect(browserOpener({ BROWSER: "w3m" }, "darwin")).toEqual({ command: "w3m", args: [] });
+    expect(browserOpener({ BROWSER: "lynx   -accept_all_cookies" }, "linux")).toEqual({
+      command: "lynx",
+      args: ["-accept_all_cookies"],
+    });
     expect(browserOpener({ BROWSER: "none" }, "linux")).toBeUndefined();
     expect(browserOpener({ BROWSER: ":firefox" }, "linux")).toBeUndefined();
   });
@@ -53,5 +57,16 @@ describe("browser", () => {
     expect(await openInBrowser("http://example.test/", { BROWSER: "none", PATH: process.env.PATH })).toBe(
       false,
     );
+  });
+  it("openInBrowser: the opener is found on the PATH of the environment given", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "opener-path-"));
+    await writeFile(join(dir, "my-opener"), "#!/bin/sh\nexit 0\n", { mode: 0o755 });
+    try {
+      expect(
+        await openInBrowser("http://example.test/", { BROWSER: "my-opener", PATH: `${dir}:/usr/bin:/bin` }),
+      ).toBe(true);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

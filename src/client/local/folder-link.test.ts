@@ -93,6 +93,9 @@ describe("resolveFolderLink", () => {
     expect(error.message).toBe(
       `${join(dir, PROJECT_FILE)} links ${dir} to project quiet-lake-zz99z, but this machine holds no token for it`,
     );
-    expect(error.hint).toContain("`deploy credential` prints a credential");
+    expect(error.hint).toBe(
+      "Where it was created, `deploy credential` prints a credential: set DEPLOY_CREDENTIAL to it here. " +
+        "Or `deploy unlink` to deploy this folder to a new project of its own.",
+    );
   });
 });

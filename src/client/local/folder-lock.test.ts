@@ -96,4 +96,13 @@ describe("lockFolder", () => {
       expect(error.message).toBe("another run is acting on /site/e; gave up waiting after 0 s");
     }
   });
+  it("lockFolder: a holder that stays is waited for, said once, and given up on after the wait", async () => {
+    const release = await lock("f", 0);
+    const waits: string[] = [];
+    const error = await refusal(lock("f", 0.35, waits));
+    expect(error.message).toMatch(/gave up waiting after 0.35 s$/);
+    // Several polls in 0.35 s, one line.
+    expect(waits).toHaveLength(1);
+    await release();
+  });
 });

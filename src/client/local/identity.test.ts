@@ -66,4 +66,38 @@ describe("identity and config", () => {
     );
     expect(await readFile(join(config, "install.json"), "utf8")).toBe('{"installId":');
   });
+  it("resolveSiteDir: each refusal has its code, words and hint", async () => {
+    await writeFile(join(base, "file"), "x");
+    await expect(resolveSiteDir(base, "nope")).rejects.toMatchObject({
+      code: "NO_FOLDER",
+      hint: "Check the path, e.g. `deploy ./dist`.",
+    });
+    await expect(resolveSiteDir(base, "file")).rejects.toMatchObject({
+      code: "NOT_A_FOLDER",
+      message: `not a folder: ${join(base, "file")}`,
+      hint: "Give the folder that holds the site.",
+    });
+  });
+
+  it("anonFingerprint: the install id kept is the one used; an id that is not 64 hex is named, never replaced", async () => {
+    const config = join(base, "config");
+    await mkdir(config, { recursive: true });
+    const path = join(config, "install.json");
+    await writeFile(path, JSON.stringify({ installId: "c".repeat(64) }));
+    expect(await anonFingerprint(config)).toBe(sha256Hex("c".repeat(64)));
+    for (const data of [
+      { installId: "C".repeat(64) },
+      { installId: `x${"c".repeat(64)}` },
+      { installId: `${"c".repeat(64)}x` },
+      { installId: 7 },
+      {},
+      null,
+    ]) {
+      await writeFile(path, JSON.stringify(data));
+      await expect(anonFingerprint(config), JSON.stringify(data)).rejects.toThrow(
+        `${path} holds no valid installId`,
+      );
+      expect(JSON.parse(await readFile(path, "utf8"))).toEqual(data);
+    }
+  });
 });

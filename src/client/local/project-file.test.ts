@@ -80,6 +80,7 @@ describe("project-file", () => {
       [JSON.stringify({ project: "Not A Slug", apiUrl: LINK.apiUrl, dir: "." }), `its "project"`],
       [JSON.stringify({ project: LINK.project, apiUrl: "127.0.0.1:8787", dir: "." }), `its "apiUrl"`],
       [JSON.stringify({ project: LINK.project, apiUrl: 8787, dir: "." }), `its "apiUrl"`],
+      [JSON.stringify({ project: LINK.project, apiUrl: "see http://x", dir: "." }), `its "apiUrl"`],
       [JSON.stringify({ project: LINK.project, apiUrl: LINK.apiUrl, dir: "" }), `its "dir"`],
       [JSON.stringify({ project: LINK.project, apiUrl: LINK.apiUrl }), `its "dir"`],
       [" ".repeat(16 * 1024 + 1), "is too large to be a project file"],
@@ -118,6 +119,8 @@ describe("project-file", () => {
     await writeProjectFile(dir, LINK);
     await removeProjectFile((await findProjectFile(dir))!);
     await expect(stat(join(dir, PROJECT_FILE))).rejects.toMatchObject({ code: "ENOENT" });
+    // Removing it again is not an error.
+    await removeProjectFile({ path: join(dir, PROJECT_FILE), link: { ...LINK, dir: "." } });
     expect(await findProjectFile(dir)).toBeUndefined();
   });
 

@@ -123,4 +123,84 @@ describe("SavedProjects", () => {
     await expect(new SavedProjects(config).put(hashOf(1), projectOf(1))).rejects.toThrow(path);
     expect(await readFile(path, "utf8")).toBe("garbage");
   });
+  it("SavedProjects: list is sorted by API URL, then project; files of other names are not records", async () => {
+    const projects = new SavedProjects(config);
+    await projects.put(hashOf(3), projectOf(3, "http://b"));
+    await projects.put(hashOf(2), projectOf(2, "http://a"));
+    await projects.put(hashOf(1), projectOf(1, "http://b"));
+    await writeFile(
+      join(config, "projects", "notes.json"),
+      JSON.stringify({ version: 1, projectHash: hashOf(9), record: projectOf(9) }),
+    );
+    await writeFile(join(config, "projects", `${hashOf(8)}.json.bak`), "{}");
+    const listed = (await projects.list()).map(({ project }) => `${project.apiUrl} ${project.projectSlug}`);
+    expect(listed).toEqual(["http://a site-number-2", "http://b site-number-1", "http://b site-number-3"]);
+  });
+
+  it("SavedProjects: findByDir gives the newest project made from the folder on that API", async () => {
+    const projects = new SavedProjects(config);
+    const older = { ...projectOf(1), dir: "/same", createdAt: "2030-01-01T00:00:00.000Z" };
+    const newer = { ...projectOf(2), dir: "/same", createdAt: "2030-02-01T00:00:00.000Z" };
+    const elsewhere = {
+      ...projectOf(3, "http://other"),
+      dir: "/same",
+      createdAt: "2030-03-01T00:00:00.000Z",
+    };
+    await projects.put(hashOf(2), newer);
+    await projects.put(hashOf(1), older);
+    await projects.put(hashOf(3), elsewhere);
+    expect(await projects.findByDir("http://api", "/same")).toEqual({
+      projectHash: hashOf(2),
+      project: newer,
+    });
+    expect(await projects.findByDir("http://api", "/nowhere")).toBeUndefined();
+  });
+
+  it("SavedProjects: a record file of another version, without its projectHash or with a field not text, is named as not a record", async () => {
+    const projects = new SavedProjects(config);
+    await projects.put(hashOf(1), projectOf(1));
+    const [name] = await readdir(join(config, "projects"));
+    const path = join(config, "projects", name!);
+    const bad: unknown[] = [
+      { version: 2, projectHash: hashOf(1), record: projectOf(1) },
+      { version: 1, record: projectOf(1) },
+      { version: 1, projectHash: hashOf(1), record: { ...projectOf(1), apiToken: 5 } },
+      { version: 1, projectHash: hashOf(1), record: { ...projectOf(1), createdAt: undefined } },
+      { version: 1, projectHash: hashOf(1), record: null },
+      { version: 1, projectHash: hashOf(1), record: "text" },
+      null,
+    ];
+    for (const data of bad) {
+      await writeFile(path, JSON.stringify(data));
+      await expect(projects.findBySlug("http://api", slugOf(1)), JSON.stringify(data)).rejects.toThrow(
+        `${path} is not a project record`,
+      );
+      // Left out of the list, not fatal to it.
+      expect(await projects.list()).toEqual([]);
+    }
+  });
+
+  it("SavedProjects: a projects.json that is not a projects file, or holds a malformed record, is named and kept", async () => {
+    const path = join(config, "projects.json");
+    await mkdir(config, { recursive: true });
+    const cases: Array<[unknown, string]> = [
+      [{ version: 1 }, "is not a projects file"],
+      [{ version: 1, projects: null }, "is not a projects file"],
+      [{ version: 1, projects: "text" }, "is not a projects file"],
+      [null, "is not a projects file"],
+      [
+        { version: 1, projects: { [`http://api ${hashOf(1)}`]: { ...projectOf(1), dir: 7 } } },
+        `holds a malformed record under "http://api ${hashOf(1)}"`,
+      ],
+      [
+        { version: 1, projects: { [`http://other ${hashOf(1)}`]: projectOf(1) } },
+        `holds a malformed record under "http://other ${hashOf(1)}"`,
+      ],
+    ];
+    for (const [data, problem] of cases) {
+      await writeFile(path, JSON.stringify(data));
+      await expect(new SavedProjects(config).list()).rejects.toThrow(`${path} ${problem}`);
+      expect(JSON.parse(await readFile(path, "utf8"))).toEqual(data);
+    }
+  });
 });

@@ -228,4 +228,54 @@ describe("ApiClient", () => {
     answers = [{ status: 400, body: "{}", headers: { "retry-after": "3" } }];
     expect((await failure(client().state("s", "t"))).retryAfterMs).toBe(3000);
   });
+  it("ApiClient: a refusal says which step failed, route by route", async () => {
+    const api = client();
+    const steps: Array<[string, () => Promise<unknown>]> = [
+      ["create a project", () => api.createProject()],
+      ["prepare the deploy", () => api.prepare("s", "t", {})],
+      ["prepare the deploy", () => api.prepareUnlessUnchanged("s", "t", {})],
+      ["prepare the deploy", () => api.prepareByDigest("s", "t", "d")],
+      ["complete the deploy", () => api.deploy("s", "t", "dep", "jwt")],
+      ["read the project", () => api.state("s", "t")],
+      ["promote the revision", () => api.promote("s", "t", "r")],
+      ["assign the domain", () => api.assignDomain("s", "t", "x.example")],
+      ["check the domain", () => api.checkDomain("s", "t")],
+      ["reset the domain", () => api.resetDomain("s", "t")],
+      ["delete the project", () => api.deleteProject("s", "t")],
+      ["read the server's limits", () => api.limits()],
+    ];
+    for (const [step, run] of steps) {
+      answers = [json(400, { error: { code: "BAD", message: "no" } })];
+      expect((await failure(run())).message).toBe(`could not ${step}: no`);
+    }
+    expect(received.map((request) => `${request.method} ${request.url}`)).toEqual([
+      "POST /projects",
+      "POST /projects/s/prepare",
+      "POST /projects/s/prepare",
+      "POST /projects/s/prepare",
+      "POST /projects/s/deploy",
+      "POST /projects/s/state",
+      "POST /projects/s/promote",
+      "POST /projects/s/domains",
+      "POST /projects/s/domains/check",
+      "DELETE /projects/s/domains",
+      "DELETE /projects/s",
+      "GET /limits",
+    ]);
+    expect(received.at(-1)!.headers.accept).toBe("application/json");
+  });
+
+  it("ApiClient: an error that is neither text nor an object is read as the body's text", async () => {
+    const api = client();
+    answers = [json(400, { error: 5 }), json(400, { error: null })];
+    expect((await failure(api.state("s", "t"))).serverMessage).toBe('{"error":5}');
+    expect((await failure(api.state("s", "t"))).serverMessage).toBe('{"error":null}');
+  });
+
+  it("ApiClient: a 500 that lasts gets the server-failed hint", async () => {
+    answers = [json(500, {}), json(500, {})];
+    expect((await failure(client().state("s", "t"))).hint).toBe(
+      "The server failed; try again later, or ask its operator.",
+    );
+  });
 });

@@ -145,4 +145,14 @@ describe("sendRequest", () => {
     const error = await networkError(sendRequest("read", { method: "GET", url, headers: {} }));
     expect(error.message).toContain("(connection reset)");
   });
+  it("sendRequest: an https URL goes through TLS: a refused one is a NetworkError too", async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const error = await networkError(
+      sendRequest("read", { method: "GET", url: `https://127.0.0.1:${port}/`, headers: {} }),
+    );
+    expect(error.causeCode).toBe("ECONNREFUSED");
+  });
 });

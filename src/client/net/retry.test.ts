@@ -94,4 +94,40 @@ describe("retry policy", () => {
     expect(calls).toBe(3);
     expect(notices).toEqual([1, 2]);
   });
+  it("parseRetryAfter: only whole seconds count as seconds, spaces around them ignored; nothing given is none", () => {
+    expect(parseRetryAfter(undefined)).toBeUndefined();
+    expect(parseRetryAfter(" 5 ")).toBe(5000);
+    expect(parseRetryAfter("12")).toBe(12_000);
+    expect(parseRetryAfter("x7")).toBeUndefined();
+    expect(parseRetryAfter("7x")).toBeUndefined();
+  });
+
+  it("withRetry: a refused connection gets its own, smaller number of attempts; another network error all of them", async () => {
+    const policy = defaultRetryPolicy({ maxAttempts: 5, maxRefusedAttempts: 2, sleep: async () => {} });
+    const attempts = async (causeCode: string) => {
+      let calls = 0;
+      const error = await withRetry(async () => {
+        calls++;
+        throw new NetworkError("do it", "http://x/", causeCode, "d");
+      }, policy).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(NetworkError);
+      return calls;
+    };
+    expect(await attempts("ECONNREFUSED")).toBe(2);
+    expect(await attempts("ECONNRESET")).toBe(5);
+    // The smaller of the two: a policy of fewer attempts in all is not raised by the refused one.
+    const few = defaultRetryPolicy({ maxAttempts: 1, maxRefusedAttempts: 3, sleep: async () => {} });
+    let calls = 0;
+    await withRetry(async () => {
+      calls++;
+      throw new NetworkError("do it", "http://x/", "ECONNREFUSED", "d");
+    }, few).catch(() => undefined);
+    expect(calls).toBe(1);
+  });
+
+  it("defaultRetryPolicy: its sleep waits the time it is given", async () => {
+    const started = performance.now();
+    await defaultRetryPolicy().sleep(30);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(25);
+  });
 });
