@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ApiError, CliError } from "../errors.js";
 import { defaultRetryPolicy, type RetryNotice } from "../net/retry.js";
-import { ok, startUploadStandIn, type UploadStandIn } from "./test-upload-server.js";
+import { ok, startUploadStandIn, type UploadStandIn } from "../../../test/support/upload-stand-in.js";
 import { uploadBuckets, UploadTokenExpiredError } from "./upload-buckets.js";
 
 let standIn: UploadStandIn;

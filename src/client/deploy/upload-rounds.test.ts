@@ -5,7 +5,7 @@ import type { PreparedDeploy } from "../net/api-types.js";
 import { defaultRetryPolicy } from "../net/retry.js";
 import { createProgress } from "../progress.js";
 import { readSettings } from "../settings.js";
-import { ok, startUploadStandIn, type UploadStandIn } from "./test-upload-server.js";
+import { ok, startUploadStandIn, type UploadStandIn } from "../../../test/support/upload-stand-in.js";
 import { uploadAll } from "./upload-rounds.js";
 
 /** What `promise` was refused with; a test failure when it was not refused. */
