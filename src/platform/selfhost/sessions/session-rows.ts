@@ -5,6 +5,7 @@ import { mediaTypeFor } from "../../../shared/media-types.js";
 import { compressibleFlag } from "../quotas/quota-charges.js";
 import type { Pacer } from "../../../shared/event-loop.js";
 import { deleteInSlices } from "../state/sliced-delete.js";
+import { insertRows } from "../state/row-insert.js";
 import {
   type Executor,
   forUpdate,
@@ -78,18 +79,22 @@ export async function recordBlobs(
 /** Writes manifest rows of a session, each path with the media type of its extension. */
 export async function insertAssets(
   trx: Executor,
+  dialect: SqlDialect,
   sessionId: string,
   entries: ManifestEntry[],
 ): Promise<void> {
-  const values = sql.join(
-    entries.map((e) => {
-      const type = mediaTypeFor(e.path);
-      return sql`(${sessionId}, ${e.path}, ${e.hash}, ${e.size}, ${type}, ${compressibleFlag(type)})`;
-    }),
-  );
+  const rows = entries.map((e) => {
+    const type = mediaTypeFor(e.path);
+    return [sessionId, e.path, e.hash, e.size, type, compressibleFlag(type)];
+  });
   // A manifest's paths are unique: a row already there is this one, from a slice run again.
-  await sql`INSERT INTO session_assets (session_id, path, hash, size, content_type, compressible)
-    VALUES ${values} ON CONFLICT DO NOTHING`.execute(trx);
+  await insertRows(
+    trx,
+    dialect,
+    "INSERT INTO session_assets (session_id, path, hash, size, content_type, compressible)",
+    rows,
+    "ON CONFLICT DO NOTHING",
+  );
 }
 
 /**

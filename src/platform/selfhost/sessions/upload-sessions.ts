@@ -113,7 +113,7 @@ export class UploadSessions {
           const inRevision = await ownedByRevision(trx, session.projectSlug, fresh);
           const rest = fresh.filter((hash) => !inRevision.has(hash));
           const inSession = await ownedBySession(trx, session.projectSlug, rest, now);
-          await insertAssets(trx, session.id, slice);
+          await insertAssets(trx, this.database.dialect, session.id, slice);
           await insertSessionHashes(trx, session.id, fresh, byHash);
           await insertSessionBlobs(
             trx,
