@@ -12,6 +12,7 @@ export const TEST_FILES = ["src/**/*.test.ts", "test/**/*.test.ts"];
 export const ALONE_FILES = [
   "test/api/prepare-stall.test.ts",
   "test/api/publish-stall.test.ts",
+  "test/api/repeated-hash-stall.test.ts",
   "test/hardening/abuse.test.ts",
   "test/platform/published-sites-cache.test.ts",
   "test/scaling/postgres-restart.test.ts",

@@ -1,7 +1,8 @@
 import { sql } from "kysely";
 import type { Pacer } from "../../../shared/event-loop.js";
 import { rowBytesSum, rowCharge } from "../quotas/quota-charges.js";
-import { firstOf, lockContent, type PlatformDatabase, rowsOf } from "../state/platform-db.js";
+import { firstOf, lockContent, NOT_DURABLE, type PlatformDatabase, rowsOf } from "../state/platform-db.js";
+import { insertRows } from "../state/row-insert.js";
 import { deleteInSlices, type KeyedRows } from "../state/sliced-delete.js";
 import { ROWS_PER_SLICE } from "../sessions/session-rows.js";
 
@@ -63,21 +64,29 @@ export async function stageRevisionFiles(
           ORDER BY a.hash, a.path LIMIT ${ROWS_PER_SLICE}`,
       );
       if (slice.length === 0) return slice;
-      const values = sql.join(
-        slice.map(
-          (row) =>
-            sql`(${projectSlug}, ${revisionId}, ${row.path}, ${row.hash}, ${row.content_type}, ${Number(row.compressible)})`,
-        ),
+      await insertRows(
+        trx,
+        database.dialect,
+        "INSERT INTO revision_files (project_slug, revision_id, path, hash, content_type, compressible)",
+        slice.map((row) => [
+          projectSlug,
+          revisionId,
+          row.path,
+          row.hash,
+          row.content_type,
+          Number(row.compressible),
+        ]),
+        "ON CONFLICT DO NOTHING",
       );
-      await sql`INSERT INTO revision_files (project_slug, revision_id, path, hash, content_type, compressible)
-        VALUES ${values} ON CONFLICT DO NOTHING`.execute(trx);
       return slice;
-    });
+      // Made durable by the publish's own transaction, which comes after (and lets readers see them).
+    }, NOT_DURABLE);
     for (const row of rows) rowBytes += rowCharge(row.path);
     if (rows.length < ROWS_PER_SLICE) return rowBytes;
     const last = rows[rows.length - 1]!;
     after = { hash: last.hash, path: last.path };
-    if (pacer.due()) await pacer.next();
+    // A slice's transaction is a turn of the event loop at most.
+    await pacer.next();
   }
 }
 

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openSqlite } from "../../../shared/database/sqlite.js";
 import {
   changesOf,
+  type Executor,
   firstOf,
   forUpdate,
   lockContent,
@@ -67,6 +68,37 @@ describe("sqlitePlatformDatabase", () => {
       }),
     ).rejects.toThrow("boom");
     expect(await values()).toEqual([10, 2, 3]);
+  });
+
+  it("transaction: one that need not be durable commits with synchronous NORMAL (no sync of the log), rolls back whole when it throws, and every other statement runs with FULL", async () => {
+    const level = async (executor: Executor) =>
+      (await firstOf(executor, sql<{ synchronous: number }>`PRAGMA synchronous`))!.synchronous;
+    const FULL = 2;
+    const NORMAL = 1;
+    // Another request's statement, queued while the slice holds the connection, runs after it.
+    let queued: Promise<number> | undefined;
+    const inSlice = await database.transaction(
+      async (trx) => {
+        queued = level(database.db);
+        await sql`UPDATE t SET v = 10 WHERE k = 'a'`.execute(trx);
+        return level(trx);
+      },
+      { durable: false },
+    );
+    expect(inSlice).toBe(NORMAL);
+    expect(await queued).toBe(FULL);
+    await expect(
+      database.transaction(
+        async (trx) => {
+          await sql`UPDATE t SET v = 20 WHERE k = 'b'`.execute(trx);
+          throw new Error("boom");
+        },
+        { durable: false },
+      ),
+    ).rejects.toThrow("boom");
+    expect(await values()).toEqual([10, 2, 3]);
+    expect(await level(database.db)).toBe(FULL);
+    expect(await database.transaction((trx) => level(trx))).toBe(FULL);
   });
 
   it("onManifestChange, manifestHeard: on SQLite the listener is never called and writes are heard at once", async () => {

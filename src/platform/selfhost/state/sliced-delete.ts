@@ -48,9 +48,15 @@ export async function deleteInSlices(
     );
     const key = last && rows.key.map((column) => last[column]);
     const below = key === undefined ? sql`` : sql`AND (${columns}) <= ${tuple(key)}`;
-    await sql`DELETE FROM ${table} WHERE ${scoped} ${above} ${below}`.execute(database.db);
+    // Every slice but the last commits without waiting for the disk; the last one's sync makes
+    // them all durable (platform-db.ts, TransactionOptions).
+    await database.transaction(
+      (trx) => sql`DELETE FROM ${table} WHERE ${scoped} ${above} ${below}`.execute(trx),
+      { durable: key === undefined },
+    );
     if (key === undefined) return;
     after = key;
-    if (pacer.due()) await pacer.next();
+    // A slice is a turn of the event loop at most.
+    await pacer.next();
   }
 }
