@@ -18,6 +18,7 @@ function spec(name: string, flags: FlagSpec[], aliases?: string[]): CommandSpec 
 const DEPLOY = spec("deploy", [
   { name: "preview", takesValue: false },
   { name: "message", alias: "m", takesValue: true },
+  { name: "alias", takesValue: true },
 ]);
 const STATUS = spec("status", [], ["st"]);
 const DOMAIN = spec("domain", [
@@ -39,12 +40,12 @@ describe("completionScript", () => {
     const bash = lines("bash");
     expect(bash[0]).toBe("# bash completion for deploy (`deploy completion bash`)");
     expect(bash).toContain('status|st|domain|help) cmd="${COMP_WORDS[i]}"; break ;;');
-    expect(bash).toContain("--api-url|--message|-m) COMPREPLY=(); return ;;");
+    expect(bash).toContain("--api-url|--message|-m|--alias) COMPREPLY=(); return ;;");
     expect(bash).toContain(`status) opts="${COMMON}" ;;`);
     expect(bash).toContain(`st) opts="${COMMON}" ;;`);
     expect(bash).toContain(`domain) opts="${COMMON} --check --message -m" ;;`);
     expect(bash).toContain('help) COMPREPLY=($(compgen -W "deploy status st domain" -- "$cur")); return ;;');
-    expect(bash).toContain(`*) opts="${COMMON} --preview --message -m" ;;`);
+    expect(bash).toContain(`*) opts="${COMMON} --preview --message -m --alias" ;;`);
     expect(bash).toContain('COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur"))');
     expect(bash).toContain(
       'COMPREPLY=($(compgen -W "status st domain help" -- "$cur") $(compgen -d -- "$cur"))',
@@ -58,11 +59,11 @@ describe("completionScript", () => {
       "# zsh completion for deploy (`deploy completion zsh`)",
     ]);
     expect(zsh).toContain("(status|st|domain|help) cmd=${words[i]}; break ;;");
-    expect(zsh).toContain("(--api-url|--message|-m) return ;;");
+    expect(zsh).toContain("(--api-url|--message|-m|--alias) return ;;");
     expect(zsh).toContain(`(st) opts=(${COMMON}) ;;`);
     expect(zsh).toContain(`(domain) opts=(${COMMON} --check --message -m) ;;`);
     expect(zsh).toContain("(help) compadd -- deploy status st domain; return ;;");
-    expect(zsh).toContain(`(*) opts=(${COMMON} --preview --message -m) ;;`);
+    expect(zsh).toContain(`(*) opts=(${COMMON} --preview --message -m --alias) ;;`);
     expect(zsh).toContain("compadd -- bash zsh fish");
     expect(zsh).toContain("compadd -- status st domain help");
   });
@@ -83,6 +84,7 @@ describe("completionScript", () => {
       "complete -c deploy -l version -s v",
       `complete -c deploy -n "not __fish_seen_subcommand_from ${all}" -l preview`,
       `complete -c deploy -n "not __fish_seen_subcommand_from ${all}" -l message -s m -r`,
+      `complete -c deploy -n "not __fish_seen_subcommand_from ${all}" -l alias -r`,
       'complete -c deploy -n "__fish_seen_subcommand_from domain" -l check',
       'complete -c deploy -n "__fish_seen_subcommand_from domain" -l message -s m -r',
       "",

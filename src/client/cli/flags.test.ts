@@ -56,6 +56,12 @@ describe("flags", () => {
     );
   });
 
+  it("scan: an option of other commands, spelled right, names each of them", () => {
+    expect(usage(() => scan(["--yes"], COMMON_FLAGS, "status")).hint).toBe(
+      'It is an option of "deploy [dir]" and "deploy delete".',
+    );
+  });
+
   it("lookup: a one-letter alias finds its own option only", () => {
     expect(lookup(COMMON_FLAGS, "-h")?.name).toBe("help");
     expect(lookup(COMMON_FLAGS, "-q")).toBeUndefined();

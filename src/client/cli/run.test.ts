@@ -1,5 +1,5 @@
 import { createServer, type Server } from "node:http";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -111,6 +111,23 @@ describe("runCli", () => {
       1,
       `Error: folder not found: ${join(dir, "website")}`,
     ]);
+  });
+
+  it("runCli: a file named like a command is NOT_A_FOLDER, not a mistyped command", async () => {
+    await writeFile(join(dir, "lst"), "not a folder");
+    const file = await run(["lst"]);
+    expect(file.code).toBe(1);
+    expect(file.stderr).toBe(
+      `Error: not a folder: ${join(dir, "lst")}\nGive the folder that holds the site.\n`,
+    );
+  });
+
+  it("runCli: an error without a hint is one line", async () => {
+    expect(await run(["a", "--dir", "b"])).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: 'Error: give the folder once: "a" and --dir "b"\n',
+    });
   });
 
   it("runCli: DEBUG=1 or DEBUG=true adds the stack trace to a CliError; other values do not", async () => {
