@@ -340,6 +340,28 @@ describe("parseArgs, each command's words", () => {
     }
   });
 
+  it("parseArgs: deploy's --message and --alias are checked, rollback's revision id too", () => {
+    const message = usage(["-m", "  "]);
+    expect([message.message, message.hint]).toEqual([
+      "--message: a message is not empty",
+      "Run `deploy --help`.",
+    ]);
+    const alias = usage(["--alias", "Big--Name"]);
+    expect(alias.message).toMatch(/^--alias "Big--Name": an alias is 1 to 20/);
+    expect(alias.hint).toBe("Run `deploy --help`.");
+    expect(usage(["rollback", "NOT-AN-ID"]).message).toBe(
+      '"NOT-AN-ID" is not a revision id (10 of a-z and 0-9)',
+    );
+  });
+
+  it("parseArgs: deploy's result has a message and an alias only when given", () => {
+    expect(parseArgs(["dist"])).toStrictEqual({
+      ...deploy,
+      positional: "dist",
+      common: { ...common, dir: "dist" },
+    });
+  });
+
   it("parseArgs: what each command returns, with its own options", () => {
     expect(parseArgs(["link", "calm-river-abc12"])).toEqual({
       kind: "link",

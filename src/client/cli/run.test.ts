@@ -198,4 +198,66 @@ describe("runCli", () => {
       expect(debug.stderr).toMatch(/answered 404 PROJECT_NOT_FOUND: no such project\n/);
     });
   });
+
+  describe("with a server that knows the project", () => {
+    let server: Server;
+    let env: Record<string, string>;
+    beforeAll(async () => {
+      const project = {
+        projectSlug: "calm-river-abc12",
+        hostname: "calm-river-abc12.example.com",
+        generatedHostname: "calm-river-abc12.example.com",
+        customHostname: null,
+        customHostnameStatus: null,
+        productionUrl: "https://calm-river-abc12.example.com/",
+        revisionId: "rev0000001",
+        createdAt: "2026-11-01T09:00:00.000Z",
+        expiresAt: "2099-01-01T00:00:00.000Z",
+      };
+      const revisions = [
+        {
+          revisionId: "rev0000001",
+          createdAt: "2026-11-20T08:30:00.000Z",
+          files: 1,
+          bytes: 10,
+          production: true,
+          preview: false,
+          revisionUrl: "https://rev0000001--calm-river-abc12.example.com/",
+          message: null,
+        },
+      ];
+      server = createServer((request, response) => {
+        const known = request.method === "POST" && request.url === "/projects/calm-river-abc12/state";
+        response.writeHead(known ? 200 : 404, { "content-type": "application/json" });
+        response.end(
+          JSON.stringify(known ? { project, revisions } : { error: { code: "NOT_FOUND", message: "no" } }),
+        );
+      });
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      const address = server.address();
+      const port = typeof address === "object" && address !== null ? address.port : 0;
+      env = {
+        DEPLOY_MAX_ATTEMPTS: "1",
+        DEPLOY_CREDENTIAL: encodeCredential({
+          apiUrl: `http://127.0.0.1:${port}`,
+          projectSlug: "calm-river-abc12",
+          apiToken: "sdp_token",
+          projectHash: "a".repeat(64),
+          anonFingerprint: "b".repeat(64),
+        }),
+      };
+    });
+    afterAll(async () => {
+      await new Promise((resolve) => server.close(resolve));
+    });
+
+    it("runCli: status prints the project's state and list its revisions, each with exit 0", async () => {
+      const status = await run(["status"], env);
+      expect([status.code, status.stderr]).toEqual([0, ""]);
+      expect(status.stdout.split("\n")[0]).toBe("Project calm-river-abc12");
+      const list = await run(["list"], env);
+      expect([list.code, list.stderr]).toEqual([0, ""]);
+      expect(list.stdout.split("\n")[0]).toMatch(/^ +REVISION +DEPLOYED/);
+    });
+  });
 });

@@ -98,7 +98,9 @@ describe("deploy output", () => {
 
   it("deployText: a preview without an alias has no Alias line; only dotfiles skipped", () => {
     const lines = deployText(summary({ preview: true, skippedDotfiles: [".env"] })).split("\n");
-    expect(lines.some((line) => line.includes("Alias:"))).toBe(false);
+    expect(lines[2]).toBe(
+      "  Production: https://calm-river-abc12.example.com/ (unchanged; `deploy promote rev0000001` puts this revision live)",
+    );
     expect(lines).toContain("  Skipped:    1 dotfiles (not deployed)");
   });
 
@@ -219,6 +221,13 @@ describe("domain and delete output", () => {
     });
     expect(waiting).toContain("  Status:     pending: no CNAME yet\n");
     expect(waiting).toContain("the claim lapses later without it.");
+  });
+
+  it("domainText: the TXT record is found by its type, whatever the order", () => {
+    const records = [...pending.domain.records].reverse();
+    expect(domainText({ ...pending, domain: { ...pending.domain, records } })).toContain(
+      "              or prove control with a TXT record _deploy.www.example.org holding proof-123\n",
+    );
   });
 
   it("domainText: on the generated hostname there is no Also at line", () => {
