@@ -122,6 +122,14 @@ describe("runCli", () => {
     );
   });
 
+  it("runCli: deploy --prod says production is the default before anything else", async () => {
+    const { code, stderr } = await run(["--prod", "nowhere-at-all"]);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(
+      /^Note: production is the default here, so --prod changes nothing; `deploy --preview` deploys without touching production\.\nError: folder not found: /,
+    );
+  });
+
   it("runCli: an error without a hint is one line", async () => {
     expect(await run(["a", "--dir", "b"])).toEqual({
       code: 2,
