@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { mistypedCommand, parseArgs } from "./args.js";
 import { UsageError } from "../errors.js";
-import { closest, editDistance } from "./suggest.js";
 
 const common = { apiUrl: undefined, json: false, dir: "." };
 const deploy = { kind: "deploy", preview: false, includeDotfiles: false, yes: false };
@@ -196,16 +195,44 @@ describe("parseArgs", () => {
   });
 });
 
-describe("suggest", () => {
-  it("editDistance: insertions, deletions, substitutions, and a swap counts once", () => {
-    expect(editDistance("status", "status")).toBe(0);
-    expect(editDistance("stauts", "status")).toBe(1);
-    expect(editDistance("lst", "list")).toBe(1);
-    expect(editDistance("abc", "xyz")).toBe(3);
+describe("parseArgs, the command word", () => {
+  it("parseArgs: a value-taking option's value is never the command; one given with = is not skipped", () => {
+    expect(parseArgs(["--dir", "status"])).toMatchObject({ kind: "deploy", common: { dir: "status" } });
+    expect(parseArgs(["--api-url=http://h:1", "status"])).toEqual({
+      kind: "status",
+      common: { ...common, apiUrl: "http://h:1" },
+    });
   });
 
-  it("closest: nothing for words far from every candidate", () => {
-    expect(closest("deploy", ["status", "list"])).toBeUndefined();
-    expect(closest("prev", ["preview", "reset"])).toBe("preview");
+  it("parseArgs: a lone - is a word, and ends the search for the command", () => {
+    expect(usage(["-", "status"]).message).toBe('unexpected argument "status": deploy takes one folder');
+  });
+
+  it("parseArgs: help alone, help deploy, help --help, and options before help's topic", () => {
+    expect(parseArgs(["help"])).toEqual({ kind: "help", topic: undefined });
+    expect(parseArgs(["help", "--help"])).toEqual({ kind: "help", topic: undefined });
+    expect(parseArgs(["help", "deploy"])).toEqual({ kind: "help", topic: "deploy" });
+    expect(parseArgs(["help", "--json", "status"])).toEqual({ kind: "help", topic: "status" });
+    expect(usage(["help", "help"]).message).toBe('unknown command "help"');
+  });
+
+  it("parseArgs: help for a word like no command lists the commands", () => {
+    expect(usage(["help", "zzzzzz"]).hint).toBe(
+      "Commands: deploy, status, list, rollback, promote, credential, domain, delete, open, completion, " +
+        "login, logout, whoami, link, unlink, projects.",
+    );
+  });
+
+  it("parseArgs: the option a bad value came from is named", () => {
+    expect(usage(["--api-url", "localhost:8787"]).message).toBe(
+      '--api-url "localhost:8787" must start with http:// or https://',
+    );
+    expect(usage(["--dir="]).message).toBe("option --dir needs a value");
+  });
+
+  it("mistypedCommand: the message names the word; a word with a dot or a slash is a path", () => {
+    expect(mistypedCommand("stauts")?.message).toBe('unknown command "stauts" (and no folder of that name)');
+    expect(mistypedCommand("list.")).toBeUndefined();
+    expect(mistypedCommand("lis/")).toBeUndefined();
   });
 });

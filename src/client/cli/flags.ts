@@ -53,8 +53,8 @@ function unknownOption(option: string, specs: readonly FlagSpec[], command: stri
   const elsewhere = lookup(ALL_FLAGS, option);
   if (elsewhere !== undefined) {
     const owners = commandsWithFlag(elsewhere.name).map((owner) => `"${commandLabel(owner)}"`);
-    const where = owners.length > 0 ? `it is an option of ${owners.join(" and ")}` : helpHint(command);
-    return new UsageError(`unknown option ${option} for "${command}"`, `${capitalize(where)}.`);
+    const hint = owners.length > 0 ? `It is an option of ${owners.join(" and ")}.` : helpHint(command);
+    return new UsageError(`unknown option ${option} for "${command}"`, hint);
   }
   const guess = closest(name, [...specs.map((spec) => spec.name), ...ALL_FLAGS.map((spec) => spec.name)]);
   const hint =
@@ -66,10 +66,6 @@ function unknownOption(option: string, specs: readonly FlagSpec[], command: stri
             .map((owner) => `"${commandLabel(owner)}"`)
             .join(" and ")}.`;
   return new UsageError(`unknown option ${option} for "${command}"`, hint);
-}
-
-function capitalize(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /** The spec a token (`--name`, `--name=value`, `-a`) refers to, if any. */
