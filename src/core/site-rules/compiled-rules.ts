@@ -1,5 +1,5 @@
 import { encodePath } from "./encode-path.js";
-import { compilePattern, fillTarget, staticKey } from "./path-pattern.js";
+import { compilePattern, fillTarget, HAS_PLACEHOLDER, staticKey } from "./path-pattern.js";
 import type { HeaderRule, RedirectRule, RedirectStatus, SiteRules } from "./rule-types.js";
 
 /** A path pattern ready to test: a static key, or a regular expression and the names it binds. */
@@ -35,12 +35,17 @@ const NO_VALUES: ReadonlyMap<string, string> = new Map();
 export class CompiledRules {
   private readonly redirects: RuleSet;
   private readonly rewrites: RuleSet;
-  private readonly headers: { matcher: Matcher; rule: HeaderRule }[];
+  /** `fills`: a value of the rule names a placeholder, so what its pattern matched is needed. */
+  private readonly headers: { matcher: Matcher; rule: HeaderRule; fills: boolean }[];
 
   constructor(rules: SiteRules) {
     this.redirects = ruleSet(rules.redirects.filter((rule) => rule.status !== 200));
     this.rewrites = ruleSet(rules.redirects.filter((rule) => rule.status === 200));
-    this.headers = rules.headers.map((rule) => ({ matcher: matcherOf(rule.path), rule }));
+    this.headers = rules.headers.map((rule) => ({
+      matcher: matcherOf(rule.path),
+      rule,
+      fills: rule.set.some(([, value]) => HAS_PLACEHOLDER.test(value)),
+    }));
   }
 
   /** True when the revision has no rule at all (the edge then skips every lookup). */
@@ -89,8 +94,9 @@ export class CompiledRules {
    */
   headersFor(path: string, raw = false): HeaderChanges | undefined {
     let changes: HeaderChanges | undefined;
-    for (const { matcher, rule } of this.headers) {
-      const values = matchValues(matcher, path);
+    for (const { matcher, rule, fills } of this.headers) {
+      // Most rules fill nothing: a plain test then, no match array and no map of values.
+      const values = fills ? matchValues(matcher, path) : matches(matcher, path) ? NO_VALUES : undefined;
       if (values === undefined) continue;
       changes ??= { set: new Map(), remove: new Set() };
       // In file order, a rule's removals before its sets (as Cloudflare applies them): `! Name`
@@ -116,6 +122,10 @@ function matcherOf(pattern: string): Matcher {
   return compiled.kind === "static"
     ? { key: compiled.key }
     : { regex: new RegExp(compiled.source, "s"), names: compiled.names };
+}
+
+function matches(matcher: Matcher, path: string): boolean {
+  return "key" in matcher ? matcher.key === staticKey(path) : matcher.regex.test(path);
 }
 
 /** What a matcher binds in `path` (none for a static one), or undefined when it does not match. */

@@ -5,7 +5,8 @@
  */
 
 const PLACEHOLDER = /:([A-Za-z][A-Za-z0-9_]*)/g;
-const HAS_PLACEHOLDER = /:[A-Za-z]/;
+/** Whether a text names a placeholder (`:name`, `:splat`). */
+export const HAS_PLACEHOLDER = /:[A-Za-z]/;
 const ESCAPE = /[.*+?^${}()|[\]\\]/g;
 
 /** A parsed pattern: a static path (trailing slash dropped) or a regular expression with its names. */
