@@ -125,27 +125,22 @@ function distinctScenario(boundMs: number, start: () => ReturnType<typeof startT
   };
 }
 
+// A server with the prepare rate limits off, so that only the manifest's size is under test.
+const sqliteServer = () => startTestServer({ prepareLimitPerAddress: 0, prepareLimitPerProject: 0 });
+const postgresServer = () =>
+  startTestServer({
+    databaseUrl: TEST_DATABASE_URL,
+    databaseSchema: testPostgres().schema,
+    prepareLimitPerAddress: 0,
+    prepareLimitPerProject: 0,
+  });
+
 const DISTINCT = `prepare: a manifest of ${PATHS.toLocaleString("en")} distinct hashes never holds the event loop long`;
 
-it(
-  `${DISTINCT} (SQLite, under 200 ms)`,
-  distinctScenario(200, () => startTestServer({ prepareLimitPerAddress: 0, prepareLimitPerProject: 0 })),
-  120_000,
-);
+it(`${DISTINCT} (SQLite, under 200 ms)`, distinctScenario(200, sqliteServer), 120_000);
 
 await describePostgres("distinct prepare stall on PostgreSQL", () => {
-  it(
-    `${DISTINCT} (PostgreSQL, under 200 ms)`,
-    distinctScenario(200, () =>
-      startTestServer({
-        databaseUrl: TEST_DATABASE_URL,
-        databaseSchema: testPostgres().schema,
-        prepareLimitPerAddress: 0,
-        prepareLimitPerProject: 0,
-      }),
-    ),
-    120_000,
-  );
+  it(`${DISTINCT} (PostgreSQL, under 200 ms)`, distinctScenario(200, postgresServer), 120_000);
 });
 
 const NAME = `prepare: a manifest of ${PATHS.toLocaleString("en")} entries never holds the event loop long`;
@@ -154,27 +149,16 @@ it(
   `${NAME} (SQLite, under 300 ms)`,
   // What is left on SQLite is the COMMIT of the session's rows (better-sqlite3 waits for the disk
   // in the thread): 150 to 250 ms on this shared machine.
-  stallScenario(300, () => startTestServer({ prepareLimitPerAddress: 0, prepareLimitPerProject: 0 })),
+  stallScenario(300, sqliteServer),
   120_000,
 );
 
 await describePostgres("prepare stall on PostgreSQL", () => {
-  it(
-    `${NAME} (PostgreSQL, under 200 ms)`,
-    stallScenario(200, () =>
-      startTestServer({
-        databaseUrl: TEST_DATABASE_URL,
-        databaseSchema: testPostgres().schema,
-        prepareLimitPerAddress: 0,
-        prepareLimitPerProject: 0,
-      }),
-    ),
-    120_000,
-  );
+  it(`${NAME} (PostgreSQL, under 200 ms)`, stallScenario(200, postgresServer), 120_000);
 });
 
 it("prepare: a body over 1 MiB gets the answer the same body under 1 MiB gets, error or not", async () => {
-  const server = await startTestServer({ prepareLimitPerAddress: 0, prepareLimitPerProject: 0 });
+  const server = await sqliteServer();
   closers.push(() => server.stop());
   const p = await createTestProject(server.urls.api, "prepare-large");
   const id = identity(p);
