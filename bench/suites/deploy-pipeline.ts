@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { runClient, type ClientRun } from "../lib/client-run.js";
 import { runChecked, runTimed } from "../lib/proc.js";
@@ -8,6 +8,9 @@ import { changeFiles, generateSite, type GeneratedSite } from "../lib/site-gener
 import { ratioSummary, summarize } from "../lib/stats.js";
 import type { DeployResult, DeploySiteResult, DeployStepResult } from "../lib/types.js";
 import type { SiteSpec } from "../options.js";
+
+// The client's project file (src/client/local/project-file.ts), which the first deploy of a folder writes.
+const PROJECT_FILE = ".static-deploy.json";
 
 export interface DeployOptions {
   workDir: string;
@@ -64,6 +67,9 @@ async function measureSite(
   for (let round = 0; round < options.rounds; round++) {
     const roundDir = join(options.workDir, `s${index}-r${round}`);
     mkdirSync(roundDir, { recursive: true });
+    // Each round's server is new, so its first deploy makes a new project: the project file the
+    // last round's first deploy wrote (linking the folder to that server) goes, as in a fresh folder.
+    forgetProject(site.dir);
     const copy = async () => {
       await runChecked("sync", []);
       const ms = await copyAndSync(site.dir, join(roundDir, "copy"));
@@ -102,6 +108,7 @@ async function measureSite(
       }
     } finally {
       await server.stop();
+      forgetProject(site.dir);
     }
     if (round % 2 === 1) await copy();
   }
@@ -122,6 +129,11 @@ async function measureSite(
       ),
     ),
   };
+}
+
+/** Removes the client's project file from the site folder, so the next deploy starts a project. */
+function forgetProject(siteDir: string): void {
+  rmSync(join(siteDir, PROJECT_FILE), { force: true });
 }
 
 function stepResult(
