@@ -1,5 +1,11 @@
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { pacedBody, watchPace } from "./body-pace.js";
+
+// A full collection on demand, to see what a paced body still holds.
+setFlagsFromString("--expose-gc");
+const collectGarbage = runInNewContext("gc") as () => void;
 
 // 1,000 bytes a second over windows of 400 ms: 400 bytes a window.
 const PACE = { minBytesPerSecond: 1000, windowMs: 400 };
@@ -93,5 +99,29 @@ describe("pacedBody", () => {
     const chunks: number[] = [];
     for await (const chunk of pacedBody(steady(), PACE, () => new Error("too slow"))) chunks.push(chunk[0]!);
     expect(chunks).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it("pacedBody: holds no chunk it has passed on (a bucket's bytes are not kept until its end)", async () => {
+    vi.useRealTimers();
+    const passed: WeakRef<Uint8Array>[] = [];
+    async function* body() {
+      for (let i = 0; i < 20; i++) {
+        const chunk = new Uint8Array(64 * 1024);
+        passed.push(new WeakRef(chunk));
+        yield chunk;
+      }
+    }
+    let read = 0;
+    for await (const chunk of pacedBody(body(), PACE, () => new Error("too slow"))) {
+      read += chunk.byteLength;
+      if (read === 10 * 64 * 1024) {
+        // A WeakRef keeps its target alive until the current job ends: let it end first.
+        await new Promise((resolve) => setImmediate(resolve));
+        collectGarbage();
+        // Every chunk but the one in hand (and the generator's last local) is gone.
+        expect(passed.slice(0, 8).filter((ref) => ref.deref() !== undefined)).toEqual([]);
+      }
+    }
+    expect(read).toBe(20 * 64 * 1024);
   });
 });

@@ -100,15 +100,20 @@ export async function* pacedBody(
 ): AsyncIterable<Uint8Array> {
   const chunks = body[Symbol.asyncIterator]();
   let slowError: Error | undefined;
-  let cutOff!: (error: Error) => void;
-  const slow = new Promise<never>((_, reject) => (cutOff = reject));
-  slow.catch(() => undefined);
-  const watch = watchPace(pace, () => cutOff((slowError = tooSlow())));
+  // The wait in progress, cut short when the watch calls the body too slow. One promise a read,
+  // never a race against one promise that lives as long as the body: each race would leave a
+  // reaction on it holding that read's chunk, so a bucket's every byte stayed reachable to its end.
+  let cutOff: ((error: Error) => void) | undefined;
+  const watch = watchPace(pace, () => cutOff?.((slowError = tooSlow())));
   let finished = false;
   try {
     for (;;) {
       watch.waiting();
-      const next = await Promise.race([chunks.next(), slow]);
+      const next = await new Promise<IteratorResult<Uint8Array>>((resolve, reject) => {
+        cutOff = reject;
+        chunks.next().then(resolve, reject);
+      });
+      cutOff = undefined;
       watch.arrived(next.done ? 0 : next.value.byteLength);
       if (next.done) {
         finished = true;
