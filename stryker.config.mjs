@@ -15,6 +15,7 @@ export default {
     "src/{shared,core,store,platform,api,upload,edge,server,client}/**/*.ts",
     "!src/**/*.test.ts",
     // Helpers of the unit tests beside them (left out of the build too).
+    "!src/**/test-*.ts",
     "!src/**/index.ts",
     // Process entry points: run only as a child process, which per-test coverage cannot see.
     "!src/server/main.ts",

@@ -1,8 +1,9 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { confirm, type Question } from "./confirm.js";
-import { CliError, UsageError } from "./errors.js";
+import { UsageError } from "./errors.js";
 import type { CliIo } from "./io.js";
+import { refusal } from "./test-rejection.js";
 
 const QUESTION: Question = {
   text: "Deploy it anyway? [y/N] ",
@@ -25,15 +26,6 @@ function io(answer: string | undefined, tty: { stdin: boolean; stderr: boolean }
   return { cli, stderr: () => stderr };
 }
 
-async function failure(promise: Promise<void>): Promise<CliError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(CliError);
-  return error as CliError;
-}
-
 const TERMINAL = { stdin: true, stderr: true };
 
 describe("confirm", () => {
@@ -47,7 +39,7 @@ describe("confirm", () => {
 
   it("confirm: any other answer, or none, is CANCELLED with the question's words", async () => {
     for (const answer of ["n\n", "\n", "yep\n", "", "\nyes\n"]) {
-      const error = await failure(confirm(io(answer, TERMINAL).cli, QUESTION));
+      const error = await refusal(confirm(io(answer, TERMINAL).cli, QUESTION));
       expect(error.code).toBe("CANCELLED");
       expect(error.message).toBe("not deployed");
     }
@@ -59,13 +51,13 @@ describe("confirm", () => {
       { stdin: true, stderr: false },
     ]) {
       const run = io(undefined, tty);
-      const error = await failure(confirm(run.cli, QUESTION));
+      const error = await refusal(confirm(run.cli, QUESTION));
       expect(error).toBeInstanceOf(UsageError);
       expect([error.message, error.hint]).toEqual(["looks like a source folder", "pass --yes"]);
       expect(run.stderr()).toBe("");
     }
     const noStdin = { ...io(undefined, TERMINAL).cli, stdin: undefined };
-    expect(await failure(confirm(noStdin, QUESTION))).toBeInstanceOf(UsageError);
+    expect(await refusal(confirm(noStdin, QUESTION))).toBeInstanceOf(UsageError);
   });
 
   it("confirm: off a terminal with a code of its own, that code instead of USAGE", async () => {
@@ -73,7 +65,7 @@ describe("confirm", () => {
       ...QUESTION,
       notOnTerminal: { ...QUESTION.notOnTerminal, code: "CONFIRMATION_NEEDED" },
     };
-    const error = await failure(confirm(io(undefined, { stdin: false, stderr: false }).cli, question));
+    const error = await refusal(confirm(io(undefined, { stdin: false, stderr: false }).cli, question));
     expect(error).not.toBeInstanceOf(UsageError);
     expect([error.code, error.message, error.hint]).toEqual([
       "CONFIRMATION_NEEDED",

@@ -1,13 +1,14 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CF } from "../support/cloudflare-api/cloudflare-fixture.js";
-import { type CloudflareApi, startCloudflareApi } from "../support/cloudflare-api/server.js";
+import type { CloudflareApi } from "../support/cloudflare-api/server.js";
 import { WorkersRuntime } from "../support/cloudflare-api/workers-runtime.js";
-import { startTestDns, type TestDnsServer } from "../support/dns-server.js";
+import type { TestDnsServer } from "../support/dns-server.js";
+import { type CloudflareProcessBed, startCloudflareProcessBed } from "../support/cloudflare-process-bed.js";
 import { TestClock } from "../support/clock.js";
 import { checkPendingDomains } from "../../src/core/operations/index.js";
 import type { RunningProcess } from "../../src/server/start.js";
-import { runInProcess, startProcessBed, type TestBed, writeSite } from "../client/helpers.js";
+import { runInProcess, type TestBed, writeSite } from "../client/helpers.js";
 
 /**
  * The real `deploy` client against the API with PLATFORM=cloudflare, pointed at the Cloudflare API
@@ -15,6 +16,7 @@ import { runInProcess, startProcessBed, type TestBed, writeSite } from "../clien
  * Worker.
  */
 describe("Cloudflare end to end: deploy client → API → Cloudflare stand-in → workerd", () => {
+  let cloudflare: CloudflareProcessBed;
   let api: CloudflareApi;
   let dns: TestDnsServer;
   let bed: TestBed<RunningProcess>;
@@ -31,15 +33,8 @@ describe("Cloudflare end to end: deploy client → API → Cloudflare stand-in �
   };
 
   beforeAll(async () => {
-    api = await startCloudflareApi({ apiToken: CF.apiToken, now: () => Date.now() });
-    dns = await startTestDns();
-    bed = await startProcessBed({
-      sitesDomain: "sites.test",
-      cnameTarget: "edge.sites.test",
-      dnsResolver: dns.address,
-      cloudflare: { ...CF, apiBaseUrl: api.url },
-      clock,
-    });
+    cloudflare = await startCloudflareProcessBed(clock);
+    ({ api, dns, bed } = cloudflare);
     runtime = new WorkersRuntime(api.state, {
       namespace: CF.dispatchNamespace,
       kvNamespaceId: CF.kvNamespaceId,
@@ -61,9 +56,7 @@ describe("Cloudflare end to end: deploy client → API → Cloudflare stand-in �
   });
   afterAll(async () => {
     await runtime?.close();
-    await bed?.stop();
-    await dns?.close();
-    await api?.close();
+    await cloudflare?.stop();
   });
 
   it("deploy: the client uploads straight to Cloudflare's upload endpoint, not the API", () => {

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CF } from "../support/cloudflare-api/cloudflare-fixture.js";
-import { type CloudflareApi, startCloudflareApi } from "../support/cloudflare-api/server.js";
-import { startTestDns, type TestDnsServer } from "../support/dns-server.js";
+import type { CloudflareApi } from "../support/cloudflare-api/server.js";
+import type { TestDnsServer } from "../support/dns-server.js";
+import { type CloudflareProcessBed, startCloudflareProcessBed } from "../support/cloudflare-process-bed.js";
 import { TestClock } from "../support/clock.js";
 import { sweepExpired } from "../../src/core/operations/index.js";
 import type { RunningProcess } from "../../src/server/start.js";
-import { startProcessBed, type TestBed } from "../client/helpers.js";
+import type { TestBed } from "../client/helpers.js";
 
 /**
  * Issue 34: a custom hostname assigned to a project that was never deployed is created at
@@ -13,6 +14,7 @@ import { startProcessBed, type TestBed } from "../client/helpers.js";
  * client always deploys first), against the Cloudflare API stand-in.
  */
 describe("Cloudflare: no custom hostname outlives its project, deployed or not", () => {
+  let cloudflare: CloudflareProcessBed;
   let api: CloudflareApi;
   let dns: TestDnsServer;
   let bed: TestBed<RunningProcess>;
@@ -20,20 +22,11 @@ describe("Cloudflare: no custom hostname outlives its project, deployed or not",
   let n = 0;
 
   beforeAll(async () => {
-    api = await startCloudflareApi({ apiToken: CF.apiToken, now: () => Date.now() });
-    dns = await startTestDns();
-    bed = await startProcessBed({
-      sitesDomain: "sites.test",
-      cnameTarget: "edge.sites.test",
-      dnsResolver: dns.address,
-      cloudflare: { ...CF, apiBaseUrl: api.url },
-      clock,
-    });
+    cloudflare = await startCloudflareProcessBed(clock);
+    ({ api, dns, bed } = cloudflare);
   });
   afterAll(async () => {
-    await bed?.stop();
-    await dns?.close();
-    await api?.close();
+    await cloudflare?.stop();
   });
 
   const customHostnames = () => [...api.state.zone(CF.zoneId).values()].map((h) => h.hostname);

@@ -1,20 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { mistypedCommand, parseArgs } from "./args.js";
 import { UsageError } from "../errors.js";
-
-const common = { apiUrl: undefined, json: false, dir: "." };
-const deploy = { kind: "deploy", preview: false, includeDotfiles: false, yes: false };
-
-/** The UsageError a parse throws, for its message and hint. */
-function usage(argv: string[]): UsageError {
-  try {
-    parseArgs(argv);
-  } catch (caught) {
-    if (caught instanceof UsageError) return caught;
-    throw caught;
-  }
-  throw new Error(`no usage error for ${argv.join(" ")}`);
-}
+import { common, deploy, usage } from "./test-parse.js";
 
 describe("parseArgs", () => {
   it("parseArgs: no argument deploys the current folder", () => {

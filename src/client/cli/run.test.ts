@@ -7,6 +7,7 @@ import { runCli } from "./run.js";
 import { helpText } from "./help.js";
 import { encodeCredential } from "../local/credential.js";
 import type { CliIo } from "../io.js";
+import { publicProject } from "./test-fixtures.js";
 
 interface Run {
   code: number;
@@ -211,17 +212,10 @@ describe("runCli", () => {
     let server: Server;
     let env: Record<string, string>;
     beforeAll(async () => {
-      const project = {
-        projectSlug: "calm-river-abc12",
-        hostname: "calm-river-abc12.example.com",
-        generatedHostname: "calm-river-abc12.example.com",
-        customHostname: null,
-        customHostnameStatus: null,
-        productionUrl: "https://calm-river-abc12.example.com/",
-        revisionId: "rev0000001",
+      const project = publicProject({
         createdAt: "2026-11-01T09:00:00.000Z",
         expiresAt: "2099-01-01T00:00:00.000Z",
-      };
+      });
       const revisions = [
         {
           revisionId: "rev0000001",

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ApiError, CliError } from "../errors.js";
+import { ApiError } from "../errors.js";
 import { defaultRetryPolicy, type RetryNotice } from "../net/retry.js";
 import { ok, startUploadStandIn, type UploadStandIn } from "../../../test/support/upload-stand-in.js";
 import { uploadBuckets, UploadTokenExpiredError } from "./upload-buckets.js";
+import { refusal } from "../test-rejection.js";
 
 let standIn: UploadStandIn;
 let url: string;
@@ -39,15 +40,6 @@ function upload(
     },
   );
   return { result, sent, held };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<CliError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(CliError);
-  return error as CliError;
 }
 
 describe("uploadBuckets", () => {

@@ -2,7 +2,6 @@ import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from "node:fs/
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CliError } from "../errors.js";
 import {
   configDir,
   createPrivateFile,
@@ -10,6 +9,7 @@ import {
   readJsonFile,
   writePrivateFile,
 } from "./config-dir.js";
+import { refusal } from "../test-rejection.js";
 
 let root: string;
 
@@ -17,15 +17,6 @@ beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "config-dir-"));
 });
 afterAll(() => rm(root, { recursive: true, force: true }));
-
-async function failure(promise: Promise<unknown>): Promise<CliError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(CliError);
-  return error as CliError;
-}
 
 describe("config-dir", () => {
   it("configDir: DEPLOY_CONFIG_DIR, else XDG_CONFIG_HOME's static-deploy, else HOME's .config, else the user's home", () => {
@@ -49,11 +40,11 @@ describe("config-dir", () => {
     const path = join(root, "blocked", "file.json");
     await mkdir(path, { recursive: true });
     await writeFile(join(path, "inside"), "x");
-    const error = await failure(writePrivateFile(path, "data"));
+    const error = await refusal(writePrivateFile(path, "data"));
     expect(error.code).toBe("CONFIG");
     expect(error.message).toMatch(new RegExp(`^cannot write ${path}: `));
     expect(await readdir(join(root, "blocked"))).toEqual(["file.json"]);
-    const under = await failure(
+    const under = await refusal(
       writePrivateFile(join(root, "blocked", "file.json", "inside", "x.json"), "d"),
     );
     expect(under.code).toBe("CONFIG");
@@ -75,11 +66,11 @@ describe("config-dir", () => {
     expect(await readJsonFile(path)).toEqual({ a: 1 });
     expect(await readJsonFile(join(root, "missing.json"))).toBeUndefined();
     await writeFile(path, "{");
-    const error = await failure(readJsonFile(path));
+    const error = await refusal(readJsonFile(path));
     expect([error.code, error.message]).toEqual(["CONFIG_INVALID", `${path} is not valid JSON`]);
     expect(error.hint).toBe(invalidConfigFile(path, "x").hint);
     expect(error.hint).toContain("It was left as it is");
-    const unreadable = await failure(readJsonFile(root));
+    const unreadable = await refusal(readJsonFile(root));
     expect(unreadable.code).toBe("CONFIG");
     expect(unreadable.message).toMatch(new RegExp(`^cannot read ${root}: `));
   });

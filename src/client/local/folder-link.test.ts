@@ -2,10 +2,10 @@ import { mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CliError } from "../errors.js";
 import { resolveFolderLink } from "./folder-link.js";
 import { PROJECT_FILE, writeProjectFile } from "./project-file.js";
 import { SavedProjects, type SavedProject } from "./saved-projects.js";
+import { refusal } from "../test-rejection.js";
 
 let root: string;
 let saved: SavedProjects;
@@ -31,15 +31,6 @@ async function folder(name: string): Promise<string> {
   const dir = join(root, name);
   await mkdir(dir, { recursive: true });
   return dir;
-}
-
-async function refusal(promise: Promise<unknown>): Promise<CliError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(CliError);
-  return error as CliError;
 }
 
 describe("resolveFolderLink", () => {

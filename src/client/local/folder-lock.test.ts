@@ -3,8 +3,8 @@ import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { CliError } from "../errors.js";
 import { lockFolder } from "./folder-lock.js";
+import { refusal } from "../test-rejection.js";
 
 let configDir: string;
 
@@ -23,15 +23,6 @@ function lock(key: string, waitSeconds: number, waits: string[] = []) {
     waitSeconds,
     onWait: (message) => waits.push(message),
   });
-}
-
-async function refusal(promise: Promise<unknown>): Promise<CliError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(CliError);
-  return error as CliError;
 }
 
 describe("lockFolder", () => {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ApiError, CliError } from "../errors.js";
 import { ApiClient } from "./api-client.js";
 import { defaultRetryPolicy } from "./retry.js";
+import { rejectionOf } from "../test-rejection.js";
 
 /** What `promise` was refused with; a test failure when it was not refused. */
 const rejection = (promise: Promise<unknown>): Promise<CliError> =>
@@ -60,14 +61,7 @@ beforeEach(() => {
 const client = () =>
   new ApiClient(baseUrl, identity, defaultRetryPolicy({ maxAttempts: 2, sleep: async () => {} }));
 
-async function failure(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
-}
+const failure = (promise: Promise<unknown>) => rejectionOf(promise, ApiError);
 
 describe("ApiClient", () => {
   it("ApiClient: each route's method and path; the token as a bearer header; the identity in every body", async () => {

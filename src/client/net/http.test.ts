@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CliError, NetworkError } from "../errors.js";
 import { headerValue, sendRequest } from "./http.js";
+import { rejectionOf } from "../test-rejection.js";
 
 describe("http helpers", () => {
   it("headerValue: the header's value, the first when it came more than once, undefined when absent", () => {
@@ -27,14 +28,7 @@ describe("sendRequest", () => {
     return new Promise((resolve) => server.close(resolve));
   });
 
-  async function networkError(promise: Promise<unknown>): Promise<NetworkError> {
-    const error = await promise.then(
-      () => undefined,
-      (caught: unknown) => caught,
-    );
-    expect(error).toBeInstanceOf(NetworkError);
-    return error as NetworkError;
-  }
+  const networkError = (promise: Promise<unknown>) => rejectionOf(promise, NetworkError);
 
   it("sendRequest: the status, headers and body text of the answer; a string body sent as it is", async () => {
     handler = (req, res) => {

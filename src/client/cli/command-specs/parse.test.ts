@@ -1,122 +1,103 @@
 import { describe, expect, it } from "vitest";
 import { parseArgs } from "../args.js";
-import { UsageError } from "../../errors.js";
+import { common, deploy, usage } from "../test-parse.js";
 
-const common = { apiUrl: undefined, json: false, dir: "." };
-const deploy = { kind: "deploy", preview: false, includeDotfiles: false, yes: false };
+/** Words that are refused: the words (split at spaces), then the error's message and hint. */
+type Refused = [argv: string, message: string, hint: string | undefined];
 
-/** The UsageError a parse throws, for its message and hint. */
-function usage(argv: string[]): UsageError {
-  try {
-    parseArgs(argv);
-  } catch (caught) {
-    if (caught instanceof UsageError) return caught;
-    throw caught;
-  }
-  throw new Error(`no usage error for ${argv.join(" ")}`);
+const ONE_WORD_TOO_MANY: Refused[] = [
+  ["a b", 'unexpected argument "b": deploy takes one folder', "Run `deploy --help`."],
+  [
+    "status x",
+    'unexpected argument "x": status takes no argument; name the folder with --dir',
+    "Run `deploy status --help`.",
+  ],
+  [
+    "list x",
+    'unexpected argument "x": list takes no argument; name the folder with --dir',
+    "Run `deploy list --help`.",
+  ],
+  [
+    "credential x",
+    'unexpected argument "x": credential takes no argument; name the folder with --dir',
+    "Run `deploy credential --help`.",
+  ],
+  [
+    "delete x",
+    'unexpected argument "x": delete takes no argument; name the folder with --dir',
+    "Run `deploy delete --help`.",
+  ],
+  [
+    "open x",
+    'unexpected argument "x": open takes no argument; name the folder with --dir',
+    "Run `deploy open --help`.",
+  ],
+  ["whoami x", 'unexpected argument "x": whoami takes no argument', "Run `deploy whoami --help`."],
+  ["projects x", 'unexpected argument "x": projects takes no argument', "Run `deploy projects --help`."],
+  ["unlink x", 'unexpected argument "x": unlink takes no argument', "Run `deploy unlink --help`."],
+  [
+    "link a b",
+    'unexpected argument "b": link takes one project name; name the folder with --dir',
+    "Run `deploy link --help`.",
+  ],
+  [
+    "promote abcde12345 b",
+    'unexpected argument "b": promote takes one revision id',
+    "Run `deploy promote --help`.",
+  ],
+  [
+    "rollback abcde12345 b",
+    'unexpected argument "b": rollback takes one revision id',
+    "Run `deploy rollback --help`.",
+  ],
+  ["domain a.com b", 'unexpected argument "b": domain takes one hostname', "Run `deploy domain --help`."],
+  [
+    "completion bash b",
+    'unexpected argument "b": completion takes one shell',
+    "Run `deploy completion --help`.",
+  ],
+];
+
+const MISSING_OR_CLASHING: Refused[] = [
+  ["link", "missing project name", "Usage: deploy link <project>; `deploy projects` lists them."],
+  ["promote", "missing revision id", "Usage: deploy promote <revision>; `deploy list` shows them."],
+  [
+    "domain",
+    "missing hostname",
+    "Usage: deploy domain <hostname> | deploy domain --check | deploy domain --reset",
+  ],
+  ["completion", "missing shell", "Usage: deploy completion bash|zsh|fish"],
+  ["completion tcsh", 'unknown shell "tcsh"', "Usage: deploy completion bash|zsh|fish"],
+  ["domain a.com --check", "give a hostname, --reset or --check, one of them", "Run `deploy domain --help`."],
+  ["a --dir b", 'give the folder once: "a" and --dir "b"', undefined],
+  [
+    "--prod --preview",
+    "give --prod or --preview, not both",
+    "Production is the default: `deploy` deploys to production, `deploy --preview` does not.",
+  ],
+  [
+    "--alias x --prod",
+    "give --prod or --alias, not both",
+    "An alias is a preview: `deploy --alias NAME` leaves production where it is.",
+  ],
+];
+
+/** Checks the message and hint of the UsageError the parse of `argv` (split at spaces) throws. */
+function expectRefused(argv: string, message: string, hint: string | undefined): void {
+  const error = usage(argv.split(" "));
+  expect([error.message, error.hint]).toEqual([message, hint]);
 }
 
 describe("parseArgs, each command's words", () => {
-  it("parseArgs: one word too many names what the command takes, and its help", () => {
-    const cases: [string[], string, string][] = [
-      [["a", "b"], 'unexpected argument "b": deploy takes one folder', "Run `deploy --help`."],
-      [
-        ["status", "x"],
-        'unexpected argument "x": status takes no argument; name the folder with --dir',
-        "Run `deploy status --help`.",
-      ],
-      [
-        ["list", "x"],
-        'unexpected argument "x": list takes no argument; name the folder with --dir',
-        "Run `deploy list --help`.",
-      ],
-      [
-        ["credential", "x"],
-        'unexpected argument "x": credential takes no argument; name the folder with --dir',
-        "Run `deploy credential --help`.",
-      ],
-      [
-        ["delete", "x"],
-        'unexpected argument "x": delete takes no argument; name the folder with --dir',
-        "Run `deploy delete --help`.",
-      ],
-      [
-        ["open", "x"],
-        'unexpected argument "x": open takes no argument; name the folder with --dir',
-        "Run `deploy open --help`.",
-      ],
-      [["whoami", "x"], 'unexpected argument "x": whoami takes no argument', "Run `deploy whoami --help`."],
-      [
-        ["projects", "x"],
-        'unexpected argument "x": projects takes no argument',
-        "Run `deploy projects --help`.",
-      ],
-      [["unlink", "x"], 'unexpected argument "x": unlink takes no argument', "Run `deploy unlink --help`."],
-      [
-        ["link", "a", "b"],
-        'unexpected argument "b": link takes one project name; name the folder with --dir',
-        "Run `deploy link --help`.",
-      ],
-      [
-        ["promote", "abcde12345", "b"],
-        'unexpected argument "b": promote takes one revision id',
-        "Run `deploy promote --help`.",
-      ],
-      [
-        ["rollback", "abcde12345", "b"],
-        'unexpected argument "b": rollback takes one revision id',
-        "Run `deploy rollback --help`.",
-      ],
-      [
-        ["domain", "a.com", "b"],
-        'unexpected argument "b": domain takes one hostname',
-        "Run `deploy domain --help`.",
-      ],
-      [
-        ["completion", "bash", "b"],
-        'unexpected argument "b": completion takes one shell',
-        "Run `deploy completion --help`.",
-      ],
-    ];
-    for (const [argv, message, hint] of cases) {
-      const error = usage(argv);
-      expect([error.message, error.hint], argv.join(" ")).toEqual([message, hint]);
-    }
-  });
+  it.each(ONE_WORD_TOO_MANY)(
+    "parseArgs: `%s`, one word too many, names what the command takes, and its help",
+    expectRefused,
+  );
 
-  it("parseArgs: a missing word says what to give", () => {
-    const cases: [string[], string, string | undefined][] = [
-      [["link"], "missing project name", "Usage: deploy link <project>; `deploy projects` lists them."],
-      [["promote"], "missing revision id", "Usage: deploy promote <revision>; `deploy list` shows them."],
-      [
-        ["domain"],
-        "missing hostname",
-        "Usage: deploy domain <hostname> | deploy domain --check | deploy domain --reset",
-      ],
-      [["completion"], "missing shell", "Usage: deploy completion bash|zsh|fish"],
-      [["completion", "tcsh"], 'unknown shell "tcsh"', "Usage: deploy completion bash|zsh|fish"],
-      [
-        ["domain", "a.com", "--check"],
-        "give a hostname, --reset or --check, one of them",
-        "Run `deploy domain --help`.",
-      ],
-      [["a", "--dir", "b"], 'give the folder once: "a" and --dir "b"', undefined],
-      [
-        ["--prod", "--preview"],
-        "give --prod or --preview, not both",
-        "Production is the default: `deploy` deploys to production, `deploy --preview` does not.",
-      ],
-      [
-        ["--alias", "x", "--prod"],
-        "give --prod or --alias, not both",
-        "An alias is a preview: `deploy --alias NAME` leaves production where it is.",
-      ],
-    ];
-    for (const [argv, message, hint] of cases) {
-      const error = usage(argv);
-      expect([error.message, error.hint], argv.join(" ")).toEqual([message, hint]);
-    }
-  });
+  it.each(MISSING_OR_CLASHING)(
+    "parseArgs: `%s`, a missing or clashing word, says what to give",
+    expectRefused,
+  );
 
   it("parseArgs: deploy's --message and --alias are checked, rollback's revision id too", () => {
     const message = usage(["-m", "  "]);

@@ -1,19 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { DeploySummary } from "../../deploy/deploy-folder.js";
-import type { DomainResult, PublicProject } from "../../net/api-types.js";
-import type { Paint } from "../../paint.js";
+import type { DomainResult } from "../../net/api-types.js";
+import { MARKS, NEVER, publicProject as project } from "../test-fixtures.js";
 import { deleteText, deployJson, deployText, domainText, expiryText, resetText } from "./output.js";
-
-const NEVER = "9999-12-31T23:59:59.999Z";
-
-/** Marks each style, so a test sees which text was painted how. */
-const MARKS: Paint = {
-  bold: (text) => `<b>${text}</b>`,
-  green: (text) => `<g>${text}</g>`,
-  yellow: (text) => `<y>${text}</y>`,
-  red: (text) => `<r>${text}</r>`,
-  dim: (text) => `<d>${text}</d>`,
-};
 
 function summary(overrides: Partial<DeploySummary> = {}): DeploySummary {
   return {
@@ -31,21 +20,6 @@ function summary(overrides: Partial<DeploySummary> = {}): DeploySummary {
     preview: false,
     skippedDotfiles: [],
     skippedGitignored: [],
-    ...overrides,
-  };
-}
-
-function project(overrides: Partial<PublicProject> = {}): PublicProject {
-  return {
-    projectSlug: "calm-river-abc12",
-    hostname: "calm-river-abc12.example.com",
-    generatedHostname: "calm-river-abc12.example.com",
-    customHostname: null,
-    customHostnameStatus: null,
-    productionUrl: "https://calm-river-abc12.example.com/",
-    revisionId: "rev0000001",
-    createdAt: "2026-11-28T10:20:30.000Z",
-    expiresAt: "2026-12-28T10:20:30.000Z",
     ...overrides,
   };
 }
@@ -139,23 +113,8 @@ describe("deploy output", () => {
   });
 
   it("deployJson: optional keys appear only when they apply", () => {
-    expect(
-      JSON.parse(
-        deployJson(
-          summary({
-            unchanged: true,
-            skippedDotfiles: [".env"],
-            skippedGitignored: ["a.log"],
-            previousProjectSlug: "old-slug-zzz99",
-            message: "m",
-            alias: "staging",
-            aliasUrl: "https://staging--x.example.com/",
-            pendingDomain: { hostname: "www.example.org", servingUrl: "https://x.example.com/" },
-          }),
-        ),
-      ),
-    ).toMatchObject({
-      expiresAt: "2026-12-28T10:20:30.000Z",
+    // Keys the JSON carries as the summary has them.
+    const passedOn = {
       unchanged: true,
       skippedDotfiles: [".env"],
       skippedGitignored: ["a.log"],
@@ -163,6 +122,11 @@ describe("deploy output", () => {
       message: "m",
       alias: "staging",
       aliasUrl: "https://staging--x.example.com/",
+    };
+    const pendingDomain = { hostname: "www.example.org", servingUrl: "https://x.example.com/" };
+    expect(JSON.parse(deployJson(summary({ ...passedOn, pendingDomain })))).toMatchObject({
+      expiresAt: "2026-12-28T10:20:30.000Z",
+      ...passedOn,
       domainPending: true,
     });
     expect(JSON.parse(deployJson(summary({ unchanged: false })))).not.toHaveProperty("unchanged");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ProjectState, PublicProject, RevisionSummary } from "../../net/api-types.js";
-import type { Paint } from "../../paint.js";
+import { MARKS, NEVER, publicProject } from "../test-fixtures.js";
 import {
   listJson,
   listText,
@@ -10,30 +10,16 @@ import {
   statusText,
 } from "./revisions-output.js";
 
-const NEVER = "9999-12-31T23:59:59.999Z";
 const NOW = new Date("2026-11-28T10:00:00.000Z");
 
-const MARKS: Paint = {
-  bold: (text) => `<b>${text}</b>`,
-  green: (text) => `<g>${text}</g>`,
-  yellow: (text) => `<y>${text}</y>`,
-  red: (text) => `<r>${text}</r>`,
-  dim: (text) => `<d>${text}</d>`,
-};
-
+/** The project of these tests: created 2026-11-01, rev0000002 in production, 10 days left at NOW. */
 function project(overrides: Partial<PublicProject> = {}): PublicProject {
-  return {
-    projectSlug: "calm-river-abc12",
-    hostname: "calm-river-abc12.example.com",
-    generatedHostname: "calm-river-abc12.example.com",
-    customHostname: null,
-    customHostnameStatus: null,
-    productionUrl: "https://calm-river-abc12.example.com/",
+  return publicProject({
     revisionId: "rev0000002",
     createdAt: "2026-11-01T09:00:00.000Z",
     expiresAt: "2026-12-08T10:00:00.000Z",
     ...overrides,
-  };
+  });
 }
 
 function revision(id: string, overrides: Partial<RevisionSummary> = {}): RevisionSummary {

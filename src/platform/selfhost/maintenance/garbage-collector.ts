@@ -9,6 +9,7 @@ import {
   slicesOf,
 } from "../state/platform-db.js";
 import type { ContentDirectory } from "../content/content-directory.js";
+import type { PlatformTables } from "../state/platform-tables.js";
 
 /** The content: the local files (blobs stored before packs, variants) and the packs' storage. */
 export interface ContentFiles {
@@ -99,25 +100,8 @@ async function expireSessions(
   batch: number,
 ): Promise<{ rows: number; sessions: number }> {
   // Each statement deletes at most `batch` rows; fewer means it found none left.
-  const rows =
-    (await changesOf(
-      trx,
-      sql`DELETE FROM session_assets WHERE (session_id, hash, path) IN (
-        SELECT s.session_id, s.hash, s.path FROM upload_sessions u JOIN session_assets s ON s.session_id = u.id
-        WHERE u.expires_at <= ${now} LIMIT ${batch})`,
-    )) +
-    (await changesOf(
-      trx,
-      sql`DELETE FROM session_hashes WHERE (session_id, hash) IN (
-        SELECT h.session_id, h.hash FROM upload_sessions u JOIN session_hashes h ON h.session_id = u.id
-        WHERE u.expires_at <= ${now} LIMIT ${batch})`,
-    )) +
-    (await changesOf(
-      trx,
-      sql`DELETE FROM session_blobs WHERE (session_id, hash) IN (
-        SELECT h.session_id, h.hash FROM upload_sessions u JOIN session_blobs h ON h.session_id = u.id
-        WHERE u.expires_at <= ${now} LIMIT ${batch})`,
-    ));
+  let rows = 0;
+  for (const table of SESSION_ROW_TABLES) rows += await deleteExpiredSessionRows(trx, table, now, batch);
   if (rows >= batch) return { rows, sessions: 0 };
   const sessions = await changesOf(
     trx,
@@ -125,6 +109,34 @@ async function expireSessions(
       SELECT id FROM upload_sessions WHERE expires_at <= ${now} LIMIT ${batch})`,
   );
   return { rows: 0, sessions };
+}
+
+/** The tables of a session's manifest rows, and the columns that name one row of each. */
+const SESSION_ROW_KEYS = {
+  session_assets: ["session_id", "hash", "path"],
+  session_hashes: ["session_id", "hash"],
+  session_blobs: ["session_id", "hash"],
+} as const satisfies { [T in keyof PlatformTables]?: readonly (keyof PlatformTables[T] & string)[] };
+
+type SessionRowTable = keyof typeof SESSION_ROW_KEYS;
+const SESSION_ROW_TABLES = Object.keys(SESSION_ROW_KEYS) as SessionRowTable[];
+
+/** Deletes up to `batch` rows of `table` whose session expired at or before `now`; how many went. */
+function deleteExpiredSessionRows(
+  trx: Executor,
+  table: SessionRowTable,
+  now: number,
+  batch: number,
+): Promise<number> {
+  const key = SESSION_ROW_KEYS[table];
+  const columns = sql.join(key.map((column) => sql.ref(column)));
+  const rowColumns = sql.join(key.map((column) => sql.ref(`r.${column}`)));
+  return changesOf(
+    trx,
+    sql`DELETE FROM ${sql.table(table)} WHERE (${columns}) IN (
+      SELECT ${rowColumns} FROM upload_sessions u JOIN ${sql.table(table)} r ON r.session_id = u.id
+      WHERE u.expires_at <= ${now} LIMIT ${batch})`,
+  );
 }
 
 /** Reclaims those of `hashes` that nothing references any more (after a project is removed). */

@@ -4,6 +4,8 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openSqlite, type SqliteDatabase } from "../../../shared/database/sqlite.js";
 import { openPlatformDatabase, type PlatformDatabase, settingOrCreate } from "./sqlite-database.js";
+import type { PlatformTable, PlatformTables } from "./platform-tables.js";
+import { PLATFORM_COLUMNS } from "../../../../test/support/platform-columns.js";
 
 let dir: string;
 let opened: PlatformDatabase[];
@@ -59,24 +61,29 @@ function writeOldDatabase(): void {
   db.close();
 }
 
-const CURRENT = {
-  blobs: ["hash#1", "size", "created_at", "pack", "pack_offset", "damaged"],
-  upload_sessions: [
-    "id#1",
-    "project_slug",
-    "created_at",
-    "expires_at",
-    "client_address",
-    "pending_bytes",
-    "asset_hashes",
-    "published_revision",
-  ],
-  session_assets: ["session_id#1", "path#3", "hash#2", "size", "content_type", "compressible"],
-  session_hashes: ["session_id#1", "hash#2", "path", "size", "media_type", "compressible"],
-  project_charges: ["project_slug#1", "client_address", "created_at", "charged_bytes"],
-  sites: ["project_slug#1", "revision_id", "expires_at", "production_since"],
-  site_hosts: ["hostname#1", "project_slug", "canonical_url"],
-};
+/** The primary key of each table whose columns these tests check, column by column in its order. */
+const PRIMARY_KEYS = {
+  blobs: ["hash"],
+  upload_sessions: ["id"],
+  session_assets: ["session_id", "hash", "path"],
+  session_hashes: ["session_id", "hash"],
+  project_charges: ["project_slug"],
+  sites: ["project_slug"],
+  site_hosts: ["hostname"],
+} as const satisfies { [T in PlatformTable]?: readonly (keyof PlatformTables[T])[] };
+
+/** `table`'s columns as columnsOf gives them: a column of the key with its place in it (`hash#2`). */
+function keyedColumns(table: keyof typeof PRIMARY_KEYS): string[] {
+  const key: readonly string[] = PRIMARY_KEYS[table];
+  return PLATFORM_COLUMNS[table].map((column) =>
+    key.includes(column) ? `${column}#${key.indexOf(column) + 1}` : column,
+  );
+}
+
+/** The columns of today's tables, those of PRIMARY_KEYS. */
+const CURRENT = Object.fromEntries(
+  Object.keys(PRIMARY_KEYS).map((table) => [table, keyedColumns(table as keyof typeof PRIMARY_KEYS)]),
+);
 const INDEXES = [
   "blobs_pack",
   "project_charges_client",
