@@ -182,6 +182,16 @@ describe("delete", () => {
     }
   });
 
+  it("delete: while another run holds the folder's lock it gives up LOCKED and sends nothing", async () => {
+    await holdProject(scratch, api.url, SLUG, { linked: true });
+    await scratch.lockSite();
+    const run = await deleteRun(["--yes", "--json"], { env: { DEPLOY_LOCK_WAIT_SECONDS: "0" } });
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout).error.code).toBe("LOCKED");
+    expect(api.received).toEqual([]);
+    expect(await tokenKept()).toBe(true);
+  });
+
   it("delete: under DEPLOY_CREDENTIAL it deletes the credential's project and touches no config folder", async () => {
     const credential = encodeCredential({
       apiUrl: api.url,

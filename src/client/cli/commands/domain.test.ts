@@ -172,6 +172,15 @@ describe("domain", () => {
     expect(await scratch.locksLeft()).toEqual([]);
   });
 
+  it("domain: while another run holds the folder's lock it gives up LOCKED and sends nothing", async () => {
+    await holdProject(scratch, api.url, SLUG, { linked: true });
+    await scratch.lockSite();
+    const run = await domain([HOST, "--json"], { DEPLOY_LOCK_WAIT_SECONDS: "0" });
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout).error.code).toBe("LOCKED");
+    expect(api.received).toEqual([]);
+  });
+
   it("domain: a folder without a project is NO_PROJECT and asks nothing", async () => {
     const run = await domain([HOST]);
     expect(run.code).toBe(1);

@@ -126,6 +126,7 @@ describe("link", () => {
   it("link: a project this machine holds no token for is NO_PROJECT, and nothing is asked or written", async () => {
     await holdProject(scratch, api.url, SLUG, { dir: elsewhere });
     const run = await cli(["link", OTHER]);
+    expect(JSON.parse((await cli(["link", OTHER, "--json"])).stdout).error.code).toBe("NO_PROJECT");
     expect(run).toEqual({
       code: 1,
       stdout: "",
@@ -211,6 +212,7 @@ describe("unlink", () => {
   });
 
   it("unlink: a folder linked to nothing is NO_PROJECT", async () => {
+    expect(JSON.parse((await cli(["unlink", "--json"])).stdout).error.code).toBe("NO_PROJECT");
     const run = await cli(["unlink"]);
     expect(run).toEqual({
       code: 1,

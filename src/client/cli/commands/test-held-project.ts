@@ -21,6 +21,8 @@ export interface Scratch {
   env: Record<string, string>;
   /** The lock files left in the config folder (none once a run has ended). */
   locksLeft(): Promise<string[]>;
+  /** Takes the site folder's lock as another live run would (this process holds it). */
+  lockSite(): Promise<void>;
   remove(): Promise<void>;
 }
 
@@ -38,6 +40,11 @@ export async function makeScratch(): Promise<Scratch> {
     saved: new SavedProjects(config),
     env: { DEPLOY_CONFIG_DIR: config },
     locksLeft: () => readdir(join(config, "locks")).catch(() => []),
+    lockSite: async () => {
+      await mkdir(join(config, "locks"));
+      const holder = { pid: process.pid, startedAt: "2026-11-28T03:00:00.000Z", dir: site };
+      await writeFile(join(config, "locks", `${sha256Hex(site)}.lock`), JSON.stringify(holder));
+    },
     remove: () => rm(root, { recursive: true, force: true }),
   };
 }
