@@ -1,0 +1,148 @@
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { decodeCredential, encodeCredential } from "../../local/credential.js";
+import { apiError, runCliIn, startTestApi, type TestApi } from "./test-api.js";
+import { FINGERPRINT, holdProject, makeScratch, publicProject, type Scratch } from "./test-held-project.js";
+
+const SLUG = "calm-river-abc12";
+
+let api: TestApi;
+let scratch: Scratch;
+beforeAll(async () => {
+  api = await startTestApi();
+});
+afterAll(async () => {
+  await api.close();
+});
+beforeEach(async () => {
+  scratch = await makeScratch();
+  api.reset();
+  api.on(`POST /projects/${SLUG}/state`, {
+    status: 200,
+    body: { project: publicProject(SLUG), revisions: [] },
+  });
+});
+afterEach(async () => {
+  await scratch.remove();
+});
+
+/** Runs `deploy credential` in the site folder against the stand-in. */
+function credential(extra: string[] = [], env: Record<string, string> = {}) {
+  return runCliIn(scratch.site, ["credential", ...extra], {
+    ...scratch.env,
+    DEPLOY_API_URL: api.url,
+    ...env,
+  });
+}
+
+describe("credential", () => {
+  it("credential: asks the server that the project answers to its token, then prints the credential on stdout", async () => {
+    const held = await holdProject(scratch, api.url, SLUG, { linked: true });
+    const run = await credential();
+    expect(run.code).toBe(0);
+    expect(api.received.map((request) => [request.method, request.path])).toEqual([
+      ["POST", `/projects/${SLUG}/state`],
+    ]);
+    expect(api.received[0]?.headers.authorization).toBe(`Bearer ${held.project.apiToken}`);
+    expect(api.received[0]?.body).toEqual({ projectHash: held.projectHash, anonFingerprint: FINGERPRINT });
+    expect(run.stdout).toBe(
+      `${encodeCredential({
+        apiUrl: api.url,
+        projectSlug: SLUG,
+        apiToken: held.project.apiToken,
+        projectHash: held.projectHash,
+        anonFingerprint: FINGERPRINT,
+      })}\n`,
+    );
+  });
+
+  it("credential: says on stderr that the credential is a secret and how CI uses it", async () => {
+    await holdProject(scratch, api.url, SLUG, { linked: true });
+    const run = await credential();
+    expect(run.stderr).toBe(
+      `The credential of ${SLUG}: keep it secret, it lets whoever holds it deploy to and delete the project.\n` +
+        "In CI, store it as a secret and set DEPLOY_CREDENTIAL to it; then `deploy <dir>` deploys there.\n",
+    );
+  });
+
+  it("credential: a moved folder's credential carries the projectHash its project was created with", async () => {
+    const created = join(scratch.site, "..", "old-site");
+    await mkdir(created);
+    const held = await holdProject(scratch, api.url, SLUG, { dir: created });
+    // The folder was moved: its project file now names the site folder.
+    await holdProject(scratch, api.url, SLUG, { linked: true, projectHash: held.projectHash });
+    const run = await credential();
+    expect(run.code).toBe(0);
+    expect(decodeCredential(run.stdout).projectHash).toBe(held.projectHash);
+    expect(api.received[0]?.body).toEqual({ projectHash: held.projectHash, anonFingerprint: FINGERPRINT });
+  });
+
+  it("credential: --json prints { credential, projectSlug } and nothing on stderr", async () => {
+    const held = await holdProject(scratch, api.url, SLUG, { linked: true });
+    const run = await credential(["--json"]);
+    expect([run.code, run.stderr]).toEqual([0, ""]);
+    const printed = JSON.parse(run.stdout) as { credential: string; projectSlug: string };
+    expect(printed).toEqual({ credential: printed.credential, projectSlug: SLUG });
+    expect(decodeCredential(printed.credential)).toEqual({
+      apiUrl: api.url,
+      projectSlug: SLUG,
+      apiToken: held.project.apiToken,
+      projectHash: held.projectHash,
+      anonFingerprint: FINGERPRINT,
+    });
+  });
+
+  it("credential: under DEPLOY_CREDENTIAL it refuses CREDENTIAL_IN_USE, asks nothing and never prints the secret", async () => {
+    const secret = encodeCredential({
+      apiUrl: api.url,
+      projectSlug: SLUG,
+      apiToken: "sdp_secret",
+      projectHash: "a".repeat(64),
+      anonFingerprint: "b".repeat(64),
+    });
+    const run = await credential([], { DEPLOY_CREDENTIAL: secret });
+    expect(run).toEqual({
+      code: 1,
+      stdout: "",
+      stderr:
+        "Error: this run acts with DEPLOY_CREDENTIAL, which is never printed back\n" +
+        "Run `deploy credential` where the project was created, without DEPLOY_CREDENTIAL.\n",
+    });
+    expect(api.received).toEqual([]);
+    const json = await credential(["--json"], { DEPLOY_CREDENTIAL: secret });
+    expect(JSON.parse(json.stdout)).toEqual({
+      error: {
+        code: "CREDENTIAL_IN_USE",
+        message: "this run acts with DEPLOY_CREDENTIAL, which is never printed back",
+      },
+    });
+    expect(json.stdout).not.toContain("sdp_secret");
+  });
+
+  it("credential: a folder without a project is NO_PROJECT, and nothing is asked", async () => {
+    const run = await credential(["--json"]);
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout).error.code).toBe("NO_PROJECT");
+    expect(api.received).toEqual([]);
+  });
+
+  it("credential: a project the server no longer knows prints its error and no credential", async () => {
+    await holdProject(scratch, api.url, SLUG, { linked: true });
+    api.on(`POST /projects/${SLUG}/state`, apiError(404, "PROJECT_NOT_FOUND", "no such project"));
+    const run = await credential();
+    expect([run.code, run.stdout]).toEqual([1, ""]);
+    expect(run.stderr).toBe(
+      "Error: could not read the project: the project no longer exists on the server\n" +
+        "Run `deploy` in this folder to create a new project.\n",
+    );
+    // The token is kept: the command only reads.
+    expect(await scratch.saved.findBySlug(api.url, SLUG)).toBeDefined();
+  });
+
+  it("credential: takes no lock on the folder, so none is left behind", async () => {
+    await holdProject(scratch, api.url, SLUG, { linked: true });
+    expect((await credential()).code).toBe(0);
+    expect(await scratch.locksLeft()).toEqual([]);
+  });
+});
