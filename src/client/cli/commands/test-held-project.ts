@@ -5,6 +5,7 @@ import { sha256Hex } from "../../../core/ids.js";
 import { writeProjectFile } from "../../local/project-file.js";
 import { SavedProjects, type SavedProject } from "../../local/saved-projects.js";
 import type { PublicProject } from "../../net/api-types.js";
+import { publicProject as projectFixture } from "../test-fixtures.js";
 
 // Local state for the commands' unit tests (not built: `test-*.ts`): a site folder and a config
 // folder holding a project's token, as a first deploy leaves them.
@@ -52,18 +53,15 @@ export async function makeScratch(): Promise<Scratch> {
 /** A project as the API describes it (docs/contract.md §3). */
 export function publicProject(projectSlug: string, overrides: Partial<PublicProject> = {}): PublicProject {
   const hostname = `${projectSlug}.sites.test`;
-  return {
+  return projectFixture({
     projectSlug,
     hostname,
     generatedHostname: hostname,
-    customHostname: null,
-    customHostnameStatus: null,
     productionUrl: `https://${hostname}/`,
-    revisionId: "rev0000001",
     createdAt: "2026-11-01T09:00:00.000Z",
     expiresAt: "2026-12-01T09:00:00.000Z",
     ...overrides,
-  };
+  });
 }
 
 /** What `holdProject` saved: the record and the projectHash it is kept under. */
