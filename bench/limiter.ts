@@ -5,7 +5,9 @@ import { REPO_ROOT } from "./lib/paths.js";
 // `npm run bench:limiter`: a micro-benchmark of the in-memory rate limiter (issue 31, H6). It times
 // hits that each start a new key's window, with 100 and with 1,000,000 live windows held, and
 // prints both and their ratio. `--module=<path>` times another build of `core/rate-limiter.js`
-// (an older checkout's dist/, to compare); `--hits=N` sets the hits timed at each size.
+// (an older checkout's dist/, to compare); `--hits=N` sets the hits timed at each size. `--http`
+// also times whole requests of new clients against the real server with few keys and with
+// 1,000,000 held (bench/lib/limiter-http.ts; wrk from bench/install-tools.sh): the cost per request.
 
 interface Limiter {
   hit(key: string): void;
@@ -48,3 +50,26 @@ console.log(`rate limiter (${modulePath}), ${hits} new keys timed at each size, 
 console.log(`  100 live keys:        ${(small / 1000).toFixed(2)} µs a hit`);
 console.log(`  1,000,000 live keys:  ${(large / 1000).toFixed(2)} µs a hit`);
 console.log(`  ratio:                ${(large / small).toFixed(2)}`);
+
+if (args.has("http")) {
+  const { measureLimiterHttp } = await import("./lib/limiter-http.js");
+  const http = await measureLimiterHttp({
+    rounds: 5,
+    seconds: 3,
+    fillKeys: Number(args.get("fill") || 1_000_000),
+    log: (line) => console.log(`  ${line}`),
+  });
+  const rps = (values: number[]) => values.map((value) => value.toFixed(0)).join(" / ");
+  console.log(
+    `whole requests (GET /tls/ask, each from a new client address), ${http.rounds} rounds of ${http.seconds} s:`,
+  );
+  console.log(
+    `  about 100 keys held:  ${rps(http.few.rps)} req/s, server RSS ${http.few.rssMb.toFixed(0)} MB`,
+  );
+  console.log(
+    `  ${http.fillKeys.toLocaleString("en-US")}+ keys held: ${rps(http.many.rps)} req/s, server RSS ${http.many.rssMb.toFixed(0)} MB`,
+  );
+  console.log(
+    `  cost per request, ${http.fillKeys.toLocaleString("en-US")}+ / 100 keys (median req/s ratio): ${http.ratio.toFixed(2)}`,
+  );
+}

@@ -14,6 +14,8 @@ export interface WrkResult {
   errors: number;
   httpErrors: number;
   bytes: number;
+  /** Answers 429 (counted only with `addresses`). */
+  limited: number;
 }
 
 export interface WrkOptions {
@@ -28,6 +30,8 @@ export interface WrkOptions {
   uniqueTargets?: boolean;
   /** A file of hostnames, one a line, that requests take in turn as their Host header. */
   hostsFile?: string;
+  /** Every request from a client address of its own (X-Forwarded-For) in the /8 numbered so. */
+  addresses?: number;
 }
 
 /** Runs wrk (keep-alive, 2 threads and 50 connections unless told otherwise) and reads its report. */
@@ -47,6 +51,7 @@ export async function runWrk(options: WrkOptions): Promise<WrkResult> {
     BENCH_WRK_BODY: options.bodyFile ?? "",
     BENCH_WRK_UNIQUE: options.uniqueTargets ? "1" : "",
     BENCH_WRK_HOSTS: options.hostsFile ?? "",
+    BENCH_WRK_ADDRESSES: options.addresses === undefined ? "" : String(options.addresses),
   };
   const run = await runTimed("wrk", args, { env });
   const line = /^BENCH_WRK (\{.*\})$/m.exec(run.stdout);
@@ -64,5 +69,6 @@ export async function runWrk(options: WrkOptions): Promise<WrkResult> {
     errors: n("connect") + n("read") + n("write") + n("timeout") + n("status"),
     httpErrors: n("status"),
     bytes: n("bytes"),
+    limited: Number(/^BENCH_WRK_LIMITED (\d+)$/m.exec(run.stdout)?.[1] ?? 0),
   };
 }
