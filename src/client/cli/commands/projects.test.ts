@@ -193,6 +193,19 @@ describe("projects", () => {
     );
   });
 
+  it("projects: a request the server failed is tried again as the settings say, and the retry is said on stderr", async () => {
+    const folder = await scratch(root, api.url);
+    await new SavedProjects(folder.config).put("1".repeat(64), savedProject(api.url, { dir: folder.site }));
+    let calls = 0;
+    api.on("POST /projects/calm-river-abc12/state", () =>
+      ++calls === 1 ? apiError(503, "UNAVAILABLE", "starting") : { status: 200, body: stateAnswer([]) },
+    );
+    const env = { ...folder.env, DEPLOY_MAX_ATTEMPTS: "2", DEPLOY_RETRY_BASE_MS: "0" };
+    const { code, stdout, stderr } = await runCliIn(folder.site, ["projects", "--json"], env);
+    expect([code, JSON.parse(stdout).projects[0].status, calls]).toEqual([0, "active", 2]);
+    expect(stderr).toMatch(/starting — retrying in 0ms \(attempt 2 of 2\)\n$/);
+  });
+
   it("projects: --api-url names the API whose projects are listed", async () => {
     const folder = await scratch(root, api.url);
     await holdThree(folder);
