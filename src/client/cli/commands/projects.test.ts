@@ -160,6 +160,24 @@ describe("projects", () => {
     );
   });
 
+  it("projects: a project on a server that keeps projects forever never expires, not on 9999-12-31", async () => {
+    const folder = await scratch(root, api.url);
+    await new SavedProjects(folder.config).put("1".repeat(64), savedProject(api.url, { dir: folder.site }));
+    const forever = "9999-12-31T23:59:59.999Z";
+    api.on("POST /projects/calm-river-abc12/state", {
+      status: 200,
+      body: stateAnswer([], { expiresAt: forever }),
+    });
+    expect((await run(folder)).stdout.split("\n")[1]).toBe(
+      "  calm-river-abc12  https://calm-river-abc12.sites.test/  never expires",
+    );
+    expect(JSON.parse((await run(folder, ["--json"])).stdout).projects[0]).toMatchObject({
+      expiresAt: forever,
+      expired: false,
+      status: "active",
+    });
+  });
+
   it("projects: with none held for this API, says how to make one, asks nothing and makes no install id", async () => {
     const folder = await scratch(root, api.url);
     expect(await run(folder)).toEqual({
