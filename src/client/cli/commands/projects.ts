@@ -1,3 +1,4 @@
+import { neverExpires } from "../../../core/project-expiry.js";
 import type { CommandContext } from "../../context.js";
 import { retryNote } from "../../context.js";
 import { forEachLimit } from "../../deploy/concurrency.js";
@@ -47,15 +48,18 @@ export async function projectsCommand(ctx: CommandContext): Promise<void> {
       ? [`No project on ${ctx.apiUrl} is held here: \`deploy <dir>\` creates one.`]
       : [`${listed.length === 1 ? "1 project" : `${listed.length} projects`} on ${ctx.apiUrl}:`];
   for (const project of listed) {
-    const expiry =
-      project.status === "gone"
-        ? "gone from the server"
-        : `${project.status === "expired" ? "expired" : "expires"} ${project.expiresAt!.slice(0, 10)}`;
-    lines.push(`  ${project.projectSlug}  ${project.productionUrl}  ${expiry}`);
+    lines.push(`  ${project.projectSlug}  ${project.productionUrl}  ${expiryText(project)}`);
     lines.push(`    ${project.dir === "" ? "no folder linked" : project.dir}`);
   }
   if (elsewhere > 0) lines.push(`(and ${elsewhere} on other APIs: --api-url names one)`);
   ctx.io.stdout.write(`${lines.join("\n")}\n`);
+}
+
+/** When a listed project expires, in a few words; a server with PROJECT_TTL_SECONDS=0 keeps it forever. */
+function expiryText(project: ListedProject): string {
+  if (project.status === "gone") return "gone from the server";
+  if (neverExpires(project.expiresAt!)) return "never expires";
+  return `${project.status === "expired" ? "expired" : "expires"} ${project.expiresAt!.slice(0, 10)}`;
 }
 
 async function describe(ctx: CommandContext, held: HeldProject, fingerprint: string): Promise<ListedProject> {
