@@ -1,8 +1,13 @@
 import { sql } from "kysely";
 import type { Pacer } from "../../../shared/event-loop.js";
-import { rowBytesSum, rowCharge } from "../quotas/quota-charges.js";
-import { firstOf, lockContent, NOT_DURABLE, type PlatformDatabase, rowsOf } from "../state/platform-db.js";
-import { insertRows } from "../state/row-insert.js";
+import { rowBytesSum } from "../quotas/quota-charges.js";
+import {
+  type Executor,
+  firstOf,
+  lockContent,
+  NOT_DURABLE,
+  type PlatformDatabase,
+} from "../state/platform-db.js";
 import { deleteInSlices, type KeyedRows } from "../state/sliced-delete.js";
 import { ROWS_PER_SLICE } from "../sessions/session-rows.js";
 
@@ -43,51 +48,56 @@ export async function stageRevisionFiles(
   target: { projectSlug: string; revisionId: string; sessionId: string },
   pacer: Pacer,
 ): Promise<number> {
-  const { projectSlug, revisionId, sessionId } = target;
   if (database.dialect === "postgres") return stageInOneStatement(database, target);
   let rowBytes = 0;
   // Keyset over the key of session_assets (session_id, hash, path): each slice one range of it
-  // (SQLite searches the index by the row value of the columns after the equal one).
+  // (SQLite searches the index by the row value of the columns after the equal one), copied by
+  // SQLite itself (read into JavaScript and written back, the slices of a 50,000-file publish
+  // took 1.6 s of the thread in a CPU profile; copied here, 1.0 to 1.3 s).
   let after = { hash: "", path: "" };
   for (;;) {
-    const rows = await database.transaction(async (trx) => {
-      // As a prepare does: no blob these rows name is collected before they name it.
-      await lockContent(database, trx, "shared");
-      const slice = await rowsOf(
-        trx,
-        sql<{ path: string; hash: string; content_type: string; compressible: number | string }>`
-          SELECT a.path, a.hash, COALESCE(h.media_type, a.content_type) AS content_type,
-            COALESCE(h.compressible, a.compressible) AS compressible
-          FROM session_assets a
-          LEFT JOIN session_hashes h ON h.session_id = a.session_id AND h.hash = a.hash
-          WHERE a.session_id = ${sessionId} AND (a.hash, a.path) > (${after.hash}, ${after.path})
-          ORDER BY a.hash, a.path LIMIT ${ROWS_PER_SLICE}`,
-      );
-      if (slice.length === 0) return slice;
-      await insertRows(
-        trx,
-        database.dialect,
-        "INSERT INTO revision_files (project_slug, revision_id, path, hash, content_type, compressible)",
-        slice.map((row) => [
-          projectSlug,
-          revisionId,
-          row.path,
-          row.hash,
-          row.content_type,
-          Number(row.compressible),
-        ]),
-        "ON CONFLICT DO NOTHING",
-      );
-      return slice;
-      // Made durable by the publish's own transaction, which comes after (and lets readers see them).
-    }, NOT_DURABLE);
-    for (const row of rows) rowBytes += rowCharge(row.path);
-    if (rows.length < ROWS_PER_SLICE) return rowBytes;
-    const last = rows[rows.length - 1]!;
-    after = { hash: last.hash, path: last.path };
+    const slice = await database.transaction((trx) => copySlice(trx, target, after), NOT_DURABLE);
+    // Made durable by the publish's own transaction, which comes after (and lets readers see them).
+    rowBytes += slice.bytes;
+    if (slice.last === undefined) return rowBytes;
+    after = slice.last;
     // A slice's transaction is a turn of the event loop at most.
     await pacer.next();
   }
+}
+
+/**
+ * Copies the ROWS_PER_SLICE manifest rows of the session that follow `after` (in the order of
+ * session_assets' key) into `revision_files`, on SQLite (whose one writer at a time keeps the
+ * collector out, as PostgreSQL's content lock does); returns their charge and the last one's key, none
+ * when no row is left after them.
+ */
+async function copySlice(
+  trx: Executor,
+  target: { projectSlug: string; revisionId: string; sessionId: string },
+  after: { hash: string; path: string },
+): Promise<{ bytes: number; last: { hash: string; path: string } | undefined }> {
+  const { projectSlug, revisionId, sessionId } = target;
+  // The slice's last key: the ROWS_PER_SLICE-th after `after`; none when fewer are left.
+  const last = await firstOf(
+    trx,
+    sql<{ hash: string; path: string }>`SELECT hash, path FROM session_assets
+      WHERE session_id = ${sessionId} AND (hash, path) > (${after.hash}, ${after.path})
+      ORDER BY hash, path LIMIT 1 OFFSET ${ROWS_PER_SLICE - 1}`,
+  );
+  const range = sql`a.session_id = ${sessionId} AND (a.hash, a.path) > (${after.hash}, ${after.path})
+    ${last === undefined ? sql`` : sql`AND (a.hash, a.path) <= (${last.hash}, ${last.path})`}`;
+  await sql`INSERT INTO revision_files (project_slug, revision_id, path, hash, content_type, compressible)
+    SELECT ${projectSlug}, ${revisionId}, a.path, a.hash, COALESCE(h.media_type, a.content_type),
+      COALESCE(h.compressible, a.compressible)
+    FROM session_assets a
+    LEFT JOIN session_hashes h ON h.session_id = a.session_id AND h.hash = a.hash
+    WHERE ${range} ON CONFLICT DO NOTHING`.execute(trx);
+  const charge = await firstOf(
+    trx,
+    sql<{ n: number | string }>`SELECT ${rowBytesSum("sqlite")} AS n FROM session_assets a WHERE ${range}`,
+  );
+  return { bytes: Number(charge!.n), last };
 }
 
 /**
