@@ -55,6 +55,19 @@ describe("warnCloudflareDrops", () => {
     );
   });
 
+  it("warnCloudflareDrops: a file is named by its URL: .html dropped only at the end, index.html only as a whole name", () => {
+    const paths = [
+      "shop/a.html",
+      "shop/page.html.txt",
+      "shop/index.html.gz",
+      "shop/myindex.html",
+      "shop/d/index.html",
+    ];
+    expect(warnings("/shop/* /shop/a 200\n", paths)[0]).toContain(
+      "also replaces /shop/page.html.txt, /shop/index.html.gz, /shop/myindex and 1 more (Cloudflare",
+    );
+  });
+
   it("warnCloudflareDrops: a 200 rule that covers only its own target page replaces nothing", () => {
     expect(warnings("/shop/* /shop/a 200\n", ["index.html", "shop/a.html"])).toEqual([]);
   });
@@ -66,5 +79,7 @@ describe("warnCloudflareDrops", () => {
         "there a rule matches only the path as written",
     ]);
     expect(warnings(rules.split("\n").slice(0, 50).join("\n"))).toEqual([]);
+    // Said also when some rules, a splat's, have no twin to make.
+    expect(warnings(`${rules}\n/old/* /new 301`)).toHaveLength(1);
   });
 });

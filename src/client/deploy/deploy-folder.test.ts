@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { readFile, readdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { apiError, type ReceivedRequest } from "../cli/commands/test-api.js";
 import { loadLastDeploy } from "../local/last-deploy.js";
@@ -73,7 +73,8 @@ describe("deployFolder", () => {
     scriptFirstDeploy("proj1");
     const { ctx, stderr } = kit.context();
     const summary = await deployFolder(ctx, dir, PRODUCTION);
-    expect(summary).toEqual({
+    // Strict: no field is there undefined (no previousProjectSlug, message, alias).
+    expect(summary).toStrictEqual({
       projectSlug: "proj1",
       revisionId: "rev-1",
       productionUrl: "http://proj1.sites.test/",
@@ -215,6 +216,9 @@ describe("deployFolder", () => {
     expect(sent("POST /projects/proj5/prepare").body).not.toHaveProperty("skipUnchanged");
     expect(sent("POST /projects/proj5/deploy").body).toMatchObject({ preview: true });
     expect(shownLines(stderr())).toContain("Publishing the preview… 0ms");
+    // A preview of other files is not what production serves: the record stays production's.
+    await kit.site(basename(dir), { "about.html": "<p>about us</p>" });
+    await deployFolder(kit.context().ctx, dir, { ...PRODUCTION, preview: true });
     expect(await loadLastDeploy(kit.configDir, projectHashOf(dir))).toEqual(before);
   });
 
