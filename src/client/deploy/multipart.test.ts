@@ -213,4 +213,23 @@ describe("bucketBody", () => {
     for await (const chunk of bucketBody([assets[2]!, assets[0]!]).stream()) first.push(chunk);
     expect(first.every((chunk) => chunk.length > 0)).toBe(true);
   });
+
+  it("bucketBody: small parts that fill exactly 1 MiB are a chunk of their own; the closing boundary follows alone", async () => {
+    // Parts of .txt files with 32-character hashes have heads of 207 bytes: three files of
+    // 196,608 bytes (262,144 in base64) and one of 195,981 make parts of exactly 1 MiB together.
+    const list: BucketAsset[] = [];
+    for (const [i, size] of [196_608, 196_608, 196_608, 195_981].entries()) {
+      const name = `fill-${i}.txt`;
+      await writeFile(join(dir, name), Buffer.alloc(size, 97 + i));
+      list.push({
+        hash: `${i}`.padStart(32, "f"),
+        file: { path: name, absPath: join(dir, name), size, mtimeMs: 0, ino: 0 },
+      });
+    }
+    const body = bucketBody(list);
+    const chunks: Buffer[] = [];
+    for await (const chunk of body.stream()) chunks.push(chunk);
+    const boundary = body.contentType.split("boundary=")[1]!;
+    expect(chunks.map((chunk) => chunk.length)).toEqual([1024 * 1024, `--${boundary}--\r\n`.length]);
+  });
 });
