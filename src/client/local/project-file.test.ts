@@ -130,4 +130,12 @@ describe("project-file", () => {
     expect(error.code).toBe("PROJECT_FILE");
     expect(error.message).toContain(`cannot write ${join(dir, "missing", PROJECT_FILE)}`);
   });
+
+  it("writeProjectFile: a folder whose path runs through a file is PROJECT_FILE, not the clean-up's own error", async () => {
+    const dir = await folder("through-a-file");
+    await writeFile(join(dir, "file"), "not a folder");
+    const error = await rejection(writeProjectFile(join(dir, "file"), LINK));
+    expect(error).toBeInstanceOf(CliError);
+    expect(error.code).toBe("PROJECT_FILE");
+  });
 });

@@ -70,7 +70,9 @@ export async function writeProjectFile(realDir: string, link: Omit<ProjectLink, 
     await writeFile(temporary, `${JSON.stringify(content, null, 2)}\n`, { flag: "wx" });
     await rename(temporary, path);
   } catch (error) {
-    await rm(temporary, { force: true });
+    // The clean-up fails too where the write could not begin (a path through a file: ENOTDIR);
+    // the write's failure is the one to tell.
+    await rm(temporary, { force: true }).catch(() => undefined);
     throw new CliError("PROJECT_FILE", `cannot write ${path}: ${(error as Error).message}`);
   }
   return path;
