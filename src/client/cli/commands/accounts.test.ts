@@ -1,6 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { rm } from "node:fs/promises";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { runCliIn } from "./test-api.js";
-import { makeScratch, type Scratch } from "./test-held-project.js";
+import { makeScratch, scratchRoot, type Scratch } from "./test-project.js";
 
 // The explanation after the first line, wrapped at 96 columns as the help is.
 const HOW_LINES = [
@@ -16,12 +17,16 @@ const FIRST = {
   whoami: "There are no accounts here: nobody is logged in, and nobody needs to be.",
 };
 
+let root: string;
 let scratch: Scratch;
-beforeEach(async () => {
-  scratch = await makeScratch();
+beforeAll(async () => {
+  root = await scratchRoot("accounts-command-");
 });
-afterEach(async () => {
-  await scratch.remove();
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+beforeEach(async () => {
+  scratch = await makeScratch(root);
 });
 
 describe("accounts", () => {

@@ -2,9 +2,9 @@ import { access, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { anonFingerprint } from "../../local/identity.js";
-import { SavedProjects } from "../../local/saved-projects.js";
 import { apiError, runCliIn, startTestApi, type TestApi } from "./test-api.js";
-import { savedProject, scratch, scratchRoot, stateAnswer, type Scratch } from "./test-project.js";
+import { stateAnswer } from "../test-fixtures.js";
+import { makeScratch, savedProject, scratchRoot, type Scratch } from "./test-project.js";
 
 let api: TestApi;
 /** Another API, which holds one project of this machine too. */
@@ -35,7 +35,7 @@ const NOW = "2026-11-28T10:00:00.000Z";
 
 /** Three projects held for the stand-in API (one active, one expired this very moment, one gone) and one held for another API. */
 async function holdThree(folder: Scratch) {
-  const saved = new SavedProjects(folder.config);
+  const saved = folder.saved;
   const held = [
     {
       slug: "amber-field-aaa11",
@@ -71,7 +71,7 @@ const run = (folder: Scratch, argv: string[] = []) =>
 
 describe("projects", () => {
   it("projects: lists each project held for this API with its URL and expiry as the server tells them now, and its folder", async () => {
-    const folder = await scratch(root, api.url);
+    const folder = await makeScratch(root, api.url);
     await holdThree(folder);
     expect(await run(folder)).toEqual({
       code: 0,
@@ -91,7 +91,7 @@ describe("projects", () => {
   });
 
   it("projects: asks each project's state with its own token and the identity it was created with", async () => {
-    const folder = await scratch(root, api.url);
+    const folder = await makeScratch(root, api.url);
     const { fingerprint } = await holdThree(folder);
     await run(folder);
     const asked = api.received
@@ -108,7 +108,7 @@ describe("projects", () => {
   });
 
   it("projects: --json prints { apiUrl, projects, otherApis }, a gone project with its saved URL and no expiry", async () => {
-    const folder = await scratch(root, api.url);
+    const folder = await makeScratch(root, api.url);
     await holdThree(folder);
     const { code, stdout, stderr } = await run(folder, ["--json"]);
     expect([code, stderr]).toEqual([0, ""]);
@@ -147,8 +147,8 @@ describe("projects", () => {
   });
 
   it("projects: one project held is said in the singular, with no line about other APIs when there are none", async () => {
-    const folder = await scratch(root, api.url);
-    await new SavedProjects(folder.config).put("1".repeat(64), savedProject(api.url, { dir: folder.site }));
+    const folder = await makeScratch(root, api.url);
+    await folder.saved.put("1".repeat(64), savedProject(api.url, { dir: folder.site }));
     api.on("POST /projects/calm-river-abc12/state", { status: 200, body: stateAnswer([]) });
     expect((await run(folder)).stdout).toBe(
       [
@@ -161,8 +161,8 @@ describe("projects", () => {
   });
 
   it("projects: a project on a server that keeps projects forever never expires, not on 9999-12-31", async () => {
-    const folder = await scratch(root, api.url);
-    await new SavedProjects(folder.config).put("1".repeat(64), savedProject(api.url, { dir: folder.site }));
+    const folder = await makeScratch(root, api.url);
+    await folder.saved.put("1".repeat(64), savedProject(api.url, { dir: folder.site }));
     const forever = "9999-12-31T23:59:59.999Z";
     api.on("POST /projects/calm-river-abc12/state", {
       status: 200,
@@ -179,13 +179,13 @@ describe("projects", () => {
   });
 
   it("projects: with none held for this API, says how to make one, asks nothing and makes no install id", async () => {
-    const folder = await scratch(root, api.url);
+    const folder = await makeScratch(root, api.url);
     expect(await run(folder)).toEqual({
       code: 0,
       stdout: `No project on ${api.url} is held here: \`deploy <dir>\` creates one.\n`,
       stderr: "",
     });
-    await new SavedProjects(folder.config).put("4".repeat(64), savedProject(other.url));
+    await folder.saved.put("4".repeat(64), savedProject(other.url));
     expect((await run(folder)).stdout).toBe(
       `No project on ${api.url} is held here: \`deploy <dir>\` creates one.\n` +
         "(and 1 on other APIs: --api-url names one)\n",
@@ -200,7 +200,7 @@ describe("projects", () => {
   });
 
   it("projects: an API error other than the project being gone fails the command", async () => {
-    const folder = await scratch(root, api.url);
+    const folder = await makeScratch(root, api.url);
     await holdThree(folder);
     api.on("POST /projects/birch-hill-bbb22/state", apiError(500, "INTERNAL", "the store failed"));
     const { code, stdout, stderr } = await run(folder, ["--json"]);
@@ -212,8 +212,8 @@ describe("projects", () => {
   });
 
   it("projects: a request the server failed is tried again as the settings say, and the retry is said on stderr", async () => {
-    const folder = await scratch(root, api.url);
-    await new SavedProjects(folder.config).put("1".repeat(64), savedProject(api.url, { dir: folder.site }));
+    const folder = await makeScratch(root, api.url);
+    await folder.saved.put("1".repeat(64), savedProject(api.url, { dir: folder.site }));
     let calls = 0;
     api.on("POST /projects/calm-river-abc12/state", () =>
       ++calls === 1 ? apiError(503, "UNAVAILABLE", "starting") : { status: 200, body: stateAnswer([]) },
@@ -225,7 +225,7 @@ describe("projects", () => {
   });
 
   it("projects: --api-url names the API whose projects are listed", async () => {
-    const folder = await scratch(root, api.url);
+    const folder = await makeScratch(root, api.url);
     await holdThree(folder);
     other.on("POST /projects/far-away-ddd44/state", apiError(403, "PROJECT_EXPIRED"));
     const { code, stdout } = await runCliIn(folder.site, ["projects", "--api-url", other.url, "--json"], {

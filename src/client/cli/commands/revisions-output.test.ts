@@ -30,7 +30,7 @@ function revision(id: string, overrides: Partial<RevisionSummary> = {}): Revisio
     bytes: 2048,
     production: false,
     preview: false,
-    revisionUrl: `https://${id}--calm-river-abc12.example.com/`,
+    revisionUrl: `https://${id}--calm-river-abc12.sites.test/`,
     message: null,
     ...overrides,
   };
@@ -49,10 +49,10 @@ describe("status output", () => {
   it("statusText: every line of a live project, the production revision's message whole", () => {
     expect(statusText(STATE, NOW, MARKS).split("\n")).toEqual([
       "Project <b>calm-river-abc12</b>",
-      "  Production: <b>https://calm-river-abc12.example.com/</b>",
+      "  Production: <b>https://calm-river-abc12.sites.test/</b>",
       "  Revision:   rev0000002, deployed 2026-11-20 08:30 UTC (12 files, 2.0 KiB)",
       `  Message:    ${"x".repeat(80)}`,
-      "  Domain:     calm-river-abc12.example.com (generated)",
+      "  Domain:     calm-river-abc12.sites.test (generated)",
       "  Revisions:  3 kept (`deploy list` shows them)",
       "  Expires:    2026-12-08 10:00 UTC (in 10 days; every deploy moves it)",
       "",
@@ -71,7 +71,7 @@ describe("status output", () => {
     };
     const lines = statusText(bare, NOW).split("\n");
     expect(lines[1]).toBe(
-      "  Production: https://calm-river-abc12.example.com/ (nothing deployed to production yet)",
+      "  Production: https://calm-river-abc12.sites.test/ (nothing deployed to production yet)",
     );
     expect(lines[2]).toBe("  Revision:   none");
     expect(lines[3]).toBe("  Domain:     www.example.org");
@@ -100,7 +100,7 @@ describe("status output", () => {
       }),
     };
     const text = statusText(pending, NOW, MARKS);
-    expect(text).toContain("  Production: <b>https://calm-river-abc12.example.com/</b>\n");
+    expect(text).toContain("  Production: <b>https://calm-river-abc12.sites.test/</b>\n");
     expect(text).toContain(
       "  Domain:     <y>www.example.org (pending: DNS does not prove it yet; `deploy domain --check` asks again)</y>\n",
     );
@@ -109,10 +109,10 @@ describe("status output", () => {
   it("statusJson: flat fields; expired from the expiry time on; pending and message only when they apply", () => {
     expect(JSON.parse(statusJson(STATE, NOW))).toEqual({
       projectSlug: "calm-river-abc12",
-      productionUrl: "https://calm-river-abc12.example.com/",
+      productionUrl: "https://calm-river-abc12.sites.test/",
       revisionId: "rev0000002",
-      revisionUrl: "https://rev0000002--calm-river-abc12.example.com/",
-      hostname: "calm-river-abc12.example.com",
+      revisionUrl: "https://rev0000002--calm-river-abc12.sites.test/",
+      hostname: "calm-river-abc12.sites.test",
       customHostname: null,
       message: "x".repeat(80),
       createdAt: "2026-11-01T09:00:00.000Z",
@@ -146,7 +146,7 @@ describe("list output", () => {
       "<y>   rev0000003  2026-11-20 08:30 UTC  1,234  5.0 MiB  preview     try it</y>",
       `<g>*  rev0000002  2026-11-20 08:30 UTC     12  2.0 KiB  production  ${"x".repeat(71)}…</g>`,
       "   rev0000001  2026-11-20 08:30 UTC      1  2.0 KiB",
-      "3 revisions kept for calm-river-abc12; * serves https://calm-river-abc12.example.com/",
+      "3 revisions kept for calm-river-abc12; * serves https://calm-river-abc12.sites.test/",
       "",
     ]);
   });
@@ -159,7 +159,7 @@ describe("list output", () => {
     expect(listText(plain).split("\n")).toEqual([
       "   REVISION    DEPLOYED              FILES     SIZE",
       "*  rev0000001  2026-11-20 08:30 UTC      1  2.0 KiB  production",
-      "1 revision kept for calm-river-abc12; * serves https://calm-river-abc12.example.com/",
+      "1 revision kept for calm-river-abc12; * serves https://calm-river-abc12.sites.test/",
       "",
     ]);
     const exact = { project: project(), revisions: [revision("rev0000001", { message: "y".repeat(72) })] };
@@ -183,16 +183,16 @@ describe("list output", () => {
 describe("promote output", () => {
   const result = {
     revisionId: "rev0000001",
-    productionUrl: "https://calm-river-abc12.example.com/",
-    revisionUrl: "https://rev0000001--calm-river-abc12.example.com/",
+    productionUrl: "https://calm-river-abc12.sites.test/",
+    revisionUrl: "https://rev0000001--calm-river-abc12.sites.test/",
     project: project(),
   };
 
   it("promotedText: what serves now and what served before", () => {
     expect(promotedText("Rolled back", result, "rev0000002")).toBe(
       "Rolled back calm-river-abc12: production serves revision rev0000001 (was rev0000002)\n" +
-        "  Production: https://calm-river-abc12.example.com/\n" +
-        "  Revision:   https://rev0000001--calm-river-abc12.example.com/\n",
+        "  Production: https://calm-river-abc12.sites.test/\n" +
+        "  Revision:   https://rev0000001--calm-river-abc12.sites.test/\n",
     );
     expect(promotedText("Promoted", result, "rev0000001").split("\n")[0]).toBe(
       "Promoted calm-river-abc12: production serves revision rev0000001 (it already was)",
