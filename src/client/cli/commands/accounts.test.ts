@@ -1,7 +1,6 @@
-import { rm } from "node:fs/promises";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { runCliIn } from "./test-api.js";
-import { makeScratch, scratchRoot, type Scratch } from "./test-project.js";
+import { type Scratch, useScratchRoot } from "./test-project.js";
 
 // The explanation after the first line, wrapped at 96 columns as the help is.
 const HOW_LINES = [
@@ -17,16 +16,10 @@ const FIRST = {
   whoami: "There are no accounts here: nobody is logged in, and nobody needs to be.",
 };
 
-let root: string;
+const root = useScratchRoot("accounts-command-");
 let scratch: Scratch;
-beforeAll(async () => {
-  root = await scratchRoot("accounts-command-");
-});
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
-});
 beforeEach(async () => {
-  scratch = await makeScratch(root);
+  scratch = await root.scratch();
 });
 
 describe("accounts", () => {

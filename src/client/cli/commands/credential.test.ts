@@ -1,32 +1,16 @@
-import { mkdir, rm } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { decodeCredential, encodeCredential } from "../../local/credential.js";
-import { apiError, runCliIn, startTestApi, type TestApi } from "./test-api.js";
+import { apiError, runCliIn, useTestApi } from "./test-api.js";
 import { publicProject, SLUG } from "../test-fixtures.js";
-import {
-  credentialEnv,
-  holdProject,
-  locksLeft,
-  makeScratch,
-  scratchRoot,
-  type Scratch,
-} from "./test-project.js";
+import { credentialEnv, holdProject, locksLeft, type Scratch, useScratchRoot } from "./test-project.js";
 
-let api: TestApi;
-let root: string;
+const api = useTestApi();
+const root = useScratchRoot("credential-command-");
 let scratch: Scratch;
-beforeAll(async () => {
-  api = await startTestApi();
-  root = await scratchRoot("credential-command-");
-});
-afterAll(async () => {
-  await api.close();
-  await rm(root, { recursive: true, force: true });
-});
 beforeEach(async () => {
-  scratch = await makeScratch(root, api.url);
-  api.reset();
+  scratch = await root.scratch(api.url);
   api.on(`POST /projects/${SLUG}/state`, {
     status: 200,
     body: { project: publicProject(), revisions: [] },

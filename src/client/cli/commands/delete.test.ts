@@ -1,38 +1,28 @@
-import { readFile, rm } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { PROJECT_FILE } from "../../local/project-file.js";
-import { apiError, runCliIn, startTestApi, type ScriptedAnswer, type TestApi } from "./test-api.js";
+import { apiError, runCliIn, type ScriptedAnswer, useTestApi } from "./test-api.js";
 import { SLUG } from "../test-fixtures.js";
 import {
   CREDENTIAL_IDENTITY,
   credentialEnv,
+  type Held,
   holdProject,
   lockSite,
   locksLeft,
-  makeScratch,
-  scratchRoot,
-  type Held,
   type Scratch,
+  useScratchRoot,
 } from "./test-project.js";
 
 const DELETED: ScriptedAnswer = { status: 200, body: { projectSlug: SLUG, deleted: true } };
 
-let api: TestApi;
-let root: string;
+const api = useTestApi();
+const root = useScratchRoot("delete-command-");
 let scratch: Scratch;
-beforeAll(async () => {
-  api = await startTestApi();
-  root = await scratchRoot("delete-command-");
-});
-afterAll(async () => {
-  await api.close();
-  await rm(root, { recursive: true, force: true });
-});
 beforeEach(async () => {
-  scratch = await makeScratch(root, api.url);
-  api.reset();
+  scratch = await root.scratch(api.url);
   api.on(`DELETE /projects/${SLUG}`, DELETED);
 });
 

@@ -1,26 +1,17 @@
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { PROJECT_FILE } from "../../local/project-file.js";
 import type { CompletedDeploy, PreparedDeploy } from "../../net/api-types.js";
-import { apiError, runCliIn, startTestApi, type TestApi } from "./test-api.js";
+import { apiError, runCliIn, useTestApi } from "./test-api.js";
 import { publicProject, SLUG } from "../test-fixtures.js";
-import { makeScratch, savedProject, scratchRoot, TOKEN, type Scratch } from "./test-project.js";
+import { savedProject, type Scratch, TOKEN, useScratchRoot } from "./test-project.js";
 
-let api: TestApi;
-let root: string;
+const api = useTestApi();
+const root = useScratchRoot("deploy-command-");
 
-beforeAll(async () => {
-  api = await startTestApi();
-  root = await scratchRoot("deploy-command-");
-});
-afterAll(async () => {
-  await api.close();
-  await rm(root, { recursive: true, force: true });
-});
 beforeEach(() => {
-  api.reset();
   // The summary's time and expiry come from the clock.
   vi.useFakeTimers({ toFake: ["Date"], now: new Date("2026-11-28T10:00:00.000Z") });
 });
@@ -36,7 +27,7 @@ const REVISION_URL = `https://rev0000001--${SLUG}.sites.test/`;
  * (nothing to upload) and completes the deploy as revision rev0000001.
  */
 async function newSite(): Promise<Scratch> {
-  const folder = await makeScratch(root, api.url);
+  const folder = await root.scratch(api.url);
   await writeFile(join(folder.site, "index.html"), "<h1>hello</h1>\n");
   const project = publicProject({ revisionId: null });
   api.on("POST /projects", { status: 201, body: { project, apiToken: TOKEN } });

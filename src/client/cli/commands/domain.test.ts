@@ -1,17 +1,15 @@
-import { rm } from "node:fs/promises";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { DomainResult } from "../../net/api-types.js";
 import { domainText, resetText } from "./output.js";
-import { apiError, runCliIn, startTestApi, type TestApi } from "./test-api.js";
+import { apiError, runCliIn, useTestApi } from "./test-api.js";
 import { publicProject, SLUG } from "../test-fixtures.js";
 import {
   credentialEnv,
   holdProject,
   lockSite,
   locksLeft,
-  makeScratch,
-  scratchRoot,
   type Scratch,
+  useScratchRoot,
 } from "./test-project.js";
 
 const HOST = "www.example.com";
@@ -43,20 +41,11 @@ const ACTIVE: DomainResult = {
 };
 const RESET = { project: publicProject() };
 
-let api: TestApi;
-let root: string;
+const api = useTestApi();
+const root = useScratchRoot("domain-command-");
 let scratch: Scratch;
-beforeAll(async () => {
-  api = await startTestApi();
-  root = await scratchRoot("domain-command-");
-});
-afterAll(async () => {
-  await api.close();
-  await rm(root, { recursive: true, force: true });
-});
 beforeEach(async () => {
-  scratch = await makeScratch(root, api.url);
-  api.reset();
+  scratch = await root.scratch(api.url);
   api.on(`POST /projects/${SLUG}/domains`, { status: 200, body: PENDING });
   api.on(`POST /projects/${SLUG}/domains/check`, { status: 200, body: ACTIVE });
   api.on(`DELETE /projects/${SLUG}/domains`, { status: 200, body: RESET });

@@ -1,33 +1,24 @@
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { PROJECT_FILE } from "../../local/project-file.js";
-import { apiError, runCliIn, startTestApi, type TestApi } from "./test-api.js";
+import { apiError, runCliIn, useTestApi } from "./test-api.js";
 import { publicProject, SLUG } from "../test-fixtures.js";
-import { holdProject, makeScratch, scratchRoot, type Scratch } from "./test-project.js";
+import { holdProject, type Scratch, useScratchRoot } from "./test-project.js";
 
 const OTHER = "bold-hill-xyz89";
 /** The production URL the server answers: not the one saved, so a test sees which is printed. */
 const SERVED = "https://www.example.com/";
 
-let api: TestApi;
-let root: string;
+const api = useTestApi();
+const root = useScratchRoot("link-command-");
 let scratch: Scratch;
 let elsewhere: string;
-beforeAll(async () => {
-  api = await startTestApi();
-  root = await scratchRoot("link-command-");
-});
-afterAll(async () => {
-  await api.close();
-  await rm(root, { recursive: true, force: true });
-});
 beforeEach(async () => {
-  scratch = await makeScratch(root, api.url);
+  scratch = await root.scratch(api.url);
   // Where the projects were created: another folder of this machine.
   elsewhere = join(scratch.site, "..", "elsewhere");
   await mkdir(elsewhere);
-  api.reset();
   for (const slug of [SLUG, OTHER]) {
     const project = publicProject({ projectSlug: slug, productionUrl: SERVED });
     api.on(`POST /projects/${slug}/state`, { status: 200, body: { project, revisions: [] } });

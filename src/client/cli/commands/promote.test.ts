@@ -1,32 +1,21 @@
-import { readdir, rm } from "node:fs/promises";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { readdir } from "node:fs/promises";
+import { describe, expect, it } from "vitest";
 import type { PromotedRevision, RevisionSummary } from "../../net/api-types.js";
-import { apiError, runCliIn, startTestApi, type ReceivedRequest, type TestApi } from "./test-api.js";
+import { apiError, type ReceivedRequest, runCliIn, useTestApi } from "./test-api.js";
 import { publicProject, revision, SLUG, stateAnswer } from "../test-fixtures.js";
 import {
   credentialEnv,
   holdProject,
   lockSite,
   locksLeft,
-  makeScratch,
   savedProject,
-  scratchRoot,
-  TOKEN,
   type Scratch,
+  TOKEN,
+  useScratchRoot,
 } from "./test-project.js";
 
-let api: TestApi;
-let root: string;
-
-beforeAll(async () => {
-  api = await startTestApi();
-  root = await scratchRoot("promote-command-");
-});
-afterAll(async () => {
-  await api.close();
-  await rm(root, { recursive: true, force: true });
-});
-beforeEach(() => api.reset());
+const api = useTestApi();
+const root = useScratchRoot("promote-command-");
 
 const STATE_PATH = `/projects/${SLUG}/state`;
 const PROMOTE_PATH = `/projects/${SLUG}/promote`;
@@ -47,7 +36,7 @@ function promoted(revisionId: string): PromotedRevision {
  * promote route promotes whatever revision it is sent.
  */
 async function linked(revisions: RevisionSummary[]) {
-  const folder = await makeScratch(root, api.url);
+  const folder = await root.scratch(api.url);
   const { identity } = await holdProject(folder, api.url, SLUG, { linked: true });
   const live = revisions.find((kept) => kept.production)?.revisionId ?? null;
   api.on(`POST ${STATE_PATH}`, { status: 200, body: stateAnswer(revisions, { revisionId: live }) });
@@ -185,7 +174,7 @@ describe("promote and rollback", () => {
   });
 
   it("promote: with DEPLOY_CREDENTIAL, promotes the credential's project with its token and saves nothing", async () => {
-    const folder = await makeScratch(root, api.url);
+    const folder = await root.scratch(api.url);
     api.on(`POST ${STATE_PATH}`, { status: 200, body: stateAnswer(LIVE_ON_2) });
     api.on(`POST ${PROMOTE_PATH}`, { status: 200, body: promoted("rev0000003") });
     const env = { ...folder.env, ...credentialEnv(api.url, SLUG, "sdp_credential") };

@@ -1,6 +1,7 @@
-import { mkdir, mkdtemp, readdir, realpath, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll, beforeAll } from "vitest";
 import { sha256Hex } from "../../../core/ids.js";
 import { encodeCredential } from "../../local/credential.js";
 import { writeProjectFile } from "../../local/project-file.js";
@@ -29,20 +30,35 @@ export interface Scratch {
   env: Record<string, string>;
 }
 
-/** A scratch root for one test file (a real path: macOS's tmpdir is a symlink); the file removes it. */
-export async function scratchRoot(prefix: string): Promise<string> {
-  return realpath(await mkdtemp(join(tmpdir(), prefix)));
+/** The scratch folders of one test file, under one root it removes after its tests. */
+export interface ScratchRoot {
+  /** The root (a real path: macOS's tmpdir is a symlink); made before the file's tests. */
+  readonly path: string;
+  /** A new empty site folder and a config folder not yet made; `apiUrl` is the API the env names. */
+  scratch(apiUrl?: string): Promise<Scratch>;
 }
 
-/** A new empty site folder and a config folder not yet made, under `root`; `apiUrl` is the API the env names. */
-export async function makeScratch(root: string, apiUrl?: string): Promise<Scratch> {
-  const base = await mkdtemp(join(root, "case-"));
-  const site = join(base, "site");
-  const config = join(base, "config");
-  await mkdir(site);
-  const env: Record<string, string> = { DEPLOY_CONFIG_DIR: config };
-  if (apiUrl !== undefined) env.DEPLOY_API_URL = apiUrl;
-  return { site, config, saved: new SavedProjects(config), env };
+/** The scratch root of one test file, named `prefix…` in the temp folder. */
+export function useScratchRoot(prefix: string): ScratchRoot {
+  let path = "";
+  beforeAll(async () => {
+    path = await realpath(await mkdtemp(join(tmpdir(), prefix)));
+  });
+  afterAll(() => rm(path, { recursive: true, force: true }));
+  return {
+    get path() {
+      return path;
+    },
+    async scratch(apiUrl) {
+      const base = await mkdtemp(join(path, "case-"));
+      const site = join(base, "site");
+      const config = join(base, "config");
+      await mkdir(site);
+      const env: Record<string, string> = { DEPLOY_CONFIG_DIR: config };
+      if (apiUrl !== undefined) env.DEPLOY_API_URL = apiUrl;
+      return { site, config, saved: new SavedProjects(config), env };
+    },
+  };
 }
 
 /** A saved project as a first deploy writes it: SLUG with its token, in no folder unless told. */
