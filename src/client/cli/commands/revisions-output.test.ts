@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { ProjectState, PublicProject, RevisionSummary } from "../../net/api-types.js";
-import { MARKS, NEVER, publicProject } from "../test-fixtures.js";
+import type { ProjectState, PublicProject } from "../../net/api-types.js";
+import { MARKS, NEVER, publicProject, revision } from "../test-fixtures.js";
 import {
   listJson,
   listText,
@@ -14,26 +14,7 @@ const NOW = new Date("2026-11-28T10:00:00.000Z");
 
 /** The project of these tests: created 2026-11-01, rev0000002 in production, 10 days left at NOW. */
 function project(overrides: Partial<PublicProject> = {}): PublicProject {
-  return publicProject({
-    revisionId: "rev0000002",
-    createdAt: "2026-11-01T09:00:00.000Z",
-    expiresAt: "2026-12-08T10:00:00.000Z",
-    ...overrides,
-  });
-}
-
-function revision(id: string, overrides: Partial<RevisionSummary> = {}): RevisionSummary {
-  return {
-    revisionId: id,
-    createdAt: "2026-11-20T08:30:00.000Z",
-    files: 1,
-    bytes: 2048,
-    production: false,
-    preview: false,
-    revisionUrl: `https://${id}--calm-river-abc12.sites.test/`,
-    message: null,
-    ...overrides,
-  };
+  return publicProject({ expiresAt: "2026-12-08T10:00:00.000Z", ...overrides });
 }
 
 const STATE: ProjectState = {
@@ -41,7 +22,7 @@ const STATE: ProjectState = {
   revisions: [
     revision("rev0000003", { preview: true, files: 1234, bytes: 5 * 1024 * 1024, message: "try it" }),
     revision("rev0000002", { production: true, files: 12, message: "x".repeat(80) }),
-    revision("rev0000001"),
+    revision("rev0000001", { files: 1 }),
   ],
 };
 
@@ -154,7 +135,7 @@ describe("list output", () => {
   it("listText: without messages no MESSAGE column; a message of exactly 72 characters stays whole", () => {
     const plain: ProjectState = {
       project: project(),
-      revisions: [revision("rev0000001", { production: true })],
+      revisions: [revision("rev0000001", { production: true, files: 1 })],
     };
     expect(listText(plain).split("\n")).toEqual([
       "   REVISION    DEPLOYED              FILES     SIZE",

@@ -20,7 +20,7 @@ export const TOKEN = tokenOf(SLUG);
 
 /** The install id a deploy leaves in the config folder, and the fingerprint requests carry (its SHA-256). */
 const INSTALL_ID = "c".repeat(64);
-export const FINGERPRINT = sha256Hex(INSTALL_ID);
+const FINGERPRINT = sha256Hex(INSTALL_ID);
 
 /** A site folder and a config folder (real paths, as the client resolves them); `env` names them. */
 export interface Scratch {
