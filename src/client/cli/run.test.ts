@@ -224,7 +224,7 @@ describe("runCli", () => {
           bytes: 10,
           production: true,
           preview: false,
-          revisionUrl: "https://rev0000001--calm-river-abc12.example.com/",
+          revisionUrl: "https://rev0000001--calm-river-abc12.sites.test/",
           message: null,
         },
       ];

@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { runCliIn } from "./test-api.js";
-import { makeScratch, type Scratch } from "./test-held-project.js";
+import { type Scratch, useScratchRoot } from "./test-project.js";
 
 // The explanation after the first line, wrapped at 96 columns as the help is.
 const HOW_LINES = [
@@ -16,12 +16,10 @@ const FIRST = {
   whoami: "There are no accounts here: nobody is logged in, and nobody needs to be.",
 };
 
+const root = useScratchRoot("accounts-command-");
 let scratch: Scratch;
 beforeEach(async () => {
-  scratch = await makeScratch();
-});
-afterEach(async () => {
-  await scratch.remove();
+  scratch = await root.scratch();
 });
 
 describe("accounts", () => {

@@ -1,37 +1,26 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { decodeCredential, encodeCredential } from "../../local/credential.js";
-import { apiError, runCliIn, startTestApi, type TestApi } from "./test-api.js";
-import { FINGERPRINT, holdProject, makeScratch, publicProject, type Scratch } from "./test-held-project.js";
+import { apiError, runCliIn, useTestApi } from "./test-api.js";
+import { publicProject, SLUG } from "../test-fixtures.js";
+import { credentialEnv, holdProject, locksLeft, type Scratch, useScratchRoot } from "./test-project.js";
 
-const SLUG = "calm-river-abc12";
-
-let api: TestApi;
+const api = useTestApi();
+const root = useScratchRoot("credential-command-");
 let scratch: Scratch;
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(async () => {
-  await api.close();
-});
 beforeEach(async () => {
-  scratch = await makeScratch();
-  api.reset();
+  scratch = await root.scratch(api.url);
   api.on(`POST /projects/${SLUG}/state`, {
     status: 200,
-    body: { project: publicProject(SLUG), revisions: [] },
+    body: { project: publicProject(), revisions: [] },
   });
-});
-afterEach(async () => {
-  await scratch.remove();
 });
 
 /** Runs `deploy credential` in the site folder against the stand-in. */
 function credential(extra: string[] = [], env: Record<string, string> = {}) {
   return runCliIn(scratch.site, ["credential", ...extra], {
     ...scratch.env,
-    DEPLOY_API_URL: api.url,
     ...env,
   });
 }
@@ -45,15 +34,9 @@ describe("credential", () => {
       ["POST", `/projects/${SLUG}/state`],
     ]);
     expect(api.received[0]?.headers.authorization).toBe(`Bearer ${held.project.apiToken}`);
-    expect(api.received[0]?.body).toEqual({ projectHash: held.projectHash, anonFingerprint: FINGERPRINT });
+    expect(api.received[0]?.body).toEqual(held.identity);
     expect(run.stdout).toBe(
-      `${encodeCredential({
-        apiUrl: api.url,
-        projectSlug: SLUG,
-        apiToken: held.project.apiToken,
-        projectHash: held.projectHash,
-        anonFingerprint: FINGERPRINT,
-      })}\n`,
+      `${encodeCredential({ apiUrl: api.url, projectSlug: SLUG, apiToken: held.project.apiToken, ...held.identity })}\n`,
     );
   });
 
@@ -71,11 +54,11 @@ describe("credential", () => {
     await mkdir(created);
     const held = await holdProject(scratch, api.url, SLUG, { dir: created });
     // The folder was moved: its project file now names the site folder.
-    await holdProject(scratch, api.url, SLUG, { linked: true, projectHash: held.projectHash });
+    await holdProject(scratch, api.url, SLUG, { linked: true, projectHash: held.identity.projectHash });
     const run = await credential();
     expect(run.code).toBe(0);
-    expect(decodeCredential(run.stdout).projectHash).toBe(held.projectHash);
-    expect(api.received[0]?.body).toEqual({ projectHash: held.projectHash, anonFingerprint: FINGERPRINT });
+    expect(decodeCredential(run.stdout).projectHash).toBe(held.identity.projectHash);
+    expect(api.received[0]?.body).toEqual(held.identity);
   });
 
   it("credential: --json prints { credential, projectSlug } and nothing on stderr", async () => {
@@ -88,20 +71,13 @@ describe("credential", () => {
       apiUrl: api.url,
       projectSlug: SLUG,
       apiToken: held.project.apiToken,
-      projectHash: held.projectHash,
-      anonFingerprint: FINGERPRINT,
+      ...held.identity,
     });
   });
 
   it("credential: under DEPLOY_CREDENTIAL it refuses CREDENTIAL_IN_USE, asks nothing and never prints the secret", async () => {
-    const secret = encodeCredential({
-      apiUrl: api.url,
-      projectSlug: SLUG,
-      apiToken: "sdp_secret",
-      projectHash: "a".repeat(64),
-      anonFingerprint: "b".repeat(64),
-    });
-    const run = await credential([], { DEPLOY_CREDENTIAL: secret });
+    const secret = credentialEnv(api.url, SLUG, "sdp_secret");
+    const run = await credential([], secret);
     expect(run).toEqual({
       code: 1,
       stdout: "",
@@ -110,7 +86,7 @@ describe("credential", () => {
         "Run `deploy credential` where the project was created, without DEPLOY_CREDENTIAL.\n",
     });
     expect(api.received).toEqual([]);
-    const json = await credential(["--json"], { DEPLOY_CREDENTIAL: secret });
+    const json = await credential(["--json"], secret);
     expect(JSON.parse(json.stdout)).toEqual({
       error: {
         code: "CREDENTIAL_IN_USE",
@@ -143,6 +119,6 @@ describe("credential", () => {
   it("credential: takes no lock on the folder, so none is left behind", async () => {
     await holdProject(scratch, api.url, SLUG, { linked: true });
     expect((await credential()).code).toBe(0);
-    expect(await scratch.locksLeft()).toEqual([]);
+    expect(await locksLeft(scratch)).toEqual([]);
   });
 });

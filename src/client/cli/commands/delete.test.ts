@@ -1,35 +1,34 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { encodeCredential } from "../../local/credential.js";
+import { beforeEach, describe, expect, it } from "vitest";
 import { PROJECT_FILE } from "../../local/project-file.js";
-import { apiError, runCliIn, startTestApi, type ScriptedAnswer, type TestApi } from "./test-api.js";
-import { FINGERPRINT, holdProject, makeScratch, type Held, type Scratch } from "./test-held-project.js";
+import { apiError, runCliIn, type ScriptedAnswer, useTestApi } from "./test-api.js";
+import { SLUG } from "../test-fixtures.js";
+import {
+  CREDENTIAL_IDENTITY,
+  credentialEnv,
+  type Held,
+  holdProject,
+  lockSite,
+  locksLeft,
+  type Scratch,
+  useScratchRoot,
+} from "./test-project.js";
 
-const SLUG = "calm-river-abc12";
 const DELETED: ScriptedAnswer = { status: 200, body: { projectSlug: SLUG, deleted: true } };
 
-let api: TestApi;
+const api = useTestApi();
+const root = useScratchRoot("delete-command-");
 let scratch: Scratch;
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(async () => {
-  await api.close();
-});
 beforeEach(async () => {
-  scratch = await makeScratch();
-  api.reset();
+  scratch = await root.scratch(api.url);
   api.on(`DELETE /projects/${SLUG}`, DELETED);
-});
-afterEach(async () => {
-  await scratch.remove();
 });
 
 /** Runs `deploy delete` in the site folder against the stand-in, off a terminal unless `answer` is typed on one. */
 function deleteRun(extra: string[], options: { answer?: string; env?: Record<string, string> } = {}) {
-  const env = { ...scratch.env, DEPLOY_API_URL: api.url, ...options.env };
+  const env = { ...scratch.env, ...options.env };
   if (options.answer === undefined) return runCliIn(scratch.site, ["delete", ...extra], env);
   const stdin = Object.assign(new PassThrough(), { isTTY: true });
   stdin.end(options.answer);
@@ -52,7 +51,7 @@ function expectDeleteSent(held: Held): void {
     ["DELETE", `/projects/${SLUG}`],
   ]);
   expect(api.received[0]?.headers.authorization).toBe(`Bearer ${held.project.apiToken}`);
-  expect(api.received[0]?.body).toEqual({ projectHash: held.projectHash, anonFingerprint: FINGERPRINT });
+  expect(api.received[0]?.body).toEqual(held.identity);
 }
 
 describe("delete", () => {
@@ -67,7 +66,7 @@ describe("delete", () => {
     expectDeleteSent(held);
     expect(await tokenKept()).toBe(false);
     expect(await projectFile()).toBeUndefined();
-    expect(await scratch.locksLeft()).toEqual([]);
+    expect(await locksLeft(scratch)).toEqual([]);
   });
 
   it("delete: --json prints the server's answer", async () => {
@@ -78,7 +77,7 @@ describe("delete", () => {
 
   it("delete: a project saved without a production URL is reported without one", async () => {
     const held = await holdProject(scratch, api.url, SLUG);
-    await scratch.saved.put(held.projectHash, { ...held.project, productionUrl: "" });
+    await scratch.saved.put(held.identity.projectHash, { ...held.project, productionUrl: "" });
     const run = await deleteRun(["--yes"]);
     expect(run).toEqual({ code: 0, stdout: `Deleted project ${SLUG}\n`, stderr: "" });
     expect(await tokenKept()).toBe(false);
@@ -104,7 +103,7 @@ describe("delete", () => {
     expect(api.received).toEqual([]);
     expect(await tokenKept()).toBe(true);
     expect(await projectFile()).toBeDefined();
-    expect(await scratch.locksLeft()).toEqual([]);
+    expect(await locksLeft(scratch)).toEqual([]);
   });
 
   it("delete: on a terminal it asks with the project and its URL, and deletes on yes", async () => {
@@ -121,7 +120,7 @@ describe("delete", () => {
 
   it("delete: the question leaves out the URL when none is saved", async () => {
     const held = await holdProject(scratch, api.url, SLUG);
-    await scratch.saved.put(held.projectHash, { ...held.project, productionUrl: "" });
+    await scratch.saved.put(held.identity.projectHash, { ...held.project, productionUrl: "" });
     const run = await deleteRun([], { answer: "yes\n" });
     expect(run.stderr).toBe(`Delete project ${SLUG}? [y/N] `);
     expect(run.code).toBe(0);
@@ -141,7 +140,7 @@ describe("delete", () => {
     expect(api.received).toEqual([]);
     expect(await tokenKept()).toBe(true);
     expect(await projectFile()).toBeDefined();
-    expect(await scratch.locksLeft()).toEqual([]);
+    expect(await locksLeft(scratch)).toEqual([]);
   });
 
   it("delete: a project the server no longer knows (404, 401) is forgotten locally and reported PROJECT_GONE", async () => {
@@ -158,7 +157,7 @@ describe("delete", () => {
       });
       expect(await tokenKept()).toBe(false);
       expect(await projectFile()).toBeUndefined();
-      expect(await scratch.locksLeft()).toEqual([]);
+      expect(await locksLeft(scratch)).toEqual([]);
     }
   });
 
@@ -178,13 +177,13 @@ describe("delete", () => {
       );
       expect(await tokenKept()).toBe(true);
       expect(await projectFile()).toBeDefined();
-      expect(await scratch.locksLeft()).toEqual([]);
+      expect(await locksLeft(scratch)).toEqual([]);
     }
   });
 
   it("delete: while another run holds the folder's lock it gives up LOCKED and sends nothing", async () => {
     await holdProject(scratch, api.url, SLUG, { linked: true });
-    await scratch.lockSite();
+    await lockSite(scratch);
     const run = await deleteRun(["--yes", "--json"], { env: { DEPLOY_LOCK_WAIT_SECONDS: "0" } });
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stdout).error.code).toBe("LOCKED");
@@ -193,33 +192,19 @@ describe("delete", () => {
   });
 
   it("delete: under DEPLOY_CREDENTIAL it deletes the credential's project and touches no config folder", async () => {
-    const credential = encodeCredential({
-      apiUrl: api.url,
-      projectSlug: SLUG,
-      apiToken: "sdp_ci",
-      projectHash: "a".repeat(64),
-      anonFingerprint: "b".repeat(64),
-    });
     // A token this machine holds for the same project stays: the credential is another's copy.
     await holdProject(scratch, api.url, SLUG, { linked: true });
-    const run = await deleteRun(["--yes"], { env: { DEPLOY_CREDENTIAL: credential } });
+    const run = await deleteRun(["--yes"], { env: credentialEnv(api.url, SLUG, "sdp_ci") });
     expect(run).toEqual({ code: 0, stdout: `Deleted project ${SLUG}\n`, stderr: "" });
     expect(api.received[0]?.headers.authorization).toBe("Bearer sdp_ci");
-    expect(api.received[0]?.body).toEqual({ projectHash: "a".repeat(64), anonFingerprint: "b".repeat(64) });
+    expect(api.received[0]?.body).toEqual(CREDENTIAL_IDENTITY);
     expect(await tokenKept()).toBe(true);
     expect(await projectFile()).toBeDefined();
   });
 
   it("delete: under DEPLOY_CREDENTIAL a project already gone is PROJECT_GONE, with nothing local to forget", async () => {
-    const credential = encodeCredential({
-      apiUrl: api.url,
-      projectSlug: SLUG,
-      apiToken: "sdp_ci",
-      projectHash: "a".repeat(64),
-      anonFingerprint: "b".repeat(64),
-    });
     api.on(`DELETE /projects/${SLUG}`, apiError(404, "PROJECT_NOT_FOUND"));
-    const run = await deleteRun(["--yes"], { env: { DEPLOY_CREDENTIAL: credential } });
+    const run = await deleteRun(["--yes"], { env: credentialEnv(api.url, SLUG, "sdp_ci") });
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(`Error: project ${SLUG} no longer exists on ${api.url}; forgot it locally\n`);
   });

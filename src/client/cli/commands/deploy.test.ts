@@ -1,34 +1,17 @@
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { PROJECT_FILE } from "../../local/project-file.js";
-import { SavedProjects } from "../../local/saved-projects.js";
 import type { CompletedDeploy, PreparedDeploy } from "../../net/api-types.js";
-import { apiError, runCliIn, startTestApi, type TestApi } from "./test-api.js";
-import {
-  publicProject,
-  savedProject,
-  scratch,
-  scratchRoot,
-  SLUG,
-  TOKEN,
-  type Scratch,
-} from "./test-project.js";
+import { apiError, runCliIn, useTestApi } from "./test-api.js";
+import { publicProject, SLUG } from "../test-fixtures.js";
+import { savedProject, type Scratch, TOKEN, useScratchRoot } from "./test-project.js";
 
-let api: TestApi;
-let root: string;
+const api = useTestApi();
+const root = useScratchRoot("deploy-command-");
 
-beforeAll(async () => {
-  api = await startTestApi();
-  root = await scratchRoot("deploy-command-");
-});
-afterAll(async () => {
-  await api.close();
-  await rm(root, { recursive: true, force: true });
-});
 beforeEach(() => {
-  api.reset();
   // The summary's time and expiry come from the clock.
   vi.useFakeTimers({ toFake: ["Date"], now: new Date("2026-11-28T10:00:00.000Z") });
 });
@@ -44,7 +27,7 @@ const REVISION_URL = `https://rev0000001--${SLUG}.sites.test/`;
  * (nothing to upload) and completes the deploy as revision rev0000001.
  */
 async function newSite(): Promise<Scratch> {
-  const folder = await scratch(root, api.url);
+  const folder = await root.scratch(api.url);
   await writeFile(join(folder.site, "index.html"), "<h1>hello</h1>\n");
   const project = publicProject({ revisionId: null });
   api.on("POST /projects", { status: 201, body: { project, apiToken: TOKEN } });
@@ -115,7 +98,7 @@ describe("deploy", () => {
     expect(completion.headers.authorization).toBe(`Bearer ${TOKEN}`);
     expect(completion.body).toMatchObject({ deployId: "dep_1", completionJwt: "upload.jwt" });
     expect(completion.body).not.toHaveProperty("preview");
-    const held = await new SavedProjects(folder.config).findBySlug(api.url, SLUG);
+    const held = await folder.saved.findBySlug(api.url, SLUG);
     expect(held?.project).toEqual(
       savedProject(api.url, { dir: folder.site, createdAt: "2026-11-01T09:00:00.000Z" }),
     );
@@ -174,7 +157,7 @@ describe("deploy", () => {
     expect(stderr).toMatch(
       /too many projects from this address\nWait a little and run the command again\.\n$/,
     );
-    expect(await new SavedProjects(folder.config).list()).toEqual([]);
+    expect(await folder.saved.list()).toEqual([]);
   });
 
   describe("a folder that looks like a project's source", () => {

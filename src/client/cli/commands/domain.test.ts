@@ -1,11 +1,17 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { encodeCredential } from "../../local/credential.js";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { DomainResult } from "../../net/api-types.js";
 import { domainText, resetText } from "./output.js";
-import { apiError, runCliIn, startTestApi, type TestApi } from "./test-api.js";
-import { FINGERPRINT, holdProject, makeScratch, publicProject, type Scratch } from "./test-held-project.js";
+import { apiError, runCliIn, useTestApi } from "./test-api.js";
+import { publicProject, SLUG } from "../test-fixtures.js";
+import {
+  credentialEnv,
+  holdProject,
+  lockSite,
+  locksLeft,
+  type Scratch,
+  useScratchRoot,
+} from "./test-project.js";
 
-const SLUG = "calm-river-abc12";
 const HOST = "www.example.com";
 
 /** The answer of an assigned external hostname, pending DNS (contract §3, §8). */
@@ -22,7 +28,7 @@ const PENDING: DomainResult = {
     message: "no CNAME record yet",
     pendingUntil: "2026-11-27T08:30:00.000Z",
   },
-  project: publicProject(SLUG, {
+  project: publicProject({
     hostname: HOST,
     customHostname: HOST,
     customHostnameStatus: "pending",
@@ -33,30 +39,21 @@ const ACTIVE: DomainResult = {
   domain: { ...PENDING.domain, status: "active", message: "CNAME found", pendingUntil: null },
   project: { ...PENDING.project, customHostnameStatus: "active" },
 };
-const RESET = { project: publicProject(SLUG) };
+const RESET = { project: publicProject() };
 
-let api: TestApi;
+const api = useTestApi();
+const root = useScratchRoot("domain-command-");
 let scratch: Scratch;
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(async () => {
-  await api.close();
-});
 beforeEach(async () => {
-  scratch = await makeScratch();
-  api.reset();
+  scratch = await root.scratch(api.url);
   api.on(`POST /projects/${SLUG}/domains`, { status: 200, body: PENDING });
   api.on(`POST /projects/${SLUG}/domains/check`, { status: 200, body: ACTIVE });
   api.on(`DELETE /projects/${SLUG}/domains`, { status: 200, body: RESET });
 });
-afterEach(async () => {
-  await scratch.remove();
-});
 
 /** Runs `deploy domain` in the site folder against the stand-in. */
 function domain(args: string[], env: Record<string, string> = {}) {
-  return runCliIn(scratch.site, ["domain", ...args], { ...scratch.env, DEPLOY_API_URL: api.url, ...env });
+  return runCliIn(scratch.site, ["domain", ...args], { ...scratch.env, ...env });
 }
 
 /** The production URL the config folder keeps for the project. */
@@ -81,16 +78,16 @@ describe("domain", () => {
       "POST",
       `/projects/${SLUG}/domains`,
       `Bearer ${held.project.apiToken}`,
-      { projectHash: held.projectHash, anonFingerprint: FINGERPRINT, domain: HOST },
+      { ...held.identity, domain: HOST },
     ]);
-    expect(await scratch.locksLeft()).toEqual([]);
+    expect(await locksLeft(scratch)).toEqual([]);
   });
 
   it("domain: <hostname> saves the project's new production URL and keeps the rest of its record", async () => {
     const held = await holdProject(scratch, api.url, SLUG, { linked: true });
     await domain([HOST]);
     expect(await scratch.saved.findBySlug(api.url, SLUG)).toEqual({
-      projectHash: held.projectHash,
+      projectHash: held.identity.projectHash,
       project: { ...held.project, productionUrl: `https://${HOST}/` },
     });
   });
@@ -113,30 +110,33 @@ describe("domain", () => {
       "POST",
       `/projects/${SLUG}/domains/check`,
       `Bearer ${held.project.apiToken}`,
-      { projectHash: held.projectHash, anonFingerprint: FINGERPRINT },
+      held.identity,
     ]);
     expect(await savedUrl()).toBe(held.project.productionUrl);
-    expect(await scratch.locksLeft()).toEqual([]);
+    expect(await locksLeft(scratch)).toEqual([]);
     api.received.length = 0;
     expect((await domain(["--check", "--json"])).stdout).toBe(`${JSON.stringify(ACTIVE)}\n`);
   });
 
   it("domain: --reset goes back to the generated hostname, prints it, and saves that URL", async () => {
     const held = await holdProject(scratch, api.url, SLUG, { linked: true });
-    await scratch.saved.put(held.projectHash, { ...held.project, productionUrl: `https://${HOST}/` });
+    await scratch.saved.put(held.identity.projectHash, {
+      ...held.project,
+      productionUrl: `https://${HOST}/`,
+    });
     const run = await domain(["--reset"]);
     expect(run).toEqual({ code: 0, stdout: resetText(RESET.project), stderr: "" });
     expect(sent()).toEqual([
       "DELETE",
       `/projects/${SLUG}/domains`,
       `Bearer ${held.project.apiToken}`,
-      { projectHash: held.projectHash, anonFingerprint: FINGERPRINT },
+      held.identity,
     ]);
     expect(await scratch.saved.findBySlug(api.url, SLUG)).toEqual({
-      projectHash: held.projectHash,
+      projectHash: held.identity.projectHash,
       project: { ...held.project, productionUrl: `https://${SLUG}.sites.test/` },
     });
-    expect(await scratch.locksLeft()).toEqual([]);
+    expect(await locksLeft(scratch)).toEqual([]);
   });
 
   it("domain: --reset --json prints { project }", async () => {
@@ -157,7 +157,7 @@ describe("domain", () => {
       stderr: `Error: could not assign the domain: ${HOST} is held by another project\nAnother project holds this hostname; choose another.\n`,
     });
     expect(await savedUrl()).toBe(held.project.productionUrl);
-    expect(await scratch.locksLeft()).toEqual([]);
+    expect(await locksLeft(scratch)).toEqual([]);
   });
 
   it("domain: --check without a custom hostname is DOMAIN_NOT_ASSIGNED; --reset's failure saves nothing", async () => {
@@ -169,12 +169,12 @@ describe("domain", () => {
     api.on(`DELETE /projects/${SLUG}/domains`, apiError(410, "PROJECT_EXPIRED", "project expired"));
     expect((await domain(["--reset"])).code).toBe(1);
     expect(await savedUrl()).toBe(held.project.productionUrl);
-    expect(await scratch.locksLeft()).toEqual([]);
+    expect(await locksLeft(scratch)).toEqual([]);
   });
 
   it("domain: while another run holds the folder's lock it gives up LOCKED and sends nothing", async () => {
     await holdProject(scratch, api.url, SLUG, { linked: true });
-    await scratch.lockSite();
+    await lockSite(scratch);
     const run = await domain([HOST, "--json"], { DEPLOY_LOCK_WAIT_SECONDS: "0" });
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stdout).error.code).toBe("LOCKED");
@@ -189,14 +189,7 @@ describe("domain", () => {
   });
 
   it("domain: under DEPLOY_CREDENTIAL it acts on the credential's project and writes nothing locally", async () => {
-    const credential = encodeCredential({
-      apiUrl: api.url,
-      projectSlug: SLUG,
-      apiToken: "sdp_ci",
-      projectHash: "a".repeat(64),
-      anonFingerprint: "b".repeat(64),
-    });
-    const env = { DEPLOY_CREDENTIAL: credential };
+    const env = credentialEnv(api.url, SLUG, "sdp_ci");
     expect(await domain([HOST], env)).toEqual({ code: 0, stdout: domainText(PENDING), stderr: "" });
     expect(await domain(["--reset"], env)).toEqual({ code: 0, stdout: resetText(RESET.project), stderr: "" });
     expect(api.received.map((request) => request.headers.authorization)).toEqual([

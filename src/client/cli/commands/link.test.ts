@@ -1,42 +1,33 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { PROJECT_FILE } from "../../local/project-file.js";
-import { apiError, runCliIn, startTestApi, type TestApi } from "./test-api.js";
-import { FINGERPRINT, holdProject, makeScratch, publicProject, type Scratch } from "./test-held-project.js";
+import { apiError, runCliIn, useTestApi } from "./test-api.js";
+import { publicProject, SLUG } from "../test-fixtures.js";
+import { holdProject, type Scratch, useScratchRoot } from "./test-project.js";
 
-const SLUG = "calm-river-abc12";
 const OTHER = "bold-hill-xyz89";
 /** The production URL the server answers: not the one saved, so a test sees which is printed. */
 const SERVED = "https://www.example.com/";
 
-let api: TestApi;
+const api = useTestApi();
+const root = useScratchRoot("link-command-");
 let scratch: Scratch;
 let elsewhere: string;
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(async () => {
-  await api.close();
-});
 beforeEach(async () => {
-  scratch = await makeScratch();
+  scratch = await root.scratch(api.url);
   // Where the projects were created: another folder of this machine.
   elsewhere = join(scratch.site, "..", "elsewhere");
   await mkdir(elsewhere);
-  api.reset();
   for (const slug of [SLUG, OTHER]) {
-    const project = publicProject(slug, { productionUrl: SERVED });
+    const project = publicProject({ projectSlug: slug, productionUrl: SERVED });
     api.on(`POST /projects/${slug}/state`, { status: 200, body: { project, revisions: [] } });
   }
-});
-afterEach(async () => {
-  await scratch.remove();
 });
 
 /** Runs the CLI in the site folder against the stand-in. */
 function cli(args: string[]) {
-  return runCliIn(scratch.site, args, { ...scratch.env, DEPLOY_API_URL: api.url });
+  return runCliIn(scratch.site, args, scratch.env);
 }
 
 /** The site folder's project file, parsed; undefined when there is none. */
@@ -65,7 +56,7 @@ describe("link", () => {
     expect(
       api.received.map((request) => [request.method, request.path, request.headers.authorization]),
     ).toEqual([["POST", `/projects/${SLUG}/state`, `Bearer ${held.project.apiToken}`]]);
-    expect(api.received[0]?.body).toEqual({ projectHash: held.projectHash, anonFingerprint: FINGERPRINT });
+    expect(api.received[0]?.body).toEqual(held.identity);
     expect(await projectFile()).toMatchObject({ project: SLUG, apiUrl: api.url, dir: "." });
   });
 
@@ -73,7 +64,7 @@ describe("link", () => {
     const held = await holdProject(scratch, api.url, SLUG, { dir: elsewhere });
     await cli(["link", SLUG]);
     expect(await scratch.saved.findBySlug(api.url, SLUG)).toEqual({
-      projectHash: held.projectHash,
+      projectHash: held.identity.projectHash,
       project: { ...held.project, dir: scratch.site },
     });
   });
@@ -170,7 +161,7 @@ describe("unlink", () => {
     });
     expect(await projectFile()).toBeUndefined();
     expect(await scratch.saved.findBySlug(api.url, SLUG)).toEqual({
-      projectHash: held.projectHash,
+      projectHash: held.identity.projectHash,
       project: { ...held.project, dir: "" },
     });
     expect(api.received).toEqual([]);

@@ -1,42 +1,24 @@
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { lockFolder } from "../../local/folder-lock.js";
-import { projectHashOf } from "../../local/identity.js";
-import { apiError, runCliIn, startTestApi, type TestApi } from "./test-api.js";
-import {
-  credentialEnv,
-  linkSite,
-  revision,
-  scratch,
-  scratchRoot,
-  SLUG,
-  stateAnswer,
-  TOKEN,
-  type Scratch,
-} from "./test-project.js";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { apiError, runCliIn, useTestApi } from "./test-api.js";
+import { revision, SLUG, stateAnswer } from "../test-fixtures.js";
+import { credentialEnv, holdProject, lockSite, type Scratch, TOKEN, useScratchRoot } from "./test-project.js";
 
-let api: TestApi;
-let root: string;
+const api = useTestApi();
+const root = useScratchRoot("open-command-");
 let opener: string;
 let openedFile: string;
 
 beforeAll(async () => {
-  api = await startTestApi();
-  root = await scratchRoot("open-command-");
   // A browser that writes the URL it was given to a file, or fails when it is told to.
-  openedFile = join(root, "opened.txt");
-  opener = join(root, "opener.sh");
+  openedFile = join(root.path, "opened.txt");
+  opener = join(root.path, "opener.sh");
   await writeFile(opener, `#!/bin/sh\n[ "$1" = "--fail" ] && exit 3\nprintf '%s' "$1" > ${openedFile}\n`, {
     mode: 0o755,
   });
 });
-afterAll(async () => {
-  await api.close();
-  await rm(root, { recursive: true, force: true });
-});
 beforeEach(async () => {
-  api.reset();
   await rm(openedFile, { force: true });
 });
 
@@ -48,8 +30,8 @@ const opened = () => readFile(openedFile, "utf8").catch(() => undefined);
 
 /** A linked site folder whose state route answers `state`. */
 async function linked(answer = stateAnswer([revision("rev0000002", { production: true })])) {
-  const folder = await scratch(root, api.url);
-  const identity = await linkSite(folder, api.url);
+  const folder = await root.scratch(api.url);
+  const { identity } = await holdProject(folder, api.url, SLUG, { linked: true });
   api.on(`POST ${STATE_PATH}`, { status: 200, body: answer });
   return { folder, identity, env: { ...folder.env, BROWSER: opener } };
 }
@@ -158,7 +140,7 @@ describe("open", () => {
   });
 
   it("open: a folder without a project is NO_PROJECT, and the API is not asked", async () => {
-    const folder = await scratch(root, api.url);
+    const folder = await root.scratch(api.url);
     const { code, stderr } = await run(folder, [], { ...folder.env, BROWSER: opener });
     expect(code).toBe(1);
     expect(stderr).toBe(
@@ -170,23 +152,13 @@ describe("open", () => {
 
   it("open: does not wait for the folder's lock (it changes nothing)", async () => {
     const { folder, env } = await linked();
-    const release = await lockFolder({
-      configDir: folder.config,
-      key: projectHashOf(folder.site),
-      dir: folder.site,
-      waitSeconds: 0,
-      onWait: () => {},
-    });
-    try {
-      const result = await run(folder, [], { ...env, DEPLOY_LOCK_WAIT_SECONDS: "0" });
-      expect([result.code, result.stdout]).toEqual([0, `Opened ${PRODUCTION}\n`]);
-    } finally {
-      await release();
-    }
+    await lockSite(folder);
+    const result = await run(folder, [], { ...env, DEPLOY_LOCK_WAIT_SECONDS: "0" });
+    expect([result.code, result.stdout]).toEqual([0, `Opened ${PRODUCTION}\n`]);
   });
 
   it("open: with DEPLOY_CREDENTIAL, opens the credential's project from any folder, with its token", async () => {
-    const folder = await scratch(root, api.url);
+    const folder = await root.scratch(api.url);
     api.on(`POST /projects/other-lake-xyz98/state`, {
       status: 200,
       body: stateAnswer([revision("rev0000002", { production: true })], { projectSlug: "other-lake-xyz98" }),

@@ -8,8 +8,8 @@ function summary(overrides: Partial<DeploySummary> = {}): DeploySummary {
   return {
     projectSlug: "calm-river-abc12",
     revisionId: "rev0000001",
-    productionUrl: "https://calm-river-abc12.example.com/",
-    revisionUrl: "https://rev0000001--calm-river-abc12.example.com/",
+    productionUrl: "https://calm-river-abc12.sites.test/",
+    revisionUrl: "https://rev0000001--calm-river-abc12.sites.test/",
     expiresAt: "2026-12-28T10:20:30.000Z",
     files: 1200,
     uploaded: 3,
@@ -29,8 +29,8 @@ describe("deploy output", () => {
     expect(deployText(summary(), MARKS)).toBe(
       [
         "<g>Deployed calm-river-abc12 (revision rev0000001)</g>",
-        "  Production: <b>https://calm-river-abc12.example.com/</b>",
-        "  Revision:   https://rev0000001--calm-river-abc12.example.com/",
+        "  Production: <b>https://calm-river-abc12.sites.test/</b>",
+        "  Revision:   https://rev0000001--calm-river-abc12.sites.test/",
         "  Files:      1,200 total: 3 uploaded, 1,190 already on the server",
         "  Sent:       2.0 KiB",
         "  Time:       1.5s",
@@ -45,7 +45,7 @@ describe("deploy output", () => {
       summary({
         preview: true,
         alias: "staging",
-        aliasUrl: "https://staging--calm-river-abc12.example.com/",
+        aliasUrl: "https://staging--calm-river-abc12.sites.test/",
         message: "new checkout",
         identical: 2,
         skippedDotfiles: [".env"],
@@ -56,9 +56,9 @@ describe("deploy output", () => {
     );
     expect(text.split("\n")).toEqual([
       "<y>Preview of calm-river-abc12 (revision rev0000001); production unchanged</y>",
-      "  Revision:   <b>https://rev0000001--calm-river-abc12.example.com/</b>",
-      "  Alias:      <b>https://staging--calm-river-abc12.example.com/</b> (staging: moves to each deploy with --alias staging)",
-      "  Production: https://calm-river-abc12.example.com/ (unchanged; `deploy promote rev0000001` puts this revision live)",
+      "  Revision:   <b>https://rev0000001--calm-river-abc12.sites.test/</b>",
+      "  Alias:      <b>https://staging--calm-river-abc12.sites.test/</b> (staging: moves to each deploy with --alias staging)",
+      "  Production: https://calm-river-abc12.sites.test/ (unchanged; `deploy promote rev0000001` puts this revision live)",
       "  Message:    new checkout",
       "  Files:      1,200 total: 3 uploaded, 2 identical to another file, 1,190 already on the server",
       "  Skipped:    2 ignored by .gitignore, 1 dotfiles (not deployed)",
@@ -73,7 +73,7 @@ describe("deploy output", () => {
   it("deployText: a preview without an alias has no Alias line; only dotfiles skipped", () => {
     const lines = deployText(summary({ preview: true, skippedDotfiles: [".env"] })).split("\n");
     expect(lines[2]).toBe(
-      "  Production: https://calm-river-abc12.example.com/ (unchanged; `deploy promote rev0000001` puts this revision live)",
+      "  Production: https://calm-river-abc12.sites.test/ (unchanged; `deploy promote rev0000001` puts this revision live)",
     );
     expect(lines).toContain("  Skipped:    1 dotfiles (not deployed)");
   });
@@ -82,15 +82,15 @@ describe("deploy output", () => {
     const lines = deployText(
       summary({
         unchanged: true,
-        pendingDomain: { hostname: "www.example.org", servingUrl: "https://calm-river-abc12.example.com/" },
+        pendingDomain: { hostname: "www.example.org", servingUrl: "https://calm-river-abc12.sites.test/" },
         productionUrl: "https://www.example.org/",
       }),
       MARKS,
     ).split("\n");
     expect(lines.slice(0, 4)).toEqual([
       "<g>No changes: calm-river-abc12 already serves these files (revision rev0000001); nothing sent, its expiry renewed</g>",
-      "  Production: <b>https://calm-river-abc12.example.com/</b>",
-      "  Revision:   https://rev0000001--calm-river-abc12.example.com/",
+      "  Production: <b>https://calm-river-abc12.sites.test/</b>",
+      "  Revision:   https://rev0000001--calm-river-abc12.sites.test/",
       "<y>  Domain:     www.example.org (pending: DNS does not prove it yet; `deploy domain --check` asks again)</y>",
     ]);
   });
@@ -99,8 +99,8 @@ describe("deploy output", () => {
     expect(JSON.parse(deployJson(summary({ expiresAt: NEVER })))).toEqual({
       projectSlug: "calm-river-abc12",
       revisionId: "rev0000001",
-      productionUrl: "https://calm-river-abc12.example.com/",
-      revisionUrl: "https://rev0000001--calm-river-abc12.example.com/",
+      productionUrl: "https://calm-river-abc12.sites.test/",
+      revisionUrl: "https://rev0000001--calm-river-abc12.sites.test/",
       expiresAt: null,
       preview: false,
       files: 1200,
@@ -141,11 +141,11 @@ describe("domain and delete output", () => {
   const pending: DomainResult = {
     domain: {
       hostname: "www.example.org",
-      cnameTarget: "calm-river-abc12.example.com",
+      cnameTarget: "calm-river-abc12.sites.test",
       status: "pending",
       records: [
         { type: "TXT", name: "_deploy.www.example.org", value: "proof-123" },
-        { type: "CNAME", name: "www.example.org", value: "calm-river-abc12.example.com" },
+        { type: "CNAME", name: "www.example.org", value: "calm-river-abc12.sites.test" },
       ],
       checkedAt: null,
       message: null,
@@ -158,8 +158,8 @@ describe("domain and delete output", () => {
     expect(domainText(pending).split("\n")).toEqual([
       "calm-river-abc12 now answers at www.example.org",
       "  Production: https://www.example.org/",
-      "  Also at:    https://calm-river-abc12.example.com/ (the generated address keeps serving)",
-      "  DNS:        point a CNAME record for www.example.org at calm-river-abc12.example.com",
+      "  Also at:    https://calm-river-abc12.sites.test/ (the generated address keeps serving)",
+      "  DNS:        point a CNAME record for www.example.org at calm-river-abc12.sites.test",
       "              or prove control with a TXT record _deploy.www.example.org holding proof-123",
       "  Status:     pending: DNS not checked yet",
       "              HTTPS waits for the proof; the claim lapses 2026-11-29 10:00 UTC without it. Check again: deploy domain --check",
@@ -196,7 +196,7 @@ describe("domain and delete output", () => {
 
   it("domainText: on the generated hostname there is no Also at line", () => {
     const result = {
-      domain: { ...pending.domain, hostname: "calm-river-abc12.example.com" },
+      domain: { ...pending.domain, hostname: "calm-river-abc12.sites.test" },
       project: project(),
     };
     expect(domainText(result)).not.toContain("Also at:");
@@ -204,7 +204,7 @@ describe("domain and delete output", () => {
 
   it("resetText and deleteText: the project and its URLs", () => {
     expect(resetText(project())).toBe(
-      "calm-river-abc12 is back on its generated hostname calm-river-abc12.example.com\n  Production: https://calm-river-abc12.example.com/\n",
+      "calm-river-abc12 is back on its generated hostname calm-river-abc12.sites.test\n  Production: https://calm-river-abc12.sites.test/\n",
     );
     expect(deleteText("calm-river-abc12", "https://x.example.com/")).toBe(
       "Deleted project calm-river-abc12; https://x.example.com/ no longer answers\n",

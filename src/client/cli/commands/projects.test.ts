@@ -1,29 +1,17 @@
-import { access, rm } from "node:fs/promises";
+import { access } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { anonFingerprint } from "../../local/identity.js";
-import { SavedProjects } from "../../local/saved-projects.js";
-import { apiError, runCliIn, startTestApi, type TestApi } from "./test-api.js";
-import { savedProject, scratch, scratchRoot, stateAnswer, type Scratch } from "./test-project.js";
+import { apiError, runCliIn, useTestApi } from "./test-api.js";
+import { stateAnswer } from "../test-fixtures.js";
+import { savedProject, type Scratch, useScratchRoot } from "./test-project.js";
 
-let api: TestApi;
+const api = useTestApi();
 /** Another API, which holds one project of this machine too. */
-let other: TestApi;
-let root: string;
+const other = useTestApi();
+const root = useScratchRoot("projects-command-");
 
-beforeAll(async () => {
-  api = await startTestApi();
-  other = await startTestApi();
-  root = await scratchRoot("projects-command-");
-});
-afterAll(async () => {
-  await api.close();
-  await other.close();
-  await rm(root, { recursive: true, force: true });
-});
 beforeEach(() => {
-  api.reset();
-  other.reset();
   // Whether a project has expired is judged on the clock.
   vi.useFakeTimers({ toFake: ["Date"], now: new Date(NOW) });
 });
@@ -35,7 +23,7 @@ const NOW = "2026-11-28T10:00:00.000Z";
 
 /** Three projects held for the stand-in API (one active, one expired this very moment, one gone) and one held for another API. */
 async function holdThree(folder: Scratch) {
-  const saved = new SavedProjects(folder.config);
+  const saved = folder.saved;
   const held = [
     {
       slug: "amber-field-aaa11",
@@ -44,7 +32,12 @@ async function holdThree(folder: Scratch) {
       expiresAt: "2026-12-20T09:00:00.000Z",
     },
     { slug: "birch-hill-bbb22", hash: "2".repeat(64), dir: "", expiresAt: NOW },
-    { slug: "cedar-lake-ccc33", hash: "3".repeat(64), dir: join(root, "gone-site"), expiresAt: undefined },
+    {
+      slug: "cedar-lake-ccc33",
+      hash: "3".repeat(64),
+      dir: join(root.path, "gone-site"),
+      expiresAt: undefined,
+    },
   ];
   for (const { slug, hash, dir, expiresAt } of held) {
     await saved.put(hash, savedProject(api.url, { projectSlug: slug, apiToken: `sdp_${hash[0]}`, dir }));
@@ -71,7 +64,7 @@ const run = (folder: Scratch, argv: string[] = []) =>
 
 describe("projects", () => {
   it("projects: lists each project held for this API with its URL and expiry as the server tells them now, and its folder", async () => {
-    const folder = await scratch(root, api.url);
+    const folder = await root.scratch(api.url);
     await holdThree(folder);
     expect(await run(folder)).toEqual({
       code: 0,
@@ -82,7 +75,7 @@ describe("projects", () => {
         "  birch-hill-bbb22  https://birch-hill-bbb22.example.org/  expired 2026-11-28",
         "    no folder linked",
         "  cedar-lake-ccc33  https://cedar-lake-ccc33.sites.test/  gone from the server",
-        `    ${join(root, "gone-site")}`,
+        `    ${join(root.path, "gone-site")}`,
         "(and 1 on other APIs: --api-url names one)",
         "",
       ].join("\n"),
@@ -91,7 +84,7 @@ describe("projects", () => {
   });
 
   it("projects: asks each project's state with its own token and the identity it was created with", async () => {
-    const folder = await scratch(root, api.url);
+    const folder = await root.scratch(api.url);
     const { fingerprint } = await holdThree(folder);
     await run(folder);
     const asked = api.received
@@ -108,7 +101,7 @@ describe("projects", () => {
   });
 
   it("projects: --json prints { apiUrl, projects, otherApis }, a gone project with its saved URL and no expiry", async () => {
-    const folder = await scratch(root, api.url);
+    const folder = await root.scratch(api.url);
     await holdThree(folder);
     const { code, stdout, stderr } = await run(folder, ["--json"]);
     expect([code, stderr]).toEqual([0, ""]);
@@ -134,7 +127,7 @@ describe("projects", () => {
           },
           {
             projectSlug: "cedar-lake-ccc33",
-            dir: join(root, "gone-site"),
+            dir: join(root.path, "gone-site"),
             productionUrl: "https://cedar-lake-ccc33.sites.test/",
             expiresAt: null,
             expired: true,
@@ -147,8 +140,8 @@ describe("projects", () => {
   });
 
   it("projects: one project held is said in the singular, with no line about other APIs when there are none", async () => {
-    const folder = await scratch(root, api.url);
-    await new SavedProjects(folder.config).put("1".repeat(64), savedProject(api.url, { dir: folder.site }));
+    const folder = await root.scratch(api.url);
+    await folder.saved.put("1".repeat(64), savedProject(api.url, { dir: folder.site }));
     api.on("POST /projects/calm-river-abc12/state", { status: 200, body: stateAnswer([]) });
     expect((await run(folder)).stdout).toBe(
       [
@@ -161,8 +154,8 @@ describe("projects", () => {
   });
 
   it("projects: a project on a server that keeps projects forever never expires, not on 9999-12-31", async () => {
-    const folder = await scratch(root, api.url);
-    await new SavedProjects(folder.config).put("1".repeat(64), savedProject(api.url, { dir: folder.site }));
+    const folder = await root.scratch(api.url);
+    await folder.saved.put("1".repeat(64), savedProject(api.url, { dir: folder.site }));
     const forever = "9999-12-31T23:59:59.999Z";
     api.on("POST /projects/calm-river-abc12/state", {
       status: 200,
@@ -179,13 +172,13 @@ describe("projects", () => {
   });
 
   it("projects: with none held for this API, says how to make one, asks nothing and makes no install id", async () => {
-    const folder = await scratch(root, api.url);
+    const folder = await root.scratch(api.url);
     expect(await run(folder)).toEqual({
       code: 0,
       stdout: `No project on ${api.url} is held here: \`deploy <dir>\` creates one.\n`,
       stderr: "",
     });
-    await new SavedProjects(folder.config).put("4".repeat(64), savedProject(other.url));
+    await folder.saved.put("4".repeat(64), savedProject(other.url));
     expect((await run(folder)).stdout).toBe(
       `No project on ${api.url} is held here: \`deploy <dir>\` creates one.\n` +
         "(and 1 on other APIs: --api-url names one)\n",
@@ -200,7 +193,7 @@ describe("projects", () => {
   });
 
   it("projects: an API error other than the project being gone fails the command", async () => {
-    const folder = await scratch(root, api.url);
+    const folder = await root.scratch(api.url);
     await holdThree(folder);
     api.on("POST /projects/birch-hill-bbb22/state", apiError(500, "INTERNAL", "the store failed"));
     const { code, stdout, stderr } = await run(folder, ["--json"]);
@@ -212,8 +205,8 @@ describe("projects", () => {
   });
 
   it("projects: a request the server failed is tried again as the settings say, and the retry is said on stderr", async () => {
-    const folder = await scratch(root, api.url);
-    await new SavedProjects(folder.config).put("1".repeat(64), savedProject(api.url, { dir: folder.site }));
+    const folder = await root.scratch(api.url);
+    await folder.saved.put("1".repeat(64), savedProject(api.url, { dir: folder.site }));
     let calls = 0;
     api.on("POST /projects/calm-river-abc12/state", () =>
       ++calls === 1 ? apiError(503, "UNAVAILABLE", "starting") : { status: 200, body: stateAnswer([]) },
@@ -225,7 +218,7 @@ describe("projects", () => {
   });
 
   it("projects: --api-url names the API whose projects are listed", async () => {
-    const folder = await scratch(root, api.url);
+    const folder = await root.scratch(api.url);
     await holdThree(folder);
     other.on("POST /projects/far-away-ddd44/state", apiError(403, "PROJECT_EXPIRED"));
     const { code, stdout } = await runCliIn(folder.site, ["projects", "--api-url", other.url, "--json"], {

@@ -1,37 +1,21 @@
-import { readdir, rm } from "node:fs/promises";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { lockFolder } from "../../local/folder-lock.js";
-import { projectHashOf } from "../../local/identity.js";
-import { SavedProjects } from "../../local/saved-projects.js";
+import { readdir } from "node:fs/promises";
+import { describe, expect, it } from "vitest";
 import type { PromotedRevision, RevisionSummary } from "../../net/api-types.js";
-import { apiError, runCliIn, startTestApi, type ReceivedRequest, type TestApi } from "./test-api.js";
+import { apiError, type ReceivedRequest, runCliIn, useTestApi } from "./test-api.js";
+import { publicProject, revision, SLUG, stateAnswer } from "../test-fixtures.js";
 import {
   credentialEnv,
-  heldLocks,
-  linkSite,
-  publicProject,
-  revision,
+  holdProject,
+  lockSite,
+  locksLeft,
   savedProject,
-  scratch,
-  scratchRoot,
-  SLUG,
-  stateAnswer,
-  TOKEN,
   type Scratch,
+  TOKEN,
+  useScratchRoot,
 } from "./test-project.js";
 
-let api: TestApi;
-let root: string;
-
-beforeAll(async () => {
-  api = await startTestApi();
-  root = await scratchRoot("promote-command-");
-});
-afterAll(async () => {
-  await api.close();
-  await rm(root, { recursive: true, force: true });
-});
-beforeEach(() => api.reset());
+const api = useTestApi();
+const root = useScratchRoot("promote-command-");
 
 const STATE_PATH = `/projects/${SLUG}/state`;
 const PROMOTE_PATH = `/projects/${SLUG}/promote`;
@@ -52,8 +36,8 @@ function promoted(revisionId: string): PromotedRevision {
  * promote route promotes whatever revision it is sent.
  */
 async function linked(revisions: RevisionSummary[]) {
-  const folder = await scratch(root, api.url);
-  const identity = await linkSite(folder, api.url);
+  const folder = await root.scratch(api.url);
+  const { identity } = await holdProject(folder, api.url, SLUG, { linked: true });
   const live = revisions.find((kept) => kept.production)?.revisionId ?? null;
   api.on(`POST ${STATE_PATH}`, { status: 200, body: stateAnswer(revisions, { revisionId: live }) });
   api.on(`POST ${PROMOTE_PATH}`, (request) => ({
@@ -69,8 +53,7 @@ const promotedIds = (received: ReceivedRequest[]) =>
     .filter(({ path }) => path === PROMOTE_PATH)
     .map(({ body }) => (body as { revisionId: string }).revisionId);
 
-const saved = async (folder: Scratch) =>
-  (await new SavedProjects(folder.config).findBySlug(api.url, SLUG))?.project;
+const saved = async (folder: Scratch) => (await folder.saved.findBySlug(api.url, SLUG))?.project;
 
 const LIVE_ON_2 = [revision("rev0000003", { preview: true }), revision("rev0000002", { production: true })];
 
@@ -92,7 +75,7 @@ describe("promote and rollback", () => {
       ["POST", PROMOTE_PATH, `Bearer ${TOKEN}`, { ...identity, revisionId: "rev0000003" }],
     ]);
     expect(await saved(folder)).toEqual(savedProject(api.url, { dir: folder.site, productionUrl: CUSTOM }));
-    expect(await heldLocks(folder.config)).toEqual([]);
+    expect(await locksLeft(folder)).toEqual([]);
   });
 
   it("promote: --json prints the API's answer with the revision that was live before", async () => {
@@ -153,7 +136,7 @@ describe("promote and rollback", () => {
       `Error: ${message}\n\`deploy list\` shows the revisions; \`deploy rollback <revision>\` names one.\n`,
     );
     expect(promotedIds(api.received)).toEqual([]);
-    expect(await heldLocks(folder.config)).toEqual([]);
+    expect(await locksLeft(folder)).toEqual([]);
   });
 
   it("rollback: with no production revision, NO_PREVIOUS_REVISION says there is nothing to roll back from", async () => {
@@ -178,30 +161,20 @@ describe("promote and rollback", () => {
     expect(JSON.parse(stdout).error.code).toBe("REVISION_NOT_FOUND");
     expect(stderr).toMatch(/^Error: .*\n`deploy list` shows the revisions the project keeps\.\n$/);
     expect(await saved(folder)).toEqual(savedProject(api.url, { dir: folder.site }));
-    expect(await heldLocks(folder.config)).toEqual([]);
+    expect(await locksLeft(folder)).toEqual([]);
   });
 
   it("promote: waits for the folder's lock, and gives up as LOCKED without asking the API", async () => {
     const { folder } = await linked(LIVE_ON_2);
-    const release = await lockFolder({
-      configDir: folder.config,
-      key: projectHashOf(folder.site),
-      dir: folder.site,
-      waitSeconds: 0,
-      onWait: () => {},
-    });
-    try {
-      const env = { ...folder.env, DEPLOY_LOCK_WAIT_SECONDS: "0" };
-      const { code, stdout } = await runCliIn(folder.site, ["promote", "rev0000003", "--json"], env);
-      expect([code, JSON.parse(stdout).error.code]).toEqual([1, "LOCKED"]);
-      expect(api.received).toEqual([]);
-    } finally {
-      await release();
-    }
+    await lockSite(folder);
+    const env = { ...folder.env, DEPLOY_LOCK_WAIT_SECONDS: "0" };
+    const { code, stdout } = await runCliIn(folder.site, ["promote", "rev0000003", "--json"], env);
+    expect([code, JSON.parse(stdout).error.code]).toEqual([1, "LOCKED"]);
+    expect(api.received).toEqual([]);
   });
 
   it("promote: with DEPLOY_CREDENTIAL, promotes the credential's project with its token and saves nothing", async () => {
-    const folder = await scratch(root, api.url);
+    const folder = await root.scratch(api.url);
     api.on(`POST ${STATE_PATH}`, { status: 200, body: stateAnswer(LIVE_ON_2) });
     api.on(`POST ${PROMOTE_PATH}`, { status: 200, body: promoted("rev0000003") });
     const env = { ...folder.env, ...credentialEnv(api.url, SLUG, "sdp_credential") };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { ProjectState, PublicProject, RevisionSummary } from "../../net/api-types.js";
-import { MARKS, NEVER, publicProject } from "../test-fixtures.js";
+import type { ProjectState, PublicProject } from "../../net/api-types.js";
+import { MARKS, NEVER, publicProject, revision } from "../test-fixtures.js";
 import {
   listJson,
   listText,
@@ -14,26 +14,7 @@ const NOW = new Date("2026-11-28T10:00:00.000Z");
 
 /** The project of these tests: created 2026-11-01, rev0000002 in production, 10 days left at NOW. */
 function project(overrides: Partial<PublicProject> = {}): PublicProject {
-  return publicProject({
-    revisionId: "rev0000002",
-    createdAt: "2026-11-01T09:00:00.000Z",
-    expiresAt: "2026-12-08T10:00:00.000Z",
-    ...overrides,
-  });
-}
-
-function revision(id: string, overrides: Partial<RevisionSummary> = {}): RevisionSummary {
-  return {
-    revisionId: id,
-    createdAt: "2026-11-20T08:30:00.000Z",
-    files: 1,
-    bytes: 2048,
-    production: false,
-    preview: false,
-    revisionUrl: `https://${id}--calm-river-abc12.example.com/`,
-    message: null,
-    ...overrides,
-  };
+  return publicProject({ expiresAt: "2026-12-08T10:00:00.000Z", ...overrides });
 }
 
 const STATE: ProjectState = {
@@ -41,7 +22,7 @@ const STATE: ProjectState = {
   revisions: [
     revision("rev0000003", { preview: true, files: 1234, bytes: 5 * 1024 * 1024, message: "try it" }),
     revision("rev0000002", { production: true, files: 12, message: "x".repeat(80) }),
-    revision("rev0000001"),
+    revision("rev0000001", { files: 1 }),
   ],
 };
 
@@ -49,10 +30,10 @@ describe("status output", () => {
   it("statusText: every line of a live project, the production revision's message whole", () => {
     expect(statusText(STATE, NOW, MARKS).split("\n")).toEqual([
       "Project <b>calm-river-abc12</b>",
-      "  Production: <b>https://calm-river-abc12.example.com/</b>",
+      "  Production: <b>https://calm-river-abc12.sites.test/</b>",
       "  Revision:   rev0000002, deployed 2026-11-20 08:30 UTC (12 files, 2.0 KiB)",
       `  Message:    ${"x".repeat(80)}`,
-      "  Domain:     calm-river-abc12.example.com (generated)",
+      "  Domain:     calm-river-abc12.sites.test (generated)",
       "  Revisions:  3 kept (`deploy list` shows them)",
       "  Expires:    2026-12-08 10:00 UTC (in 10 days; every deploy moves it)",
       "",
@@ -71,7 +52,7 @@ describe("status output", () => {
     };
     const lines = statusText(bare, NOW).split("\n");
     expect(lines[1]).toBe(
-      "  Production: https://calm-river-abc12.example.com/ (nothing deployed to production yet)",
+      "  Production: https://calm-river-abc12.sites.test/ (nothing deployed to production yet)",
     );
     expect(lines[2]).toBe("  Revision:   none");
     expect(lines[3]).toBe("  Domain:     www.example.org");
@@ -100,7 +81,7 @@ describe("status output", () => {
       }),
     };
     const text = statusText(pending, NOW, MARKS);
-    expect(text).toContain("  Production: <b>https://calm-river-abc12.example.com/</b>\n");
+    expect(text).toContain("  Production: <b>https://calm-river-abc12.sites.test/</b>\n");
     expect(text).toContain(
       "  Domain:     <y>www.example.org (pending: DNS does not prove it yet; `deploy domain --check` asks again)</y>\n",
     );
@@ -109,10 +90,10 @@ describe("status output", () => {
   it("statusJson: flat fields; expired from the expiry time on; pending and message only when they apply", () => {
     expect(JSON.parse(statusJson(STATE, NOW))).toEqual({
       projectSlug: "calm-river-abc12",
-      productionUrl: "https://calm-river-abc12.example.com/",
+      productionUrl: "https://calm-river-abc12.sites.test/",
       revisionId: "rev0000002",
-      revisionUrl: "https://rev0000002--calm-river-abc12.example.com/",
-      hostname: "calm-river-abc12.example.com",
+      revisionUrl: "https://rev0000002--calm-river-abc12.sites.test/",
+      hostname: "calm-river-abc12.sites.test",
       customHostname: null,
       message: "x".repeat(80),
       createdAt: "2026-11-01T09:00:00.000Z",
@@ -146,7 +127,7 @@ describe("list output", () => {
       "<y>   rev0000003  2026-11-20 08:30 UTC  1,234  5.0 MiB  preview     try it</y>",
       `<g>*  rev0000002  2026-11-20 08:30 UTC     12  2.0 KiB  production  ${"x".repeat(71)}…</g>`,
       "   rev0000001  2026-11-20 08:30 UTC      1  2.0 KiB",
-      "3 revisions kept for calm-river-abc12; * serves https://calm-river-abc12.example.com/",
+      "3 revisions kept for calm-river-abc12; * serves https://calm-river-abc12.sites.test/",
       "",
     ]);
   });
@@ -154,12 +135,12 @@ describe("list output", () => {
   it("listText: without messages no MESSAGE column; a message of exactly 72 characters stays whole", () => {
     const plain: ProjectState = {
       project: project(),
-      revisions: [revision("rev0000001", { production: true })],
+      revisions: [revision("rev0000001", { production: true, files: 1 })],
     };
     expect(listText(plain).split("\n")).toEqual([
       "   REVISION    DEPLOYED              FILES     SIZE",
       "*  rev0000001  2026-11-20 08:30 UTC      1  2.0 KiB  production",
-      "1 revision kept for calm-river-abc12; * serves https://calm-river-abc12.example.com/",
+      "1 revision kept for calm-river-abc12; * serves https://calm-river-abc12.sites.test/",
       "",
     ]);
     const exact = { project: project(), revisions: [revision("rev0000001", { message: "y".repeat(72) })] };
@@ -183,16 +164,16 @@ describe("list output", () => {
 describe("promote output", () => {
   const result = {
     revisionId: "rev0000001",
-    productionUrl: "https://calm-river-abc12.example.com/",
-    revisionUrl: "https://rev0000001--calm-river-abc12.example.com/",
+    productionUrl: "https://calm-river-abc12.sites.test/",
+    revisionUrl: "https://rev0000001--calm-river-abc12.sites.test/",
     project: project(),
   };
 
   it("promotedText: what serves now and what served before", () => {
     expect(promotedText("Rolled back", result, "rev0000002")).toBe(
       "Rolled back calm-river-abc12: production serves revision rev0000001 (was rev0000002)\n" +
-        "  Production: https://calm-river-abc12.example.com/\n" +
-        "  Revision:   https://rev0000001--calm-river-abc12.example.com/\n",
+        "  Production: https://calm-river-abc12.sites.test/\n" +
+        "  Revision:   https://rev0000001--calm-river-abc12.sites.test/\n",
     );
     expect(promotedText("Promoted", result, "rev0000001").split("\n")[0]).toBe(
       "Promoted calm-river-abc12: production serves revision rev0000001 (it already was)",

@@ -1,32 +1,12 @@
-import { rm } from "node:fs/promises";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { lockFolder } from "../../local/folder-lock.js";
-import { projectHashOf } from "../../local/identity.js";
-import { apiError, runCliIn, startTestApi, type TestApi } from "./test-api.js";
-import {
-  credentialEnv,
-  linkSite,
-  revision,
-  scratch,
-  scratchRoot,
-  SLUG,
-  stateAnswer,
-  TOKEN,
-} from "./test-project.js";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { apiError, runCliIn, useTestApi } from "./test-api.js";
+import { revision, SLUG, stateAnswer } from "../test-fixtures.js";
+import { credentialEnv, holdProject, lockSite, TOKEN, useScratchRoot } from "./test-project.js";
 
-let api: TestApi;
-let root: string;
+const api = useTestApi();
+const root = useScratchRoot("state-command-");
 
-beforeAll(async () => {
-  api = await startTestApi();
-  root = await scratchRoot("state-command-");
-});
-afterAll(async () => {
-  await api.close();
-  await rm(root, { recursive: true, force: true });
-});
 beforeEach(() => {
-  api.reset();
   // Status says how long the project has left: the clock decides it, not the day the test runs.
   vi.useFakeTimers({ toFake: ["Date"], now: new Date("2026-11-28T10:00:00.000Z") });
 });
@@ -47,8 +27,8 @@ const STATE = stateAnswer([
 
 /** A linked site folder whose state route answers `answer`. */
 async function linked(answer: unknown = STATE) {
-  const folder = await scratch(root, api.url);
-  const identity = await linkSite(folder, api.url);
+  const folder = await root.scratch(api.url);
+  const { identity } = await holdProject(folder, api.url, SLUG, { linked: true });
   api.on(`POST ${STATE_PATH}`, { status: 200, body: answer });
   return { folder, identity };
 }
@@ -150,7 +130,7 @@ describe("status and list", () => {
   });
 
   it("list: a folder without a project is NO_PROJECT, and the API is not asked", async () => {
-    const folder = await scratch(root, api.url);
+    const folder = await root.scratch(api.url);
     const { code, stdout, stderr } = await runCliIn(folder.site, ["list", "--json"], folder.env);
     expect(code).toBe(1);
     expect(JSON.parse(stdout).error.code).toBe("NO_PROJECT");
@@ -160,24 +140,14 @@ describe("status and list", () => {
 
   it("status: does not wait for the folder's lock (it changes nothing)", async () => {
     const { folder } = await linked();
-    const release = await lockFolder({
-      configDir: folder.config,
-      key: projectHashOf(folder.site),
-      dir: folder.site,
-      waitSeconds: 0,
-      onWait: () => {},
-    });
-    try {
-      const env = { ...folder.env, DEPLOY_LOCK_WAIT_SECONDS: "0" };
-      expect((await runCliIn(folder.site, ["status"], env)).code).toBe(0);
-      expect((await runCliIn(folder.site, ["list"], env)).code).toBe(0);
-    } finally {
-      await release();
-    }
+    await lockSite(folder);
+    const env = { ...folder.env, DEPLOY_LOCK_WAIT_SECONDS: "0" };
+    expect((await runCliIn(folder.site, ["status"], env)).code).toBe(0);
+    expect((await runCliIn(folder.site, ["list"], env)).code).toBe(0);
   });
 
   it("status: with DEPLOY_CREDENTIAL, reads the credential's project from any folder, with its token", async () => {
-    const folder = await scratch(root, api.url);
+    const folder = await root.scratch(api.url);
     api.on(`POST ${STATE_PATH}`, { status: 200, body: STATE });
     const { code, stdout } = await runCliIn(
       folder.site,

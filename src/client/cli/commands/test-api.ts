@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, beforeEach } from "vitest";
 import { runCli } from "../run.js";
 import type { CliIo } from "../../io.js";
 
@@ -39,8 +40,20 @@ export function apiError(status: number, code: string, message = code): Scripted
   return { status, body: { error: { code, message } } };
 }
 
-/** Starts the stand-in; unknown routes answer 404 NOT_FOUND. */
-export async function startTestApi(): Promise<TestApi> {
+/**
+ * The stand-in for one test file: listening before its tests, closed after them, and reset (no
+ * route, nothing received) before each one. Unknown routes answer 404 NOT_FOUND.
+ */
+export function useTestApi(): TestApi {
+  const api = testApi();
+  beforeAll(() => api.listen());
+  afterAll(() => api.close());
+  beforeEach(() => api.reset());
+  return api;
+}
+
+/** The stand-in, not yet listening (`url` is known once `listen` has resolved). */
+function testApi(): TestApi & { listen(): Promise<void> } {
   const routes = new Map<string, RouteHandler>();
   const received: ReceivedRequest[] = [];
   const server: Server = createServer((req, res) => {
@@ -62,9 +75,11 @@ export async function startTestApi(): Promise<TestApi> {
       res.end(JSON.stringify(answer.body));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    get url() {
+      return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    },
+    listen: () => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve)),
     received,
     on(route, answer) {
       routes.set(route, typeof answer === "function" ? answer : () => answer);

@@ -1,121 +1,139 @@
-import { mkdir, mkdtemp, readdir, realpath } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { PublicProject, ProjectState, RevisionSummary } from "../../net/api-types.js";
+import { afterAll, beforeAll } from "vitest";
+import { sha256Hex } from "../../../core/ids.js";
 import { encodeCredential } from "../../local/credential.js";
-import { anonFingerprint, projectHashOf } from "../../local/identity.js";
 import { writeProjectFile } from "../../local/project-file.js";
 import { SavedProjects, type SavedProject } from "../../local/saved-projects.js";
+import { SLUG } from "../test-fixtures.js";
 
-// Projects, answers and folders for the commands' unit tests (not built: `test-*.ts`).
+// Local state for the commands' unit tests (not built: `test-*.ts`): a site folder and a config
+// folder, and a project held in them as a first deploy leaves it (its token saved, its project
+// file written). What the API answers about a project comes from ../test-fixtures.ts.
 
-/** The project the tests act on, and its token. */
-export const SLUG = "calm-river-abc12";
-export const TOKEN = "sdp_calm_river_token";
+/** The token a first deploy of `slug` was given (each project its own, so a test sees which is sent). */
+const tokenOf = (slug: string) => `sdp_${slug}_token`;
 
-/** A fresh site folder and config folder (real paths) under `root`, and the env that names them. */
+/** The token of project SLUG. */
+export const TOKEN = tokenOf(SLUG);
+
+/** The install id a deploy leaves in the config folder, and the fingerprint requests carry (its SHA-256). */
+const INSTALL_ID = "c".repeat(64);
+const FINGERPRINT = sha256Hex(INSTALL_ID);
+
+/** A site folder and a config folder (real paths, as the client resolves them); `env` names them. */
 export interface Scratch {
   site: string;
   config: string;
+  saved: SavedProjects;
   env: Record<string, string>;
 }
 
-/** A scratch root for one test file (a real path: macOS's tmpdir is a symlink). */
-export async function scratchRoot(prefix: string): Promise<string> {
-  return realpath(await mkdtemp(join(tmpdir(), prefix)));
+/** The scratch folders of one test file, under one root it removes after its tests. */
+export interface ScratchRoot {
+  /** The root (a real path: macOS's tmpdir is a symlink); made before the file's tests. */
+  readonly path: string;
+  /** A new empty site folder and a config folder not yet made; `apiUrl` is the API the env names. */
+  scratch(apiUrl?: string): Promise<Scratch>;
 }
 
-/** A new site folder and config folder under `root`, the API at `apiUrl`. */
-export async function scratch(root: string, apiUrl: string): Promise<Scratch> {
-  const base = await mkdtemp(join(root, "case-"));
-  const site = join(base, "site");
-  const config = join(base, "config");
-  await mkdir(site);
-  return { site, config, env: { DEPLOY_CONFIG_DIR: config, DEPLOY_API_URL: apiUrl } };
+/** The scratch root of one test file, named `prefix…` in the temp folder. */
+export function useScratchRoot(prefix: string): ScratchRoot {
+  let path = "";
+  beforeAll(async () => {
+    path = await realpath(await mkdtemp(join(tmpdir(), prefix)));
+  });
+  afterAll(() => rm(path, { recursive: true, force: true }));
+  return {
+    get path() {
+      return path;
+    },
+    async scratch(apiUrl) {
+      const base = await mkdtemp(join(path, "case-"));
+      const site = join(base, "site");
+      const config = join(base, "config");
+      await mkdir(site);
+      const env: Record<string, string> = { DEPLOY_CONFIG_DIR: config };
+      if (apiUrl !== undefined) env.DEPLOY_API_URL = apiUrl;
+      return { site, config, saved: new SavedProjects(config), env };
+    },
+  };
 }
 
-/** The identity fields a linked folder's requests carry. */
+/** A saved project as a first deploy writes it: SLUG with its token, in no folder unless told. */
+export function savedProject(apiUrl: string, fields: Partial<SavedProject> = {}): SavedProject {
+  const slug = fields.projectSlug ?? SLUG;
+  return {
+    projectSlug: slug,
+    apiToken: tokenOf(slug),
+    apiUrl,
+    dir: "",
+    productionUrl: `https://${slug}.sites.test/`,
+    createdAt: "2026-11-01T09:00:00.000Z",
+    ...fields,
+  };
+}
+
+/** The identity fields a held project's requests carry. */
 export interface SentIdentity {
   projectHash: string;
   anonFingerprint: string;
 }
 
+/** What `holdProject` saved, and the identity its requests carry. */
+export interface Held {
+  identity: SentIdentity;
+  project: SavedProject;
+}
+
 /**
- * Makes `site` a deployed folder of project `slug` on `apiUrl`, as a deploy leaves it: its token
- * saved in the config folder and its project file written. Returns the identity its requests carry.
+ * Holds project `slug` on `apiUrl` as a first deploy of `dir` (default: the site) leaves it: the
+ * install id and the project's token saved in the config folder, under the folder's projectHash
+ * (or the one given, as for a folder moved since); with `linked`, the folder's project file too.
  */
-export async function linkSite(
-  { site, config }: Scratch,
+export async function holdProject(
+  scratch: Scratch,
   apiUrl: string,
-  fields: Partial<SavedProject> = {},
-): Promise<SentIdentity> {
-  const project = savedProject(apiUrl, { dir: site, ...fields });
-  const projectHash = projectHashOf(site);
-  await new SavedProjects(config).put(projectHash, project);
-  await writeProjectFile(site, { project: project.projectSlug, apiUrl });
-  return { projectHash, anonFingerprint: await anonFingerprint(config) };
+  slug: string,
+  options: { linked?: boolean; dir?: string; projectHash?: string } = {},
+): Promise<Held> {
+  const dir = options.dir ?? scratch.site;
+  const projectHash = options.projectHash ?? sha256Hex(dir);
+  const project = savedProject(apiUrl, { projectSlug: slug, dir });
+  await mkdir(scratch.config, { recursive: true });
+  await writeFile(join(scratch.config, "install.json"), `${JSON.stringify({ installId: INSTALL_ID })}\n`);
+  await scratch.saved.put(projectHash, project);
+  if (options.linked === true) await writeProjectFile(dir, { project: slug, apiUrl });
+  return { identity: { projectHash, anonFingerprint: FINGERPRINT }, project };
 }
 
-/** A saved project as a first deploy writes it. */
-export function savedProject(apiUrl: string, fields: Partial<SavedProject> = {}): SavedProject {
-  return {
-    projectSlug: SLUG,
-    apiToken: TOKEN,
-    apiUrl,
-    dir: "",
-    productionUrl: `https://${fields.projectSlug ?? SLUG}.sites.test/`,
-    createdAt: "2026-11-01T09:00:00.000Z",
-    ...fields,
-  };
-}
+/** The identity a DEPLOY_CREDENTIAL of `credentialEnv` carries (not this machine's). */
+export const CREDENTIAL_IDENTITY: SentIdentity = {
+  projectHash: "a".repeat(64),
+  anonFingerprint: "b".repeat(64),
+};
 
-/** DEPLOY_CREDENTIAL for project `slug` on `apiUrl`, with its identity. */
+/** DEPLOY_CREDENTIAL for project `slug` on `apiUrl` with `token`, and CREDENTIAL_IDENTITY. */
 export function credentialEnv(apiUrl: string, slug = SLUG, token = TOKEN): Record<string, string> {
-  const identity = { projectHash: "c".repeat(64), anonFingerprint: "d".repeat(64) };
-  return { DEPLOY_CREDENTIAL: encodeCredential({ apiUrl, projectSlug: slug, apiToken: token, ...identity }) };
-}
-
-/** The API's public view of a project, as the state and promote routes answer it. */
-export function publicProject(fields: Partial<PublicProject> = {}): PublicProject {
-  const slug = fields.projectSlug ?? SLUG;
   return {
-    projectSlug: slug,
-    hostname: `${slug}.sites.test`,
-    generatedHostname: `${slug}.sites.test`,
-    customHostname: null,
-    customHostnameStatus: null,
-    productionUrl: `https://${slug}.sites.test/`,
-    revisionId: "rev0000002",
-    createdAt: "2026-11-01T09:00:00.000Z",
-    expiresAt: "2026-12-20T09:00:00.000Z",
-    ...fields,
+    DEPLOY_CREDENTIAL: encodeCredential({
+      apiUrl,
+      projectSlug: slug,
+      apiToken: token,
+      ...CREDENTIAL_IDENTITY,
+    }),
   };
 }
 
-/** One kept revision as the state route lists it (neither production nor preview unless told). */
-export function revision(revisionId: string, fields: Partial<RevisionSummary> = {}): RevisionSummary {
-  return {
-    revisionId,
-    createdAt: "2026-11-20T08:30:00.000Z",
-    files: 3,
-    bytes: 2048,
-    production: false,
-    preview: false,
-    revisionUrl: `https://${revisionId}--${SLUG}.sites.test/`,
-    message: null,
-    ...fields,
-  };
+/** Takes the site folder's lock as another live run would (this process holds it; nothing lets it go). */
+export async function lockSite({ site, config }: Scratch): Promise<void> {
+  await mkdir(join(config, "locks"), { recursive: true });
+  const holder = { pid: process.pid, startedAt: "2026-11-28T03:00:00.000Z", dir: site };
+  await writeFile(join(config, "locks", `${sha256Hex(site)}.lock`), JSON.stringify(holder));
 }
 
-/** The state route's answer: `publicProject(project)` and `revisions`, newest first. */
-export function stateAnswer(
-  revisions: RevisionSummary[],
-  project: Partial<PublicProject> = {},
-): ProjectState {
-  return { project: publicProject(project), revisions };
-}
-
-/** The folder locks held in a config folder (a run that ended must leave none). */
-export async function heldLocks(config: string): Promise<string[]> {
+/** The lock files left in a config folder (a run that ended must leave none). */
+export async function locksLeft({ config }: Scratch): Promise<string[]> {
   return readdir(join(config, "locks")).catch(() => []);
 }
