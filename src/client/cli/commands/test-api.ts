@@ -52,6 +52,13 @@ export function useTestApi(): TestApi {
   return api;
 }
 
+/** The stand-in, listening, for a kit that manages its own life (deploy/test-deploy-kit.ts). */
+export async function startTestApi(): Promise<TestApi> {
+  const api = testApi();
+  await api.listen();
+  return api;
+}
+
 /** The stand-in, not yet listening (`url` is known once `listen` has resolved). */
 function testApi(): TestApi & { listen(): Promise<void> } {
   const routes = new Map<string, RouteHandler>();
