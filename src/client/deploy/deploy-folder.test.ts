@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { readFile, readdir, writeFile } from "node:fs/promises";
 import { basename, join } from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { apiError, type ReceivedRequest } from "../cli/commands/test-api.js";
 import { loadLastDeploy } from "../local/last-deploy.js";
 import { projectHashOf } from "../local/identity.js";
@@ -17,19 +17,14 @@ import {
   scriptCreate,
   scriptUploads,
   shownLines,
-  startDeployKit,
+  useDeployKit,
   uploadedHashes,
-  type DeployKit,
 } from "./test-deploy-kit.js";
 
-let kit: DeployKit;
+const kit = useDeployKit();
 let dir: string;
 let sites = 0;
 
-beforeAll(async () => {
-  kit = await startDeployKit();
-});
-afterAll(() => kit.close());
 beforeEach(async () => {
   kit.api.reset();
   dir = await kit.site(`site-${++sites}`, FILES);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { apiError } from "../cli/commands/test-api.js";
 import { openFolder, type CommandContext, type FolderProject } from "../context.js";
 import { ApiError, CliError } from "../errors.js";
@@ -6,24 +6,13 @@ import { projectHashOf } from "../local/identity.js";
 import { SavedProjects, type SavedProject } from "../local/saved-projects.js";
 import type { Manifest } from "../net/api-types.js";
 import { prepareProject } from "./prepare-project.js";
-import {
-  preparedDeploy,
-  publicProject,
-  scriptCreate,
-  shownLines,
-  startDeployKit,
-  type DeployKit,
-} from "./test-deploy-kit.js";
+import { preparedDeploy, publicProject, scriptCreate, shownLines, useDeployKit } from "./test-deploy-kit.js";
 
-let kit: DeployKit;
+const kit = useDeployKit();
 /** The test's own site folder: a folder's saved project is found by its path. */
 let dir: string;
 let sites = 0;
 
-beforeAll(async () => {
-  kit = await startDeployKit();
-});
-afterAll(() => kit.close());
 beforeEach(async () => {
   kit.api.reset();
   dir = await kit.site(`site-${++sites}`, { "index.html": "<p>home</p>" });

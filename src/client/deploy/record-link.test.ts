@@ -1,22 +1,18 @@
 import { readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { FolderProject } from "../context.js";
 import { projectHashOf } from "../local/identity.js";
 import type { ApiClient } from "../net/api-client.js";
 import { findProjectFile } from "../local/project-file.js";
 import { SavedProjects, type SavedProject } from "../local/saved-projects.js";
 import { recordLink } from "./record-link.js";
-import { startDeployKit, type DeployKit } from "./test-deploy-kit.js";
+import { useDeployKit } from "./test-deploy-kit.js";
 
-let kit: DeployKit;
+const kit = useDeployKit();
 let dir: string;
 let sites = 0;
 
-beforeAll(async () => {
-  kit = await startDeployKit();
-});
-afterAll(() => kit.close());
 beforeEach(async () => {
   dir = await kit.site(`site-${++sites}`, { "index.html": "x" });
 });

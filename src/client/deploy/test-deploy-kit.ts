@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from "vitest";
 import { mkdir, mkdtemp, realpath, rm, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -8,6 +9,7 @@ import type { CompletedDeploy, Manifest, PreparedDeploy, PublicProject } from ".
 import { defaultRetryPolicy } from "../net/retry.js";
 import { createProgress } from "../progress.js";
 import { readSettings } from "../settings.js";
+import { publicProject as projectFixture } from "../cli/test-fixtures.js";
 
 // The deploy's unit tests' world (not built: `test-*.ts`): site folders in a temp root, a config
 // folder, the scripted API (test-api.ts) that also stands for the upload service at `/upload/…`,
@@ -23,6 +25,16 @@ export interface DeployKit {
   /** A context on the stand-in; `stderr()` is what its progress drew. */
   context(credential?: Credential): { ctx: CommandContext; stderr: () => string };
   close(): Promise<void>;
+}
+
+/** The kit for one test file: started before its tests, closed after them. */
+export function useDeployKit(): DeployKit {
+  const kit = {} as DeployKit;
+  beforeAll(async () => {
+    Object.assign(kit, await startDeployKit());
+  });
+  afterAll(() => kit.close());
+  return kit;
 }
 
 /** Starts the stand-in and makes the temp root. */
@@ -85,20 +97,16 @@ export function shownLines(stderr: string): string[] {
     .filter((line) => line !== "");
 }
 
-/** A project as the API shows it, at `http://<slug>.sites.test/`. */
+/** A project as the API shows it, at `http://<slug>.sites.test/`, none of its revisions live yet. */
 export function publicProject(slug: string, fields: Partial<PublicProject> = {}): PublicProject {
-  return {
+  return projectFixture({
     projectSlug: slug,
-    hostname: `${slug}.sites.test`,
-    generatedHostname: `${slug}.sites.test`,
-    customHostname: null,
-    customHostnameStatus: null,
     productionUrl: `http://${slug}.sites.test/`,
     revisionId: null,
     createdAt: "2026-11-01T00:00:00.000Z",
     expiresAt: "2026-12-01T00:00:00.000Z",
     ...fields,
-  };
+  });
 }
 
 /** POST /projects answers project `slug` with token `token-<slug>`. */

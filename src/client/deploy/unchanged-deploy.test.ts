@@ -1,6 +1,6 @@
 import { readdir, stat, utimes } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { manifestDigest } from "../../core/manifest-digest.js";
 import { parseManifest } from "../../core/manifest.js";
 import { apiError } from "../cli/commands/test-api.js";
@@ -10,16 +10,12 @@ import { loadLastDeploy, saveLastDeploy } from "../local/last-deploy.js";
 import { SavedProjects, type SavedProject } from "../local/saved-projects.js";
 import type { Manifest, UnchangedDeploy } from "../net/api-types.js";
 import { hashListed, listSite, type ListedSite } from "./scan-site.js";
-import { publicProject, shownLines, startDeployKit, type DeployKit } from "./test-deploy-kit.js";
+import { publicProject, shownLines, useDeployKit } from "./test-deploy-kit.js";
 import { deployIfUnchanged, rememberProduction, unchangedSummary } from "./unchanged-deploy.js";
 
-let kit: DeployKit;
+const kit = useDeployKit();
 let sites = 0;
 
-beforeAll(async () => {
-  kit = await startDeployKit();
-});
-afterAll(() => kit.close());
 beforeEach(() => kit.api.reset());
 
 /** Three files, two of them alike, and a dotfile left out. */
