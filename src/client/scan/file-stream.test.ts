@@ -47,6 +47,12 @@ describe("file-stream", () => {
       yield Buffer.from("ab");
     }
     expect(await collect(base64Chunks(short()))).toEqual(["YWI="]);
+    // A whole number of groups leaves nothing over: no empty last piece.
+    async function* exact() {
+      yield Buffer.from("ab");
+      yield Buffer.from("cdef");
+    }
+    expect(await collect(base64Chunks(exact()))).toEqual(["YWJjZGVm"]);
   });
 
   it("fileBytes: a large file streamed whole; a small one read in one piece", async () => {
