@@ -37,8 +37,9 @@ describe("gitignore", () => {
     await mkdir(join(base, "site"));
     await writeFile(join(base, ".gitignore"), "*.map\n");
     expect(parentLayers(join(base, "site"))).toEqual([]);
-    await mkdir(join(base, ".git"));
-    expect(parentLayers(base)).toEqual([]);
+    // At the repository's root, the .gitignore files above it (here base's) are never read.
+    await mkdir(join(base, "site/.git"));
+    expect(parentLayers(join(base, "site"))).toEqual([]);
   });
 
   it("parentLayers: every .gitignore from the site's parent up to the repository's root, outermost first, each seeing the site's path from its folder", async () => {

@@ -131,6 +131,16 @@ describe("HashCache", () => {
     }
   });
 
+  it("HashCache: a cache whose entries are text is empty, and a run that records nothing leaves it be", async () => {
+    const path = join(config, "hash-cache", `${"p".repeat(64)}.json`);
+    await mkdir(join(config, "hash-cache"));
+    await writeFile(path, JSON.stringify({ version: 1, entries: "abc" }));
+    const cache = await HashCache.load(config, "p".repeat(64));
+    expect(cache.lookup(file())).toBeUndefined();
+    await cache.save();
+    expect(await readFile(path, "utf8")).toBe(JSON.stringify({ version: 1, entries: "abc" }));
+  });
+
   it("HashCache: an entry that is not [size, mtime, inode, hash] is no hash", async () => {
     const path = join(config, "hash-cache", `${"p".repeat(64)}.json`);
     await mkdir(join(config, "hash-cache"));

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -120,6 +120,9 @@ describe("hashing", () => {
       [2, 3],
       [4],
     ]);
+    // A large file first starts no empty batch; nothing to hash is no batch.
+    expect(batchJobs(mixed, [1, 0]).map((batch) => batch.jobs.map((job) => job.id))).toEqual([[1], [0]]);
+    expect(batchJobs(mixed, [])).toEqual([]);
   });
 
   it("hashBatch: stops at the first failure, with the hashes done before it", async () => {
@@ -134,6 +137,20 @@ describe("hashing", () => {
       message: expect.stringContaining("missing.bin"),
     });
   });
+
+  it.skipIf(!existsSync("/proc/self/fd"))(
+    "FileHasher: closes each file it reads, whole or failing",
+    async () => {
+      const hasher = await FileHasher.create();
+      const open = () => readdirSync("/proc/self/fd").length;
+      const before = open();
+      for (let i = 0; i < 50; i++) {
+        await hasher.hash({ absPath: join(dir, "f4.bin"), path: "f4.bin", size: 4 });
+        await hasher.hash({ absPath: join(dir, "f4.bin"), path: "f4.bin", size: 3 }).catch(() => undefined);
+      }
+      expect(open() - before).toBeLessThan(10);
+    },
+  );
 
   it("hashBatch: a failure's code and hint are kept; an error without a code is HASH_FAILED", async () => {
     const hasher = await FileHasher.create();
@@ -376,6 +393,8 @@ describe("hashSite's choice of threads", () => {
         ["c1.txt", false],
         ["c2.txt", false],
       ]);
+      // Without onFile, a cached file is no trouble.
+      expect((await hashSite(files, { ...options, onFile: undefined }))[0]).toBe("c".repeat(32));
       seen.length = 0;
       const threaded = await hashSite(files, { ...options, cache: HashCache.empty() });
       expect(threaded).toEqual([FAKE_HASH, FAKE_HASH, FAKE_HASH]);

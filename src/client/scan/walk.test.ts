@@ -1,4 +1,5 @@
 import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -202,6 +203,8 @@ describe("walkSite's refusals", () => {
     await rm(join(root, "d32"));
     await rm(join(root, "d31"));
     expect((await failure()).message.split("\n")).toHaveLength(1 + 21);
+    await rm(join(root, "d30"));
+    expect((await failure()).message.split("\n")).toHaveLength(1 + 20);
   });
 
   it("walkSite: a link to a folder above, named from the site's top, is a loop; a link to the site itself too", async () => {
@@ -257,5 +260,21 @@ describe("walkSite's refusals", () => {
     const names = ["b", "a", "B", "_", "a.b", "a-b", "aa", "Z", "é", "0"];
     for (const name of names) await put(name);
     expect(await paths()).toEqual([...names].sort());
+  });
+
+  it("walkSite: a socket is no file: neither listed nor named as skipped, nor a link to it", async () => {
+    await put("index.html");
+    await put(".gitignore", "ignored.sock\n");
+    const servers = [createServer(), createServer()];
+    await new Promise<void>((resolve) => servers[0]!.listen(join(root, "ignored.sock"), resolve));
+    await new Promise<void>((resolve) => servers[1]!.listen(join(root, "plain.sock"), resolve));
+    try {
+      await symlink(join(root, "plain.sock"), join(root, "sock-link"));
+      const skippedGitignored: string[] = [];
+      expect((await walkSite(root, { skippedGitignored })).map((file) => file.path)).toEqual(["index.html"]);
+      expect(skippedGitignored).toEqual([]);
+    } finally {
+      await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+    }
   });
 });
