@@ -73,4 +73,12 @@ describe("confirm", () => {
       "pass --yes",
     ]);
   });
+
+  it("confirm: reads the answer as plain lines, never switching the terminal to raw mode", async () => {
+    const run = io("yes\n", TERMINAL);
+    const modes: boolean[] = [];
+    const stdin = Object.assign(run.cli.stdin!, { setRawMode: (mode: boolean) => modes.push(mode) });
+    await confirm({ ...run.cli, stdin }, QUESTION);
+    expect(modes).toEqual([]);
+  });
 });

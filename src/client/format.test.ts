@@ -3,7 +3,21 @@ import { formatBytes, formatCount, formatDuration, formatTime, plural } from "./
 
 describe("format", () => {
   it("formatCount: groups thousands as en-US does", () => {
-    for (const value of [0, 7, 999, 1000, 12_345, -1_234_567, 100_000, Number.MAX_SAFE_INTEGER, 1.5]) {
+    // Fractions and numbers past the safe integers go to toLocaleString (three decimals at most).
+    for (const value of [
+      0,
+      7,
+      999,
+      1000,
+      12_345,
+      -1_234_567,
+      100_000,
+      Number.MAX_SAFE_INTEGER,
+      1.5,
+      1234.5,
+      1.23456,
+      2 ** 60,
+    ]) {
       expect(formatCount(value)).toBe(value.toLocaleString("en-US"));
     }
     expect(plural(10_000, "file")).toBe("10,000 files");

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createProgress, renderBar, type Ticker } from "./progress.js";
 
 function capture(isTTY: boolean) {
@@ -169,5 +169,115 @@ describe("progress", () => {
     const drawn = out.text().length;
     progress.status("storing");
     expect(out.text().length).toBe(drawn);
+  });
+
+  it("createProgress: before any phase and after done, counts and a status draw nothing and a note is only the note", () => {
+    const out = capture(true);
+    const progress = createProgress(out.stream, true, () => 0, manualTicker().ticker);
+    progress.advance(1, 10);
+    progress.status("waiting");
+    progress.note("first");
+    expect(out.text()).toBe("first\n");
+    progress.step("Publishing");
+    progress.done();
+    progress.done();
+    progress.advance(1, 10);
+    progress.status("later");
+    progress.note("after");
+    // One clear for the one line drawn: a second done, or the note, clears nothing more.
+    expect(out.text()).toBe("first\n\r\x1b[2KPublishing… 0ms\r\x1b[2Kafter\n");
+  });
+
+  it("createProgress: the live line is redrawn at most every 100 ms by counts, and a tick redraws only once due", () => {
+    let clock = 10_000;
+    const out = capture(true);
+    const { state, ticker } = manualTicker();
+    const progress = createProgress(out.stream, true, () => clock, ticker);
+    progress.start("Hashing", 4, 400);
+    const frames = () => out.text().split("\r\x1b[2K").length - 1;
+    expect(frames()).toBe(1);
+    clock = 10_099;
+    progress.advance(1, 100);
+    state.tick!();
+    expect(frames()).toBe(1);
+    clock = 10_100;
+    progress.advance(1, 100);
+    expect(frames()).toBe(2);
+    expect(lastFrame(out.text())).toBe("Hashing   [##########----------] 2/4 files · 200 B/400 B");
+    clock = 10_150;
+    state.tick!();
+    expect(frames()).toBe(2);
+    clock = 10_200;
+    state.tick!();
+    expect(frames()).toBe(3);
+  });
+
+  it("createProgress: a new status is drawn at once on a terminal, and never off one", () => {
+    let clock = 0;
+    const out = capture(true);
+    const progress = createProgress(out.stream, true, () => clock, manualTicker().ticker);
+    progress.start("Uploading", 2, 2000);
+    clock = 10;
+    progress.status("waiting for the server");
+    expect(lastFrame(out.text())).toBe(
+      "Uploading [--------------------] 0/2 files · 0 B/2.0 KiB · waiting for the server… 10ms",
+    );
+    const plain = capture(false);
+    const quiet = createProgress(plain.stream, false, () => clock, manualTicker().ticker);
+    quiet.start("Uploading", 2, 2000);
+    quiet.status("waiting for the server");
+    quiet.step("Publishing");
+    clock = 60_000;
+    quiet.advance(1, 1);
+    expect(plain.text()).toBe("");
+  });
+
+  it("createProgress: a status hides the ETA while bytes are left; the bar follows bytes, not files", () => {
+    let clock = 0;
+    const out = capture(true);
+    const progress = createProgress(out.stream, true, () => clock, manualTicker().ticker);
+    progress.start("Uploading", 4, 4000);
+    progress.advance(1, 3000);
+    clock = 1000;
+    progress.status("retrying");
+    expect(lastFrame(out.text())).toBe(
+      "Uploading [###############-----] 1/4 files · 2.9 KiB/3.9 KiB · 2.9 KiB/s · retrying… 1.0s",
+    );
+  });
+
+  it("createProgress: the rate waits for bytes, not for files without any, and bytes taken back to none hide it", () => {
+    let clock = 0;
+    const out = capture(true);
+    const progress = createProgress(out.stream, true, () => clock, manualTicker().ticker);
+    progress.start("Uploading", 3, 2000);
+    progress.advance(1, 0);
+    clock = 3000;
+    progress.advance(1, 1000);
+    clock = 4000;
+    progress.advance(0, 0);
+    expect(lastFrame(out.text())).toBe(
+      "Uploading [##########----------] 2/3 files · 1000 B/2.0 KiB · 1000 B/s · ETA 1.0s",
+    );
+    clock = 5000;
+    progress.advance(-1, -1000);
+    expect(lastFrame(out.text())).toBe("Uploading [--------------------] 1/3 files · 0 B/2.0 KiB");
+  });
+});
+
+describe("createProgress's own clock and timer", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("createProgress: by default redraws every 100 ms by the system clock, and done stops the timer", () => {
+    vi.useFakeTimers({ now: 50_000 });
+    const out = capture(true);
+    const progress = createProgress(out.stream, true);
+    progress.step("Publishing");
+    expect(vi.getTimerCount()).toBe(1);
+    vi.advanceTimersByTime(250);
+    expect(lastFrame(out.text())).toBe("Publishing… 200ms");
+    progress.done();
+    expect(vi.getTimerCount()).toBe(0);
   });
 });

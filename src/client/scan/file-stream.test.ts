@@ -47,13 +47,26 @@ describe("file-stream", () => {
       yield Buffer.from("ab");
     }
     expect(await collect(base64Chunks(short()))).toEqual(["YWI="]);
+    // A whole number of groups leaves nothing over: no empty last piece.
+    async function* exact() {
+      yield Buffer.from("ab");
+      yield Buffer.from("cdef");
+    }
+    expect(await collect(base64Chunks(exact()))).toEqual(["YWJjZGVm"]);
+    // Each whole group goes out as soon as it is read, not at the end.
+    async function* groups() {
+      yield Buffer.from("abc");
+      yield Buffer.from("def");
+    }
+    expect(await collect(base64Chunks(groups()))).toEqual(["YWJj", "ZGVm"]);
   });
 
   it("fileBytes: a large file streamed whole; a small one read in one piece", async () => {
     const large = Buffer.alloc(WHOLE_READ_BYTES + 1000, 7);
     await writeFile(join(dir, "large.bin"), large);
     const chunks = await collect(fileBytes(join(dir, "large.bin"), "large.bin", large.length));
-    expect(chunks.length).toBeGreaterThan(1);
+    // Read 192 KiB at a time (a multiple of 3: whole base64 groups per piece).
+    expect(chunks.map((chunk) => chunk.length)).toEqual([3 * 64 * 1024, large.length - 3 * 64 * 1024]);
     expect(Buffer.concat(chunks).equals(large)).toBe(true);
     const small = Buffer.alloc(WHOLE_READ_BYTES, 3);
     await writeFile(join(dir, "small.bin"), small);
@@ -90,5 +103,16 @@ describe("file-stream", () => {
     const small = await failure(async () => readSmallFile(join(dir, "gone"), "site/gone", 1));
     expect(small.code).toBe("READ_FAILED");
     expect(small.message).toMatch(/^cannot read site\/gone: ENOENT/);
+  });
+
+  it("fileBytes: a file that grew gives no byte past the size expected before it fails", async () => {
+    const path = join(dir, "grown.bin");
+    await writeFile(path, Buffer.alloc(3 * 3 * 64 * 1024, 1));
+    let given = 0;
+    const error = await failure(async () => {
+      for await (const chunk of fileBytes(path, "grown.bin", WHOLE_READ_BYTES + 10)) given += chunk.length;
+    });
+    expect(error.code).toBe("FILE_CHANGED");
+    expect(given).toBe(3 * 64 * 1024);
   });
 });

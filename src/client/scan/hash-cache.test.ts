@@ -1,8 +1,9 @@
-import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FINE_RACY_WINDOW_MS, HashCache, RACY_WINDOW_MS } from "./hash-cache.js";
+import { CliError } from "../errors.js";
+import { FINE_RACY_WINDOW_MS, HashCache, isRacy, RACY_WINDOW_MS, racyWindowMs } from "./hash-cache.js";
 import { hashSite } from "./hash.js";
 import type { SiteFile } from "./walk.js";
 
@@ -111,6 +112,90 @@ describe("HashCache", () => {
     expect(
       (await HashCache.load(config, "p".repeat(64))).lookup(file({ mtimeMs: 10_000.5 })),
     ).toBeUndefined();
+  });
+
+  it("HashCache: a cache file of another version, or without an entries object, is an empty cache", async () => {
+    const path = join(config, "hash-cache", `${"p".repeat(64)}.json`);
+    await mkdir(join(config, "hash-cache"));
+    const entries = { "a.txt": [3, 1_000, 42, "h".repeat(32)] };
+    await writeFile(path, JSON.stringify({ version: 1, entries }));
+    expect((await HashCache.load(config, "p".repeat(64))).lookup(file())).toBe("h".repeat(32));
+    for (const data of [
+      { version: 2, entries },
+      { version: 1, entries: "a.txt" },
+      { version: 1, entries: null },
+      null,
+    ]) {
+      await writeFile(path, JSON.stringify(data));
+      expect((await HashCache.load(config, "p".repeat(64))).lookup(file())).toBeUndefined();
+    }
+  });
+
+  it("HashCache: a cache whose entries are text is empty, and a run that records nothing leaves it be", async () => {
+    const path = join(config, "hash-cache", `${"p".repeat(64)}.json`);
+    await mkdir(join(config, "hash-cache"));
+    await writeFile(path, JSON.stringify({ version: 1, entries: "abc" }));
+    const cache = await HashCache.load(config, "p".repeat(64));
+    expect(cache.lookup(file())).toBeUndefined();
+    await cache.save();
+    expect(await readFile(path, "utf8")).toBe(JSON.stringify({ version: 1, entries: "abc" }));
+  });
+
+  it("HashCache: an entry that is not [size, mtime, inode, hash] is no hash", async () => {
+    const path = join(config, "hash-cache", `${"p".repeat(64)}.json`);
+    await mkdir(join(config, "hash-cache"));
+    for (const entry of [
+      "h".repeat(32),
+      { 0: 3, 1: 1_000, 2: 42, 3: "h".repeat(32), length: 4 },
+      [3, 1_000, 42],
+      [3, 1_000, 42, "h".repeat(32), "extra"],
+      [3, 1_000, 42, 7],
+    ]) {
+      await writeFile(path, JSON.stringify({ version: 1, entries: { "a.txt": entry } }));
+      expect((await HashCache.load(config, "p".repeat(64))).lookup(file())).toBeUndefined();
+    }
+  });
+
+  it("HashCache: a cache that cannot be read (not merely invalid) fails the load", async () => {
+    await mkdir(join(config, "hash-cache", `${"p".repeat(64)}.json`), { recursive: true });
+    const error = await HashCache.load(config, "p".repeat(64)).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(CliError);
+    expect((error as CliError).code).toBe("CONFIG");
+  });
+
+  it("HashCache: by default the scan starts at load, so a file written just before is not cached", async () => {
+    const justNow = Date.now() - 1.5;
+    const aMinuteAgo = Date.now() - 60_000.5;
+    const cache = await HashCache.load(config, "p".repeat(64));
+    cache.record(file({ mtimeMs: justNow }), "7".repeat(32));
+    cache.record(file({ path: "old.txt", mtimeMs: aMinuteAgo }), "8".repeat(32));
+    await cache.save();
+    const next = await HashCache.load(config, "p".repeat(64));
+    expect(next.lookup(file({ mtimeMs: justNow }))).toBeUndefined();
+    expect(next.lookup(file({ path: "old.txt", mtimeMs: aMinuteAgo }))).toBe("8".repeat(32));
+  });
+
+  it("HashCache.empty: remembers nothing and saving it writes nowhere", async () => {
+    const cache = HashCache.empty();
+    cache.record(file(), "h".repeat(32));
+    await expect(cache.save()).resolves.toBeUndefined();
+    expect(cache.lookup(file())).toBeUndefined();
+  });
+
+  it("racyWindowMs: whole seconds get the coarse window, anything finer the fine one", () => {
+    expect([racyWindowMs(5_000), racyWindowMs(0), racyWindowMs(5_000.5), racyWindowMs(5_001)]).toEqual([
+      RACY_WINDOW_MS,
+      RACY_WINDOW_MS,
+      FINE_RACY_WINDOW_MS,
+      FINE_RACY_WINDOW_MS,
+    ]);
+  });
+
+  it("isRacy: racy strictly within the window of the scan's start, not at its end", () => {
+    expect(isRacy({ mtimeMs: 10_000 }, 10_000 + RACY_WINDOW_MS - 1)).toBe(true);
+    expect(isRacy({ mtimeMs: 10_000 }, 10_000 + RACY_WINDOW_MS)).toBe(false);
+    expect(isRacy({ mtimeMs: 10_000.5 }, 10_000.5 + FINE_RACY_WINDOW_MS)).toBe(false);
+    expect(isRacy({ mtimeMs: 10_000.5 }, 10_000.5 + FINE_RACY_WINDOW_MS - 0.5)).toBe(true);
   });
 
   it("hashSite: an unchanged file is not read again", async () => {

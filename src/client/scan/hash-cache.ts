@@ -50,11 +50,6 @@ export class HashCache {
     private readonly scannedAt: number,
   ) {}
 
-  /** True when the folder had a cache from an earlier deploy. */
-  get existed(): boolean {
-    return Object.keys(this.old).length > 0;
-  }
-
   /**
    * Loads the cache of a folder (by projectHash); an unreadable cache is an empty one. `scannedAt`
    * is when this run started to read the folder (before any stat): files modified within their

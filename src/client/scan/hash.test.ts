@@ -1,7 +1,8 @@
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashAsset } from "../../core/asset-hash.js";
 import { base64Chunks, base64Length } from "./file-stream.js";
@@ -9,8 +10,9 @@ import { FileHasher, SMALL_FILE_BYTES } from "./hash-file.js";
 import { HashCache } from "./hash-cache.js";
 import { hashBatches } from "./hash-pool.js";
 import { hashBatch } from "./hash-batch.js";
-import { BATCH_BYTES, BATCH_FILES, batchJobs, hashSite } from "./hash.js";
-import { walkSite } from "./walk.js";
+import { BATCH_BYTES, BATCH_FILES, batchJobs, hashSite, THREAD_MIN_FILES } from "./hash.js";
+import { walkSite, type SiteFile } from "./walk.js";
+import { useWorkerScript, workerScript } from "./worker-script.js";
 
 let dir: string;
 /** More files than two batches hold, with a few extensions. */
@@ -118,6 +120,9 @@ describe("hashing", () => {
       [2, 3],
       [4],
     ]);
+    // A large file first starts no empty batch; nothing to hash is no batch.
+    expect(batchJobs(mixed, [1, 0]).map((batch) => batch.jobs.map((job) => job.id))).toEqual([[1], [0]]);
+    expect(batchJobs(mixed, [])).toEqual([]);
   });
 
   it("hashBatch: stops at the first failure, with the hashes done before it", async () => {
@@ -130,6 +135,58 @@ describe("hashing", () => {
     expect(reply.error).toMatchObject({
       code: "READ_FAILED",
       message: expect.stringContaining("missing.bin"),
+    });
+  });
+
+  it.skipIf(!existsSync("/proc/self/fd"))(
+    "FileHasher: closes each file it reads, whole or failing",
+    async () => {
+      const hasher = await FileHasher.create();
+      const open = () => readdirSync("/proc/self/fd").length;
+      const before = open();
+      for (let i = 0; i < 50; i++) {
+        await hasher.hash({ absPath: join(dir, "f4.bin"), path: "f4.bin", size: 4 });
+        await hasher.hash({ absPath: join(dir, "f4.bin"), path: "f4.bin", size: 3 }).catch(() => undefined);
+      }
+      expect(open() - before).toBeLessThan(10);
+    },
+  );
+
+  it("hashBatch: a failure's code and hint are kept; an error without a code is HASH_FAILED", async () => {
+    const hasher = await FileHasher.create();
+    const changed = await hashBatch(hasher, {
+      jobs: [{ id: 0, absPath: join(dir, "f4.bin"), path: "f4.bin", size: 5 }],
+    });
+    expect(changed).toEqual({
+      done: [],
+      error: {
+        code: "FILE_CHANGED",
+        message: "f4.bin changed while deploying (5 bytes expected)",
+        hint: "Run deploy again once the build has finished.",
+      },
+    });
+    const failing = {
+      hash: () => Promise.reject(new Error("out of memory")),
+    } as unknown as FileHasher;
+    expect(await hashBatch(failing, { jobs: [{ id: 3, absPath: "/x", path: "x", size: 1 }] })).toEqual({
+      done: [],
+      error: { code: "HASH_FAILED", message: "out of memory", hint: undefined },
+    });
+    expect(await hashBatch(hasher, { jobs: [] })).toEqual({ done: [] });
+  });
+
+  it("FileHasher: a file that cannot be opened, or a folder that cannot be read, is READ_FAILED naming it", async () => {
+    const hasher = await FileHasher.create();
+    await expect(hasher.hash({ absPath: join(dir, "gone"), path: "site/gone", size: 1 })).rejects.toThrow(
+      /^cannot read site\/gone: ENOENT/,
+    );
+    await expect(hasher.hash({ absPath: join(dir, "many"), path: "site/many", size: 1 })).rejects.toThrow(
+      /^cannot read site\/many: EISDIR/,
+    );
+    await expect(
+      hasher.hash({ absPath: join(dir, "many"), path: "site/many", size: 1 }),
+    ).rejects.toMatchObject({
+      code: "READ_FAILED",
     });
   });
 
@@ -218,5 +275,150 @@ describe("hashing", () => {
         message: expect.stringContaining("many/m70.js"),
       });
     }
+  });
+});
+
+/** A hashing thread that answers every job with FAKE_HASH without reading it: shows which files went to threads. */
+const FAKE_HASH = "f".repeat(32);
+async function fakeWorker(): Promise<URL> {
+  const path = join(dir, "fake-worker.mjs");
+  await writeFile(
+    path,
+    `import { parentPort } from "node:worker_threads";
+parentPort.on("message", (batch) =>
+  parentPort.postMessage({ done: batch.jobs.map((job) => [job.id, "${FAKE_HASH}"]) }),
+);
+`,
+  );
+  return pathToFileURL(path);
+}
+
+/** `count` site files of the same small file on disk ("m0"), each under a path of its own. */
+const copies = (count: number, size = 2): SiteFile[] =>
+  Array.from({ length: count }, (_, i) => ({
+    path: `c${i}.txt`,
+    absPath: join(dir, "many", "m0.html"),
+    size,
+    mtimeMs: 0,
+    ino: i,
+  }));
+
+describe("hashSite's choice of threads", () => {
+  it("hashSite: threads once the files to hash reach threadMinFiles, the main thread below it", async () => {
+    const workerUrl = await fakeWorker();
+    const files = copies(2);
+    const real = await hashAsset(Buffer.from("m0"), "c0.txt");
+    const run = (threadMinFiles: number) =>
+      hashSite(files, { cache: HashCache.empty(), threads: 1, threadMinFiles, workerUrl });
+    expect(await run(2)).toEqual([FAKE_HASH, FAKE_HASH]);
+    expect((await run(3))[0]).toBe(real);
+  });
+
+  it("hashSite: 64 MiB to hash start threads whatever the count of files", async () => {
+    const workerUrl = await fakeWorker();
+    const options = { cache: HashCache.empty(), threads: 2, threadMinFiles: 10, workerUrl };
+    const file = (size: number): SiteFile => ({
+      path: "big.bin",
+      absPath: join(dir, "absent"),
+      size,
+      mtimeMs: 0,
+      ino: 1,
+    });
+    expect(await hashSite([file(64 * 1024 * 1024)], options)).toEqual([FAKE_HASH]);
+    // One byte less: read on the main thread, where the absent file fails.
+    await expect(hashSite([file(64 * 1024 * 1024 - 1)], options)).rejects.toMatchObject({
+      code: "READ_FAILED",
+    });
+  });
+
+  it("hashSite: no threads when none are asked for or the worker script is missing", async () => {
+    const workerUrl = await fakeWorker();
+    const real = await hashAsset(Buffer.from("m0"), "c0.txt");
+    const noThreads = await hashSite(copies(2), {
+      cache: HashCache.empty(),
+      threads: 0,
+      threadMinFiles: 0,
+      workerUrl,
+    });
+    expect(noThreads[0]).toBe(real);
+    const missing = new URL("./no-such-worker.mjs", workerUrl);
+    const noScript = await hashSite(copies(2), {
+      cache: HashCache.empty(),
+      threads: 1,
+      threadMinFiles: 0,
+      workerUrl: missing,
+    });
+    expect(noScript[0]).toBe(real);
+  });
+
+  it("hashSite: THREAD_MIN_FILES files by default start threads, one fewer does not", async () => {
+    const workerUrl = await fakeWorker();
+    // The main thread hashes batches too until the thread first answers: some hashes are its own.
+    const atMin = await hashSite(copies(THREAD_MIN_FILES), {
+      cache: HashCache.empty(),
+      threads: 1,
+      workerUrl,
+    });
+    expect(atMin).toContain(FAKE_HASH);
+    const below = await hashSite(copies(THREAD_MIN_FILES - 1), {
+      cache: HashCache.empty(),
+      threads: 1,
+      workerUrl,
+    });
+    expect(below).not.toContain(FAKE_HASH);
+  });
+
+  it("hashSite: cached files do not count towards threads; hashes from threads are reported and cached", async () => {
+    const workerUrl = await fakeWorker();
+    const config = await mkdtemp(join(tmpdir(), "hash-config-"));
+    try {
+      const files = copies(3);
+      const first = await HashCache.load(config, "p".repeat(64), 60_000);
+      first.record(files[0]!, "c".repeat(32));
+      await first.save();
+      const seen: Array<[string, boolean]> = [];
+      const options = {
+        cache: await HashCache.load(config, "p".repeat(64), 60_000),
+        threads: 1,
+        threadMinFiles: 3,
+        workerUrl,
+        onFile: (file: SiteFile, cached: boolean) => seen.push([file.path, cached]),
+      };
+      // 3 files, 1 cached: 2 to hash, below 3, so the main thread.
+      const hashes = await hashSite(files, options);
+      expect(hashes[0]).toBe("c".repeat(32));
+      expect(hashes[1]).toBe(await hashAsset(Buffer.from("m0"), "c1.txt"));
+      expect(seen).toEqual([
+        ["c0.txt", true],
+        ["c1.txt", false],
+        ["c2.txt", false],
+      ]);
+      // Without onFile, a cached file is no trouble.
+      expect((await hashSite(files, { ...options, onFile: undefined }))[0]).toBe("c".repeat(32));
+      seen.length = 0;
+      const threaded = await hashSite(files, { ...options, cache: HashCache.empty() });
+      expect(threaded).toEqual([FAKE_HASH, FAKE_HASH, FAKE_HASH]);
+      expect(seen.map(([, cached]) => cached)).toEqual([false, false, false]);
+      const recording = await HashCache.load(config, "q".repeat(64), 60_000);
+      await hashSite(files.slice(0, 1), { cache: recording, threads: 1, threadMinFiles: 1, workerUrl });
+      await recording.save();
+      expect((await HashCache.load(config, "q".repeat(64))).lookup(files[0]!)).toBe(FAKE_HASH);
+    } finally {
+      await rm(config, { recursive: true, force: true });
+    }
+  });
+
+  it("hashSite: without a worker URL, the script workerScript() names", async () => {
+    const workerUrl = await fakeWorker();
+    const before = workerScript();
+    useWorkerScript(workerUrl);
+    try {
+      expect(await hashSite(copies(1), { cache: HashCache.empty(), threads: 1, threadMinFiles: 1 })).toEqual([
+        FAKE_HASH,
+      ]);
+    } finally {
+      useWorkerScript(before);
+    }
+    expect(workerScript()).toBe(before);
   });
 });

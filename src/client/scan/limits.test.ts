@@ -66,3 +66,93 @@ describe("checkLimits", () => {
     );
   });
 });
+
+describe("checkLimits' messages", () => {
+  const SERVER = { limit: "the server's limit", hint: " (see /limits.)" };
+  const refusal = (files: SiteFile[], source?: typeof SERVER) => {
+    try {
+      checkLimits("/r", files, limits, source);
+    } catch (error) {
+      return error as CliError;
+    }
+    throw new Error("expected a failure");
+  };
+
+  it("checkLimits: an empty site names the folder and says what to deploy", () => {
+    const error = refusal([]);
+    expect([error.message, error.hint]).toEqual([
+      "nothing to deploy: /r holds no file (after ignores)",
+      "Deploy the folder that holds your built site, e.g. ./dist.",
+    ]);
+  });
+
+  it("checkLimits: too many files, by the client's own limit or the server's, with the source's hint", () => {
+    const four = [file("a"), file("b"), file("c"), file("d")];
+    const own = refusal(four);
+    expect([own.message, own.hint]).toEqual([
+      "/r holds 4 files; a deploy may hold at most 3",
+      "Leave out what the site does not need with a .deployignore file (gitignore syntax).",
+    ]);
+    const server = refusal(four, SERVER);
+    expect([server.message, server.hint]).toEqual([
+      "/r holds 4 files; the server accepts a deploy that may hold at most 3",
+      "Leave out what the site does not need with a .deployignore file (gitignore syntax). (see /limits.)",
+    ]);
+    expect(() => checkLimits("/r", four.slice(0, 3), limits)).not.toThrow();
+  });
+
+  it("checkLimits: one file too large is named in one line; several are listed under a count", () => {
+    const one = refusal([file("a", 100), file("big.bin", 101)], SERVER);
+    expect([one.code, one.message, one.hint]).toEqual([
+      "FILE_TOO_LARGE",
+      "big.bin (101 B) is larger than the server's limit of 100 B per file",
+      "Shrink or split them, host them elsewhere, or name them in .deployignore. (see /limits.)",
+    ]);
+    const two = refusal([file("x.bin", 200), file("y.bin", 2048)]);
+    expect(two.message).toBe(
+      "2 files are larger than the limit of 100 B per file:\n  x.bin (200 B)\n  y.bin (2.0 KiB)",
+    );
+    expect(two.hint).toBe("Shrink or split them, host them elsewhere, or name them in .deployignore.");
+  });
+
+  it("checkLimits: past twenty files, the first twenty listed and the rest counted", () => {
+    const big = Array.from({ length: 23 }, (_, i) => file(`f${String(i).padStart(2, "0")}`, 101));
+    const lines = failureWith(big).message.split("\n");
+    expect(lines).toHaveLength(1 + 20 + 1);
+    expect(lines[20]).toBe("  f19 (101 B)");
+    expect(lines[21]).toBe("  … and 3 more");
+    expect(failureWith(big.slice(0, 20)).message.split("\n")).toHaveLength(21);
+  });
+
+  it("checkLimits: names with a backslash or a control character are listed quoted, C0 as JSON escapes them", () => {
+    const error = refusal([file("a\\b"), file("tab\there"), file("bell\u0007")]);
+    expect([error.message, error.hint]).toEqual([
+      "file names with a backslash or a control character cannot be served:\n" +
+        String.raw`  "a\\b"` +
+        "\n" +
+        String.raw`  "tab\there"` +
+        "\n" +
+        String.raw`  "bell\u0007"`,
+      "Rename them or name them in .deployignore.",
+    ]);
+  });
+
+  it("checkLimits: a path too long is named by its first 80 characters, with its own hint", () => {
+    const error = refusal([file(`${"a".repeat(1023)}b`)]);
+    expect(error.message).toBe(
+      `a file's path is longer than 1024 bytes, the most a deploy accepts: "${"a".repeat(80)}"…`,
+    );
+    expect(error.hint).toBe("Rename it or name it in .deployignore.");
+    expect(() => checkLimits("/r", [file("a".repeat(1023))], limits)).not.toThrow();
+  });
+});
+
+/** The refusal of `files` under limits that allow any count. */
+function failureWith(files: SiteFile[]): CliError {
+  try {
+    checkLimits("/r", files, { maxFiles: 100, maxFileBytes: 100 });
+  } catch (error) {
+    return error as CliError;
+  }
+  throw new Error("expected a failure");
+}

@@ -88,4 +88,12 @@ describe("checkSiteRules", () => {
     );
     expect(fifty.message.split("\n")).toHaveLength(51);
   });
+
+  it("checkSiteRules: a rules file that cannot be read fails with the file system's error, not as invalid rules", async () => {
+    const files = await site("unreadable", { "index.html": "x" });
+    const missing = { ...files[0]!, path: "_headers", absPath: join(dir, "unreadable", "_headers") };
+    const error = await checkSiteRules(dir, [missing]).catch((caught: unknown) => caught);
+    expect(error).not.toBeInstanceOf(CliError);
+    expect((error as NodeJS.ErrnoException).code).toBe("ENOENT");
+  });
 });

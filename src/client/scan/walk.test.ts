@@ -1,4 +1,5 @@
 import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -164,5 +165,116 @@ describe("walkSite and .gitignore", () => {
     await put("secret.json");
     await put(".deployignore", "!public.json\n");
     expect(await paths()).toEqual(["index.html", "public.json"]);
+  });
+});
+
+describe("walkSite's refusals", () => {
+  const failure = async (): Promise<CliError> => {
+    const error = await walkSite(root).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(CliError);
+    return error as CliError;
+  };
+
+  it("walkSite: a link's whole refusal names the folder, each link on a line, and the hint", async () => {
+    await put("index.html");
+    await mkdir(join(root, "sub"));
+    await symlink(root, join(root, "sub/loop"));
+    await symlink(join(root, "missing"), join(root, "dangling"));
+    await mkdir(join(base, "site-other"));
+    // A sibling whose name starts like the site's is still outside it.
+    await symlink(join(base, "site-other"), join(root, "sibling"));
+    const error = await failure();
+    expect([error.code, error.message, error.hint]).toEqual([
+      "BAD_SYMLINK",
+      `cannot deploy ${root}: symbolic links that do not stay inside the folder:\n` +
+        "  dangling (its target does not exist)\n" +
+        `  sibling → ${join(base, "site-other")} (outside the folder)\n` +
+        "  sub/loop → . (a loop: it points to a folder above it)",
+      "Copy the files into the folder, or name the links in .deployignore.",
+    ]);
+  });
+
+  it("walkSite: past twenty refused links, the first twenty named and the rest counted", async () => {
+    for (let i = 10; i < 33; i++) await symlink(join(root, "missing"), join(root, `d${i}`));
+    const lines = (await failure()).message.split("\n");
+    expect(lines).toHaveLength(1 + 20 + 1);
+    expect(lines[20]).toBe("  d29 (its target does not exist)");
+    expect(lines[21]).toBe("  … and 3 more");
+    await rm(join(root, "d32"));
+    await rm(join(root, "d31"));
+    expect((await failure()).message.split("\n")).toHaveLength(1 + 21);
+    await rm(join(root, "d30"));
+    expect((await failure()).message.split("\n")).toHaveLength(1 + 20);
+  });
+
+  it("walkSite: a link to a folder above, named from the site's top, is a loop; a link to the site itself too", async () => {
+    await put("a/b/index.html");
+    await symlink(join(root, "a"), join(root, "a/b/up"));
+    await symlink(root, join(root, "top"));
+    const message = (await failure()).message;
+    expect(message).toContain("  a/b/up → a (a loop: it points to a folder above it)");
+    expect(message).toContain("  top → . (a loop: it points to a folder above it)");
+  });
+
+  it("walkSite: links skipped by a folder rule or a .gitignore are not followed, and a gitignored one is named", async () => {
+    await put("index.html");
+    await put("real/data.json");
+    await put(".deployignore", "drafts/\n");
+    await put(".gitignore", "assets/\nlinked.json\n");
+    await symlink(join(root, "missing"), join(root, "drafts"));
+    await symlink(join(root, "real"), join(root, "assets"));
+    await symlink(join(root, "real/data.json"), join(root, "linked.json"));
+    const skippedGitignored: string[] = [];
+    const files = await walkSite(root, { skippedGitignored });
+    expect(files.map((file) => file.path)).toEqual(["index.html", "real/data.json"]);
+    // The folder link is named as a folder, once its target is known to be one.
+    expect(skippedGitignored.sort()).toEqual(["assets/", "linked.json"]);
+  });
+
+  it("walkSite: a folder that cannot be listed is READ_FAILED naming it, and an unreadable .deployignore IGNORE_FILE", async () => {
+    const gone = join(base, "gone");
+    const listing = await walkSite(gone).catch((caught: unknown) => caught);
+    expect(listing).toBeInstanceOf(CliError);
+    expect([(listing as CliError).code, (listing as CliError).hint]).toEqual([
+      "READ_FAILED",
+      "Check its permissions.",
+    ]);
+    expect((listing as CliError).message).toMatch(/^cannot read \.: ENOENT/);
+    await mkdir(join(root, ".deployignore"));
+    const ignoreFile = await failure();
+    expect(ignoreFile.code).toBe("IGNORE_FILE");
+    expect(ignoreFile.message).toMatch(new RegExp(`^cannot read ${join(root, ".deployignore")}: EISDIR`));
+  });
+
+  it("walkSite: a .deployignore of blank lines keeps the default rules", async () => {
+    await put(".deployignore", "\n  \n");
+    await put("index.html");
+    await put(".env");
+    await put("node_modules/x.js");
+    const skippedDotfiles: string[] = [];
+    expect((await walkSite(root, { skippedDotfiles })).map((file) => file.path)).toEqual(["index.html"]);
+    expect(skippedDotfiles).toEqual([".env"]);
+  });
+
+  it("walkSite: sorts by path as code units, whatever order the folder lists them in", async () => {
+    const names = ["b", "a", "B", "_", "a.b", "a-b", "aa", "Z", "é", "0"];
+    for (const name of names) await put(name);
+    expect(await paths()).toEqual([...names].sort());
+  });
+
+  it("walkSite: a socket is no file: neither listed nor named as skipped, nor a link to it", async () => {
+    await put("index.html");
+    await put(".gitignore", "ignored.sock\n");
+    const servers = [createServer(), createServer()];
+    await new Promise<void>((resolve) => servers[0]!.listen(join(root, "ignored.sock"), resolve));
+    await new Promise<void>((resolve) => servers[1]!.listen(join(root, "plain.sock"), resolve));
+    try {
+      await symlink(join(root, "plain.sock"), join(root, "sock-link"));
+      const skippedGitignored: string[] = [];
+      expect((await walkSite(root, { skippedGitignored })).map((file) => file.path)).toEqual(["index.html"]);
+      expect(skippedGitignored).toEqual([]);
+    } finally {
+      await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+    }
   });
 });
