@@ -6,7 +6,14 @@ import { projectHashOf } from "../local/identity.js";
 import { SavedProjects, type SavedProject } from "../local/saved-projects.js";
 import type { Manifest } from "../net/api-types.js";
 import { prepareProject } from "./prepare-project.js";
-import { preparedDeploy, publicProject, scriptCreate, shownLines, useDeployKit } from "./test-deploy-kit.js";
+import {
+  preparedDeploy,
+  publicProject,
+  savedProjectOf,
+  scriptCreate,
+  shownLines,
+  useDeployKit,
+} from "./test-deploy-kit.js";
 
 const kit = useDeployKit();
 /** The test's own site folder: a folder's saved project is found by its path. */
@@ -26,14 +33,7 @@ const twoFiles = (project: SavedProject): Manifest => ({
 
 /** Saves project `slug` as the site folder's, as an earlier deploy from it would have. */
 async function saveProject(slug: string): Promise<SavedProject> {
-  const project: SavedProject = {
-    projectSlug: slug,
-    apiToken: `token-${slug}`,
-    apiUrl: kit.api.url,
-    dir,
-    productionUrl: `http://${slug}.sites.test/`,
-    createdAt: "2026-11-01T00:00:00.000Z",
-  };
+  const project = savedProjectOf(kit, slug, dir);
   await new SavedProjects(kit.configDir).put(projectHashOf(dir), project);
   return project;
 }

@@ -7,7 +7,7 @@ import type { ApiClient } from "../net/api-client.js";
 import { findProjectFile } from "../local/project-file.js";
 import { SavedProjects, type SavedProject } from "../local/saved-projects.js";
 import { recordLink } from "./record-link.js";
-import { useDeployKit } from "./test-deploy-kit.js";
+import { savedProjectOf, useDeployKit } from "./test-deploy-kit.js";
 
 const kit = useDeployKit();
 let dir: string;
@@ -47,17 +47,8 @@ async function folderOf(): Promise<FolderProject> {
   };
 }
 
-function saved(slug: string, fields: Partial<SavedProject> = {}): SavedProject {
-  return {
-    projectSlug: slug,
-    apiToken: `token-${slug}`,
-    apiUrl: kit.api.url,
-    dir,
-    productionUrl: `http://${slug}.sites.test/`,
-    createdAt: "2026-11-01T00:00:00.000Z",
-    ...fields,
-  };
-}
+const saved = (slug: string, fields: Partial<SavedProject> = {}): SavedProject =>
+  savedProjectOf(kit, slug, dir, fields);
 
 describe("recordLink", () => {
   it("recordLink: a folder without a project file gets one naming the project, and is told to commit it", async () => {

@@ -10,6 +10,7 @@ import { defaultRetryPolicy } from "../net/retry.js";
 import { createProgress } from "../progress.js";
 import { readSettings } from "../settings.js";
 import { publicProject as projectFixture } from "../cli/test-fixtures.js";
+import type { SavedProject } from "../local/saved-projects.js";
 
 // The deploy's unit tests' world (not built: `test-*.ts`): site folders in a temp root, a config
 // folder, the scripted API (test-api.ts) that also stands for the upload service at `/upload/…`,
@@ -170,3 +171,21 @@ export function uploadedHashes(api: TestApi): string[] {
 /** The `METHOD /path` of every request the stand-in received, in order. */
 export const routesOf = (api: TestApi): string[] =>
   api.received.map((request) => `${request.method} ${request.path}`);
+
+/** A project as a first deploy of `dir` saves it: its token, on the kit's stand-in, at `http://<slug>.sites.test/`. */
+export function savedProjectOf(
+  kit: DeployKit,
+  slug: string,
+  dir: string,
+  fields: Partial<SavedProject> = {},
+): SavedProject {
+  return {
+    projectSlug: slug,
+    apiToken: `token-${slug}`,
+    apiUrl: kit.api.url,
+    dir,
+    productionUrl: `http://${slug}.sites.test/`,
+    createdAt: "2026-11-01T00:00:00.000Z",
+    ...fields,
+  };
+}
