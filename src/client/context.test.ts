@@ -3,20 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createContext, openFolder, openProject, requireSavedProject, retryNote } from "./context.js";
-import { CliError, UsageError } from "./errors.js";
+import { UsageError } from "./errors.js";
 import type { CliIo } from "./io.js";
 import { encodeCredential } from "./local/credential.js";
 import { createProgress } from "./progress.js";
 import { readSettings } from "./settings.js";
-
-/** What `promise` was refused with; a test failure when it was not refused. */
-const rejection = (promise: Promise<unknown>): Promise<CliError> =>
-  promise.then(
-    () => {
-      throw new Error("not refused");
-    },
-    (caught: unknown) => caught as CliError,
-  );
+import { refusal } from "./test-rejection.js";
 
 let root: string;
 const CREDENTIAL = {
@@ -121,7 +113,7 @@ describe("context", () => {
         "http://127.0.0.1:1",
         false,
       );
-      const error = await rejection(openFolder(ctx, "site", { lock: false }));
+      const error = await refusal(openFolder(ctx, "site", { lock: false }));
       expect(error.code).toBe("CONFIG_INSIDE");
       expect(error.message).toBe(`the config folder ${config} is inside ${join(root, "site")}`);
       expect(error.hint).toBe("Set DEPLOY_CONFIG_DIR elsewhere.");
@@ -168,7 +160,7 @@ describe("context", () => {
 
   it("openProject: a folder never deployed is NO_PROJECT saying to deploy it first, and its lock is let go", async () => {
     const ctx = context({}, "http://127.0.0.1:1");
-    const error = await rejection(openProject(ctx, "site", { lock: true }));
+    const error = await refusal(openProject(ctx, "site", { lock: true }));
     expect(error.code).toBe("NO_PROJECT");
     expect(error.message).toBe(`no project for ${join(root, "site")} on http://127.0.0.1:1`);
     expect(error.hint).toBe(

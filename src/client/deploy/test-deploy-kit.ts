@@ -11,6 +11,7 @@ import { createProgress } from "../progress.js";
 import { readSettings } from "../settings.js";
 import { publicProject as projectFixture } from "../cli/test-fixtures.js";
 import type { SavedProject } from "../local/saved-projects.js";
+import type { CliIo } from "../io.js";
 
 // The deploy's unit tests' world (not built: `test-*.ts`): site folders in a temp root, a config
 // folder, the scripted API (test-api.ts) that also stands for the upload service at `/upload/…`,
@@ -59,30 +60,15 @@ export async function startDeployKit(): Promise<DeployKit> {
       }
       return dir;
     },
-    context(credential) {
-      let stderr = "";
-      const stream = { write: (text: string) => (stderr += text), isTTY: true, columns: 1000 };
-      const ctx: CommandContext = {
-        io: {
-          stdout: { write: () => true },
-          stderr: stream,
-          env: { DEPLOY_CONFIG_DIR: configDir },
-          cwd: root,
+    context: (credential) =>
+      capturedContext(
+        {
+          settings: { ...readSettings({}), uploadConcurrency: 1, lockWaitSeconds: 0 },
+          apiUrl: api.url,
+          credential,
         },
-        settings: { ...readSettings({}), uploadConcurrency: 1, lockWaitSeconds: 0 },
-        apiUrl: api.url,
-        json: false,
-        progress: createProgress(
-          stream,
-          true,
-          () => 0,
-          () => () => {},
-        ),
-        retry: defaultRetryPolicy({ maxAttempts: 1, sleep: async () => {} }),
-        credential,
-      };
-      return { ctx, stderr: () => stderr };
-    },
+        { env: { DEPLOY_CONFIG_DIR: configDir }, cwd: root },
+      ),
     async close() {
       await api.close();
       await rm(root, { recursive: true, force: true });
@@ -188,4 +174,32 @@ export function savedProjectOf(
     createdAt: "2026-11-01T00:00:00.000Z",
     ...fields,
   };
+}
+
+/**
+ * A context whose progress draws on a captured terminal (every status change shows at once), one
+ * attempt a request unless `fields` say otherwise; `stderr()` is what it drew.
+ */
+export function capturedContext(
+  fields: Partial<CommandContext> = {},
+  where: Pick<CliIo, "env" | "cwd"> = { env: {}, cwd: "/" },
+): { ctx: CommandContext; stderr: () => string } {
+  let stderr = "";
+  const stream = { write: (text: string) => (stderr += text), isTTY: true, columns: 1000 };
+  const ctx: CommandContext = {
+    io: { stdout: { write: () => true }, stderr: stream, ...where },
+    settings: { ...readSettings({}), uploadConcurrency: 1 },
+    apiUrl: "http://127.0.0.1:1",
+    json: false,
+    progress: createProgress(
+      stream,
+      true,
+      () => 0,
+      () => () => {},
+    ),
+    retry: defaultRetryPolicy({ maxAttempts: 1, sleep: async () => {} }),
+    credential: undefined,
+    ...fields,
+  };
+  return { ctx, stderr: () => stderr };
 }

@@ -1,21 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { CommandContext } from "../context.js";
 import { CliError } from "../errors.js";
 import type { PreparedDeploy } from "../net/api-types.js";
 import { defaultRetryPolicy } from "../net/retry.js";
-import { createProgress } from "../progress.js";
-import { readSettings } from "../settings.js";
 import { ok, startUploadStandIn, type UploadStandIn } from "../../../test/support/upload-stand-in.js";
 import { uploadAll } from "./upload-rounds.js";
-
-/** What `promise` was refused with; a test failure when it was not refused. */
-const rejection = (promise: Promise<unknown>): Promise<CliError> =>
-  promise.then(
-    () => {
-      throw new Error("not refused");
-    },
-    (caught: unknown) => caught as CliError,
-  );
+import { capturedContext } from "./test-deploy-kit.js";
+import { refusal } from "../test-rejection.js";
 
 let standIn: UploadStandIn;
 
@@ -28,26 +18,9 @@ beforeEach(() => {
   standIn.received = 0;
 });
 
-/** A context whose progress draws on a captured terminal (every status change shows at once). */
-function context(): { ctx: CommandContext; stderr: () => string } {
-  let stderr = "";
-  const stream = { write: (text: string) => (stderr += text), isTTY: true, columns: 300 };
-  const ctx: CommandContext = {
-    io: { stdout: { write: () => true }, stderr: stream, env: {}, cwd: "/" },
-    settings: { ...readSettings({}), uploadConcurrency: 1 },
-    apiUrl: "http://127.0.0.1:1",
-    json: false,
-    progress: createProgress(
-      stream,
-      true,
-      () => 0,
-      () => () => {},
-    ),
-    retry: defaultRetryPolicy({ maxAttempts: 2, sleep: async () => {} }),
-    credential: undefined,
-  };
-  return { ctx, stderr: () => stderr };
-}
+/** A captured terminal's context that tries each request twice. */
+const context = () =>
+  capturedContext({ retry: defaultRetryPolicy({ maxAttempts: 2, sleep: async () => {} }) });
 
 function prepared(deployId: string, buckets: string[][]): PreparedDeploy {
   return {
@@ -95,7 +68,7 @@ describe("uploadAll", () => {
     const { ctx, stderr } = context();
     const [a] = standIn.hashes;
     const again = prepares(prepared("r2", [[a!]]), prepared("r3", [[a!]]), prepared("r4", [[a!]]));
-    const error = await rejection(uploadAll(ctx, prepared("r1", [[a!]]), standIn.files, again.again));
+    const error = await refusal(uploadAll(ctx, prepared("r1", [[a!]]), standIn.files, again.again));
     expect(error).toBeInstanceOf(CliError);
     expect(error.code).toBe("UPLOAD_INCOMPLETE");
     expect(error.message).toBe(
@@ -126,7 +99,7 @@ describe("uploadAll", () => {
     const { ctx, stderr } = context();
     standIn.answers = [{ status: 400, body: "{}" }];
     const again = prepares();
-    const error = await rejection(
+    const error = await refusal(
       uploadAll(ctx, prepared("x", [[standIn.hashes[0]!]]), standIn.files, again.again),
     );
     expect(error.code).toBe("HTTP_400");
@@ -144,7 +117,7 @@ describe("uploadAll", () => {
 
   it("uploadAll: a hash no file has is BAD_BUCKET, not a crash", async () => {
     const { ctx } = context();
-    const error = await rejection(
+    const error = await refusal(
       uploadAll(ctx, prepared("odd", [["9".repeat(32)]]), standIn.files, prepares().again),
     );
     expect(error).toBeInstanceOf(CliError);

@@ -4,15 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CliError } from "../errors.js";
 import { findProjectFile, PROJECT_FILE, removeProjectFile, writeProjectFile } from "./project-file.js";
-
-/** What `promise` was refused with; a test failure when it was not refused. */
-const rejection = (promise: Promise<unknown>): Promise<CliError> =>
-  promise.then(
-    () => {
-      throw new Error("not refused");
-    },
-    (caught: unknown) => caught as CliError,
-  );
+import { refusal } from "../test-rejection.js";
 
 let root: string;
 const LINK = { project: "coral-birch-nkc37", apiUrl: "http://127.0.0.1:8787" };
@@ -126,7 +118,7 @@ describe("project-file", () => {
 
   it("writeProjectFile: a folder that does not exist is PROJECT_FILE naming the path", async () => {
     const dir = await folder("blocked");
-    const error = await rejection(writeProjectFile(join(dir, "missing"), LINK));
+    const error = await refusal(writeProjectFile(join(dir, "missing"), LINK));
     expect(error.code).toBe("PROJECT_FILE");
     expect(error.message).toContain(`cannot write ${join(dir, "missing", PROJECT_FILE)}`);
   });
@@ -134,7 +126,7 @@ describe("project-file", () => {
   it("writeProjectFile: a folder whose path runs through a file is PROJECT_FILE, not the clean-up's own error", async () => {
     const dir = await folder("through-a-file");
     await writeFile(join(dir, "file"), "not a folder");
-    const error = await rejection(writeProjectFile(join(dir, "file"), LINK));
+    const error = await refusal(writeProjectFile(join(dir, "file"), LINK));
     expect(error).toBeInstanceOf(CliError);
     expect(error.code).toBe("PROJECT_FILE");
   });

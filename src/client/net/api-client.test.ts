@@ -1,19 +1,11 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ApiError, CliError } from "../errors.js";
+import { ApiError } from "../errors.js";
 import { ApiClient } from "./api-client.js";
 import { defaultRetryPolicy } from "./retry.js";
 import { rejectionOf } from "../test-rejection.js";
-
-/** What `promise` was refused with; a test failure when it was not refused. */
-const rejection = (promise: Promise<unknown>): Promise<CliError> =>
-  promise.then(
-    () => {
-      throw new Error("not refused");
-    },
-    (caught: unknown) => caught as CliError,
-  );
+import { refusal } from "../test-rejection.js";
 
 /** One request as the stand-in for the deploy API received it. */
 interface Received {
@@ -182,7 +174,7 @@ describe("ApiClient", () => {
       { status: 200, body: "<html>" },
       { status: 300, body: "" },
     ];
-    const error = await rejection(api.state("s", "t"));
+    const error = await refusal(api.state("s", "t"));
     expect(error).not.toBeInstanceOf(ApiError);
     expect([error.code, error.message]).toEqual([
       "BAD_RESPONSE",
