@@ -1,5 +1,5 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { openSync, closeSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { openSync, closeSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, connect } from "node:net";
 
 /** A child process started by the bench, with a promise of its exit. */
@@ -158,4 +158,32 @@ export function sleep(ms: number): Promise<void> {
 export function currentRss(pid: number): number {
   const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
   return Number(match?.[1] ?? 0) * 1024;
+}
+
+// Kernel clock ticks per second, the unit of /proc/<pid>/stat's CPU times (100 on Linux here).
+const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+
+/**
+ * CPU seconds (user and system, every thread) a live process and its live descendants have used,
+ * from /proc: what a server spent, whatever else the machine was doing (a nginx master and its
+ * worker, a Node process and its worker threads). A process that is gone counts nothing.
+ */
+export function cpuSeconds(pid: number): number {
+  let ticks = 0;
+  const visit = (id: number): void => {
+    try {
+      // Fields after the command's closing parenthesis: state is 3rd, utime 14th, stime 15th.
+      const stat = readFileSync(`/proc/${id}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+      for (const task of readdirSync(`/proc/${id}/task`)) {
+        const children = readFileSync(`/proc/${id}/task/${task}/children`, "utf8").trim();
+        for (const child of children ? children.split(" ") : []) visit(Number(child));
+      }
+    } catch {
+      // Gone between two reads: it has nothing more to count.
+    }
+  };
+  visit(pid);
+  return ticks / CLOCK_TICKS;
 }

@@ -6,6 +6,8 @@ export interface ServingCell {
   contender: string;
   rps: Summary;
   p99Ms: Summary;
+  /** The server's CPU time (user and system, from /proc) per request answered, in microseconds. */
+  cpuUsPerRequest: Summary;
   /** Socket errors, timeouts and 4xx/5xx over all rounds. */
   errors: number;
   /** Size of the response's status line and headers. */
@@ -22,6 +24,9 @@ export interface EdgeFileResult {
   edgeOverSirv: Summary;
   /** Against node:http answering from memory: how much of Node's own ceiling the edge reaches. */
   edgeOverBareNode: Summary;
+  /** Per-round ratios of requests per CPU-second (the other's CPU per request over the edge's). */
+  cpuEdgeOverNginx: Summary;
+  cpuEdgeOverBareNode: Summary;
 }
 
 export interface EdgeResult {

@@ -10,7 +10,7 @@ import type {
 } from "../lib/types.js";
 import { int, mb, ms, plusMinus, ratioWithRange, size, table, times } from "./format.js";
 import { hashSection } from "./hash-tables.js";
-import { checkTargets } from "./targets.js";
+import { checkTargets, edgeTarget } from "./targets.js";
 import { ATTACK_QUOTAS } from "../suites/api-attacks.js";
 
 const STEP_NAMES = { first: "first deploy", unchanged: "unchanged redeploy", changed: "1% changed" } as const;
@@ -27,15 +27,20 @@ export function edgeTable(edge: EdgeResult): string {
       .map((name) => cell(name)?.p99Ms.median.toFixed(1) ?? "—")
       .join(" / ");
     const big = file.file.startsWith("1 MB");
+    const cpu = ["edge", "nginx", "bare node"]
+      .map((name) => cell(name)?.cpuUsPerRequest.median.toFixed(1) ?? "—")
+      .join(" / ");
     return [
       file.file,
       rps("edge"),
       rps("nginx"),
       rps("sirv"),
       rps("bare node"),
-      `${ratioWithRange(file.edgeOverNginx)} · target ≥ ${big ? "0.9" : "0.7"}×`,
+      `${ratioWithRange(file.edgeOverNginx)} · target ≥ ${edgeTarget(file.file)}×`,
       `${ratioWithRange(file.edgeOverSirv)}${big ? " · target ≥ 3.5×" : ""}`,
       ratioWithRange(file.edgeOverBareNode),
+      cpu,
+      `${ratioWithRange(file.cpuEdgeOverNginx)} / ${ratioWithRange(file.cpuEdgeOverBareNode)}`,
       p99,
       String(file.cells.reduce((sum, c) => sum + c.errors, 0)),
     ];
@@ -50,6 +55,8 @@ export function edgeTable(edge: EdgeResult): string {
       "edge / nginx",
       "edge / sirv",
       "edge / bare node",
+      "CPU µs per request edge / nginx / bare",
+      "req per CPU-second edge / nginx, edge / bare",
       "p99 ms edge / nginx / sirv / bare",
       "errors",
     ],

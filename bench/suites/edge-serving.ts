@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { deployFiles } from "../lib/api-deploy.js";
 import { httpGet } from "../lib/http-get.js";
 import { startNginx } from "../lib/nginx.js";
-import { freePort } from "../lib/proc.js";
+import { cpuSeconds, freePort } from "../lib/proc.js";
 import { startServerProcess, type ServerProcess } from "../lib/server-process.js";
 import { startNodeServer } from "../lib/node-servers.js";
 import { ratioSummary, rotate, summarize } from "../lib/stats.js";
@@ -22,7 +22,14 @@ export interface EdgeOptions {
 interface Contender {
   name: string;
   url: string;
+  /** The server's process (nginx: its master, whose worker is counted with it). */
+  pid: number;
   stop(): Promise<void>;
+}
+
+/** A wrk run and the CPU time the server spent answering it. */
+interface ServedRun extends WrkResult {
+  cpuUsPerRequest: number;
 }
 
 /**
@@ -47,13 +54,13 @@ export async function runEdgeServing(options: EdgeOptions): Promise<EdgeResult> 
       new Map(files.map((file) => [file.path, file.bytes])),
     );
     const running = server;
-    contenders.push({ name: "edge", url: server.urls.edge, stop: () => running.stop() });
+    contenders.push({ name: "edge", url: server.urls.edge, pid: server.pid, stop: () => running.stop() });
     const nginx = await startNginx(siteDir, await freePort(), join(workDir, "nginx"));
-    contenders.push({ name: "nginx", url: nginx.url, stop: () => nginx.stop() });
+    contenders.push({ name: "nginx", url: nginx.url, pid: nginx.pid, stop: () => nginx.stop() });
     const sirv = await startNodeServer("sirv-server", siteDir, await freePort(), join(workDir, "sirv.log"));
-    contenders.push({ name: "sirv", url: sirv.url, stop: () => sirv.stop() });
+    contenders.push({ name: "sirv", url: sirv.url, pid: sirv.pid, stop: () => sirv.stop() });
     const bare = await startNodeServer("bare-server", siteDir, await freePort(), join(workDir, "bare.log"));
-    contenders.push({ name: "bare node", url: bare.url, stop: () => bare.stop() });
+    contenders.push({ name: "bare node", url: bare.url, pid: bare.pid, stop: () => bare.stop() });
     log(
       `edge: site ${hostname}; edge ${server.urls.edge}, nginx ${nginx.url}, sirv ${sirv.url}, bare node ${bare.url}`,
     );
@@ -64,12 +71,17 @@ export async function runEdgeServing(options: EdgeOptions): Promise<EdgeResult> 
         headerBytes.set(`${file.path} ${contender.name}`, await checkServes(contender, hostname, file));
       }
     }
-    const wrk = (contender: Contender, file: ServedFile, seconds: number): Promise<WrkResult> =>
-      runWrk({ url: contender.url + file.url, seconds, headers: { Host: hostname } });
+    // The server's CPU time per request is a cost that a busy machine disturbs far less than req/s.
+    const wrk = async (contender: Contender, file: ServedFile, seconds: number): Promise<ServedRun> => {
+      const before = cpuSeconds(contender.pid);
+      const result = await runWrk({ url: contender.url + file.url, seconds, headers: { Host: hostname } });
+      const spent = cpuSeconds(contender.pid) - before;
+      return { ...result, cpuUsPerRequest: (spent * 1e6) / Math.max(1, result.requests) };
+    };
     for (const file of files)
       for (const contender of contenders) await wrk(contender, file, options.warmupSeconds);
 
-    const runs = new Map<string, WrkResult[]>();
+    const runs = new Map<string, ServedRun[]>();
     for (let round = 0; round < options.rounds; round++) {
       for (const file of files) {
         for (const contender of rotate(contenders, round)) {
@@ -96,18 +108,20 @@ export async function runEdgeServing(options: EdgeOptions): Promise<EdgeResult> 
 function fileResult(
   file: ServedFile,
   contenders: readonly Contender[],
-  runs: ReadonlyMap<string, WrkResult[]>,
+  runs: ReadonlyMap<string, ServedRun[]>,
   headerBytes: ReadonlyMap<string, number>,
 ): EdgeFileResult {
-  const of = (name: string): WrkResult[] => runs.get(`${file.path} ${name}`) ?? [];
+  const of = (name: string): ServedRun[] => runs.get(`${file.path} ${name}`) ?? [];
   const cells: ServingCell[] = contenders.map(({ name }) => ({
     contender: name,
     rps: summarize(of(name).map((run) => run.rps)),
     p99Ms: summarize(of(name).map((run) => run.p99Ms)),
+    cpuUsPerRequest: summarize(of(name).map((run) => run.cpuUsPerRequest)),
     errors: of(name).reduce((sum, run) => sum + run.errors, 0),
     headerBytes: headerBytes.get(`${file.path} ${name}`) ?? 0,
   }));
   const rps = (name: string) => of(name).map((run) => run.rps);
+  const cpu = (name: string) => of(name).map((run) => run.cpuUsPerRequest);
   return {
     file: file.label,
     bytes: file.bytes.length,
@@ -115,6 +129,9 @@ function fileResult(
     edgeOverNginx: ratioSummary(rps("edge"), rps("nginx")),
     edgeOverSirv: ratioSummary(rps("edge"), rps("sirv")),
     edgeOverBareNode: ratioSummary(rps("edge"), rps("bare node")),
+    // Requests per CPU-second: the other's CPU time per request over the edge's.
+    cpuEdgeOverNginx: ratioSummary(cpu("nginx"), cpu("edge")),
+    cpuEdgeOverBareNode: ratioSummary(cpu("bare node"), cpu("edge")),
   };
 }
 

@@ -78,9 +78,16 @@ export async function runProfiles(options: ProfileOptions): Promise<ProfileSumma
     // Both deploys share the server's data and the client's config; each gets its own profiles.
     const dataDir = join(options.workDir, "deploy-data");
     const configDir = join(options.workDir, "client-config");
+    // The redeploy's server listens where the first one did: the folder's project file names its API.
+    let ports: Record<string, string> = {};
     for (const step of ["first deploy", "unchanged redeploy"]) {
       const slug = step.split(" ")[0]!;
-      const [server, serverDir] = await profiledServer(`deploy-${slug}-server`, {}, dataDir);
+      const [server, serverDir] = await profiledServer(`deploy-${slug}-server`, ports, dataDir);
+      ports = {
+        PORT: new URL(server.urls.api).port,
+        UPLOAD_PORT: new URL(server.urls.upload).port,
+        EDGE_PORT: new URL(server.urls.edge).port,
+      };
       const clientDir = join(options.outDir, `deploy-${slug}-client`);
       mkdirSync(clientDir, { recursive: true });
       try {
