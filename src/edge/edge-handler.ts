@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { BlobCache } from "./blob-cache.js";
-import type { EdgeStorage } from "./edge-storage.js";
+import type { EdgeStorage, SiteTarget } from "./edge-storage.js";
 import { sendFile, type BlobSource } from "./file-response.js";
 import { refusalOf } from "./http-exactness.js";
 import { DatabaseUnavailableError, ObjectStoreUnavailableError } from "../core/errors.js";
@@ -9,7 +9,7 @@ import { sendPlain, sendServerError } from "./plain-response.js";
 import { canonicalLink } from "./canonical-link.js";
 import { decodePath, requestTarget } from "./request-path.js";
 import { RouteMemo } from "./route-memo.js";
-import { routeOf } from "./site-router.js";
+import { routeOf, type Route } from "./site-router.js";
 import { VariantMaker } from "./variants.js";
 
 export interface EdgeOptions {
@@ -31,7 +31,7 @@ export interface EdgeOptions {
  * A Node request listener: `http.createServer(createEdgeHandler(...))`, which also tells how its
  * memory cache has done (for /metrics).
  */
-export type EdgeHandler = ((req: IncomingMessage, res: ServerResponse) => Promise<void>) & {
+export type EdgeHandler = ((req: IncomingMessage, res: ServerResponse) => void | Promise<void>) & {
   cacheStats(): { hits: number; misses: number; bytes: number };
 };
 
@@ -61,11 +61,14 @@ export function createEdgeHandler(options: EdgeOptions): EdgeHandler {
       res.destroy();
     }
   };
-  // Resolves once the request is done with, its body sent or its failure answered; never rejects.
-  // Node ignores it; a caller that must know when the edge has finished (a test) awaits it.
-  const handler = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  // Returns nothing when the answer was given within the call (a remembered route of a blob in
+  // memory: no promise is made for it), else a promise that resolves once the request is done
+  // with, its body sent or its failure answered, and never rejects. Node ignores it; a caller
+  // that must know when the edge has finished (a test) awaits it.
+  const handler = (req: IncomingMessage, res: ServerResponse): void | Promise<void> => {
     try {
-      await serve(req, res, sites, source);
+      const pending = serve(req, res, sites, source);
+      if (pending) return pending.catch((error: unknown) => fail(res, error));
     } catch (error) {
       fail(res, error);
     }
@@ -81,12 +84,13 @@ interface Sites {
 
 const SLASH = 0x2f;
 
-async function serve(
+/** Answers a request; a promise only when it must wait for the storage. */
+function serve(
   req: IncomingMessage,
   res: ServerResponse,
   sites: Sites,
   source: BlobSource,
-): Promise<void> {
+): void | Promise<void> {
   const refusal = refusalOf(req);
   if (refusal) return sendPlain(res, refusal.status, refusal.message, { connection: "close" });
   if (req.method !== "GET" && req.method !== "HEAD") {
@@ -102,17 +106,42 @@ async function serve(
     host = absolute.host;
     target = absolute.rawPath + absolute.query;
   }
-  const site = host === undefined ? undefined : await sites.lookup.lookupSite(host);
+  const site = host === undefined ? undefined : sites.lookup.lookupSite(host);
+  if (site instanceof Promise) return site.then((found) => serveSite(req, res, sites, source, found, target));
+  return serveSite(req, res, sites, source, site, target);
+}
+
+/** Answers a request for `target` of the site its host serves (undefined: none). */
+function serveSite(
+  req: IncomingMessage,
+  res: ServerResponse,
+  sites: Sites,
+  source: BlobSource,
+  site: SiteTarget | undefined,
+  target: string,
+): void | Promise<void> {
   if (!site) {
     // A malformed path is a 400 whether or not the host serves anything.
     const bad = decodePath(requestTarget(target, undefined)!.rawPath).kind === "bad-request";
     return bad ? sendPlain(res, 400, "Bad Request") : sendPlain(res, 404, "Not Found");
   }
-  let route = sites.routes.get(site, target);
-  if (route === undefined) {
-    route = await routeOf(sites.lookup, site, target);
-    sites.routes.set(site, target, route);
-  }
+  const route = sites.routes.get(site, target);
+  if (route !== undefined) return answer(req, res, source, site, target, route);
+  return routeOf(sites.lookup, site, target).then((found) => {
+    sites.routes.set(site, target, found);
+    return answer(req, res, source, site, target, found);
+  });
+}
+
+/** Sends what a route says: a file, a redirect, the app's page or a plain answer. */
+function answer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  source: BlobSource,
+  site: SiteTarget,
+  target: string,
+  route: Route,
+): void | Promise<void> {
   if (route === "bad-request") return sendPlain(res, 400, "Bad Request");
   if (route === "not-found") return sendPlain(res, 404, "Not Found");
   if (route.kind === "not-found") return sendPlain(res, 404, "Not Found", route.fields);

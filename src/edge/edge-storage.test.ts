@@ -28,12 +28,14 @@ async function edgeOn(options: Partial<EdgeOptions> = {}) {
   });
   const errors: unknown[] = [];
   const handler = createEdgeHandler({ storage, onError: (error) => errors.push(error), ...options });
-  server = createServer((req, res) => void handler(req, res));
+  // What each call of the handler returned: a promise when it had to wait, else nothing.
+  const returned: unknown[] = [];
+  server = createServer((req, res) => void returned.push(handler(req, res)));
   await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const get = (path: string, headers: Record<string, string> = {}, host = HOST) =>
     edgeGet(base, host, path, headers);
-  return { storage, errors, get };
+  return { storage, errors, get, returned };
 }
 
 describe("edge on a storage handed to it", () => {
@@ -64,6 +66,13 @@ describe("edge on a storage handed to it", () => {
     const { get, storage } = await edgeOn();
     for (let i = 0; i < 3; i++) expect((await get("/style.css")).body.toString()).toBe(STYLE);
     expect(storage.calls).toMatchObject({ readBlob: 1, openBlob: 0 });
+  });
+
+  it("edge: a remembered route of a blob in memory is answered within the handler's call, with no promise; the first request waits for the storage", async () => {
+    const { get, returned } = await edgeOn();
+    for (let i = 0; i < 3; i++) expect((await get("/style.css")).body.toString()).toBe(STYLE);
+    expect(returned[0]).toBeInstanceOf(Promise);
+    expect(returned.slice(1)).toEqual([undefined, undefined]);
   });
 
   for (const cacheBytes of [undefined, 0]) {

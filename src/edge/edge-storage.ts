@@ -23,9 +23,10 @@ export interface EdgeStorage {
   /**
    * The revision a Host header value (as sent: any case, maybe a port) serves now, or undefined
    * when no live site answers on it. A new object after any change of what it serves: the edge
-   * keys its route memo on it.
+   * keys its route memo on it. A storage that knows the answer already may give it without a
+   * promise: the edge then answers a remembered route within the request's own tick.
    */
-  lookupSite(host: string): Promise<SiteTarget | undefined>;
+  lookupSite(host: string): SiteTarget | undefined | Promise<SiteTarget | undefined>;
   /** The file at `path` (site-relative, starting with `/`, decoded) of a revision, or undefined. */
   findFile(projectSlug: string, revisionId: string, path: string): Promise<StoredFile | undefined>;
   /** A revision's `_redirects` and `_headers`, compiled (none: rules that are `empty`). */

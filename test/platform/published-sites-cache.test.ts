@@ -73,6 +73,17 @@ function suite(engine: string, postgres?: () => PostgresOptions): void {
       expect(lookup.cached).toEqual({ hosts: 1, files: 1 });
     });
 
+    it("resolve: a remembered host is answered without a promise (the edge's hot path makes none)", async () => {
+      const first = lookup.resolve(HOST);
+      expect(first).toBeInstanceOf(Promise);
+      const site = await first;
+      expect(lookup.resolve(HOST)).toBe(site);
+      await publish("bbbbbbbbb2", { "/index.html": "two" });
+      await heardSoFar();
+      // A write of its project: read again, once.
+      expect(lookup.resolve(HOST)).toBeInstanceOf(Promise);
+    });
+
     it("a publish shows on the next lookup with caches warm", async () => {
       expect((await lookup.resolve(HOST))?.revisionId).toBe("aaaaaaaaa1");
       expect(await lookup.findFile(SLUG, "bbbbbbbbb2", "/index.html")).toBeUndefined();

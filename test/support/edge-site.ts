@@ -126,7 +126,8 @@ export async function startTestEdge(
   // Node answers a missing Host with its own bare 400 unless told otherwise; the edge answers itself.
   // What the edge is still busy with: its open connections and the requests it has not finished.
   const busy = new Set<Promise<unknown>>();
-  const track = (work: Promise<unknown>) => {
+  const track = (work: void | Promise<unknown>) => {
+    if (!work) return;
     busy.add(work);
     void work.finally(() => busy.delete(work));
   };

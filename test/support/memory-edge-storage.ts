@@ -48,7 +48,8 @@ export class MemoryEdgeStorage implements EdgeStorage {
     return this.sites.get(host)!;
   }
 
-  async lookupSite(host: string): Promise<SiteTarget | undefined> {
+  // Maps know their answer: no promise, as the self-hosted storage for a host it remembers.
+  lookupSite(host: string): SiteTarget | undefined {
     this.calls.lookupSite++;
     return this.sites.get(host.toLowerCase().replace(/:\d+$/, ""));
   }

@@ -184,6 +184,28 @@ describe("Metrics", () => {
     ]);
   });
 
+  it("observeNodeRequests: a request answered within the handler's call is counted at once, with no close listener left on its response", async () => {
+    const times = [1000, 1000.5];
+    vi.spyOn(performance, "now").mockImplementation(() => times.shift() ?? 9000);
+    const metrics = new Metrics("edge");
+    const handler = observeNodeRequests(metrics, "edge", "site", (_req, res) => {
+      res.statusCode = 200;
+      res.end();
+    });
+    const req = new IncomingMessage(new Socket());
+    req.method = "GET";
+    const res = new ServerResponse(req);
+    const listeners = res.listenerCount("close");
+    handler(req, res);
+    expect(res.listenerCount("close")).toBe(listeners);
+    expect(await lines(metrics, "http_requests_total{")).toEqual([
+      'http_requests_total{role="edge",route="site",method="GET",status="200",process_roles="edge"} 1',
+    ]);
+    expect(await lines(metrics, "http_request_duration_seconds_sum{")).toEqual([
+      'http_request_duration_seconds_sum{process_roles="edge",role="edge",route="site"} 0.0005',
+    ]);
+  });
+
   it("observeNodeRequests: each request counted under the one route, with its method, status and latency in seconds, once its response closes", async () => {
     const times = [2000, 2125];
     vi.spyOn(performance, "now").mockImplementation(() => times.shift() ?? 9000);

@@ -28,25 +28,28 @@ export function requestMetrics(metrics: Metrics, role: Role): MiddlewareHandler 
 
 /**
  * Counts each request of a plain Node listener under one route label (the edge: a site's paths are
- * its own, so they are never labels), when its response is finished or the client went away.
+ * its own, so they are never labels): at once when the handler answered within its call (the
+ * edge's remembered routes: no listener, no closure kept), else when its response is finished or
+ * the client went away.
  */
 export function observeNodeRequests(
   metrics: Metrics,
   role: Role,
   route: string,
-  handler: (req: IncomingMessage, res: ServerResponse) => void,
+  handler: (req: IncomingMessage, res: ServerResponse) => unknown,
 ): (req: IncomingMessage, res: ServerResponse) => void {
+  const observe = (req: IncomingMessage, res: ServerResponse, started: number): void =>
+    metrics.observeRequest(
+      role,
+      route,
+      req.method ?? "",
+      res.statusCode,
+      (performance.now() - started) / 1000,
+    );
   return (req, res) => {
     const started = performance.now();
-    res.once("close", () => {
-      metrics.observeRequest(
-        role,
-        route,
-        req.method ?? "",
-        res.statusCode,
-        (performance.now() - started) / 1000,
-      );
-    });
     handler(req, res);
+    if (res.writableEnded) observe(req, res, started);
+    else res.once("close", () => observe(req, res, started));
   };
 }

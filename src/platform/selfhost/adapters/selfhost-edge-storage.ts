@@ -37,7 +37,7 @@ export class SelfHostedEdgeStorage {
   }
 
   /** The revision a Host header value serves, or undefined. */
-  lookupSite(host: string): Promise<SiteTarget | undefined> {
+  lookupSite(host: string): SiteTarget | undefined | Promise<SiteTarget | undefined> {
     return this.sites.resolve(host);
   }
 

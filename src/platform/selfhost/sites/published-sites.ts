@@ -96,20 +96,30 @@ export class PublishedSites {
     return { hosts: this.hosts.size, files: this.files.size };
   }
 
-  /** The revision a Host header value serves, or undefined when no live site answers on it. */
-  async resolve(host: string): Promise<SiteTarget | undefined> {
+  /**
+   * The revision a Host header value serves, or undefined when no live site answers on it; without
+   * a promise when the host is remembered (the edge's hot path makes none).
+   */
+  resolve(host: string): SiteTarget | undefined | Promise<SiteTarget | undefined> {
     this.forgetIfEverythingMoved();
-    let entry = this.hosts.get(host);
-    if (entry !== undefined && !this.hostFresh(entry.readAt, entry.projects)) {
+    const entry = this.hosts.get(host);
+    if (entry !== undefined) {
+      if (this.hostFresh(entry.readAt, entry.projects)) return this.targetOf(entry);
       this.hosts.delete(host);
-      entry = undefined;
     }
-    if (entry === undefined) {
-      const read = this.generation.value;
-      entry = await this.readHost(normalizeHost(host), read);
-      // What was read before a write that came meanwhile is used once, never remembered.
-      if (host.length <= MAX_HOST_KEY && this.hostFresh(read, entry.projects)) this.rememberHost(host, entry);
-    }
+    return this.readAndRemember(host);
+  }
+
+  private async readAndRemember(host: string): Promise<SiteTarget | undefined> {
+    const read = this.generation.value;
+    const entry = await this.readHost(normalizeHost(host), read);
+    // What was read before a write that came meanwhile is used once, never remembered.
+    if (host.length <= MAX_HOST_KEY && this.hostFresh(read, entry.projects)) this.rememberHost(host, entry);
+    return this.targetOf(entry);
+  }
+
+  /** What a host's entry serves now: its pinned revision, else production, unless expired. */
+  private targetOf(entry: HostEntry): SiteTarget | undefined {
     const now = this.now();
     if (entry.pinned !== undefined && entry.pinned.expiresAt > now) return entry.pinned.target;
     if (entry.production !== undefined && entry.production.expiresAt > now) return entry.production.target;
