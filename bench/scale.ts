@@ -10,6 +10,7 @@ import { STORAGE_LIMITS_OFF, startServerProcess } from "./lib/server-process.js"
 import { summarize } from "./lib/stats.js";
 import { runWrk } from "./lib/wrk.js";
 import { invalidationLoad, type InvalidationFigure } from "./suites/invalidation-load.js";
+import { publishPropagation } from "./suites/publish-propagation.js";
 import S3rver from "s3rver";
 
 /**
@@ -19,8 +20,11 @@ import S3rver from "s3rver";
 const DATABASE = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const SECONDS = Number(process.env.SCALE_SECONDS ?? 10);
 const WORK = mkdtempSync(join(tmpdir(), "bench-scale-"));
-// SCALE_ONLY=invalidation runs the invalidation figures only (issue 32), on both engines.
+// SCALE_ONLY=invalidation runs the invalidation figures only (issue 32), on both engines;
+// SCALE_ONLY=propagation only how soon a publish shows on another process's edge.
 const ONLY_INVALIDATION = process.env.SCALE_ONLY === "invalidation";
+const ONLY_PROPAGATION = process.env.SCALE_ONLY === "propagation";
+const PUBLISHES = Number(process.env.SCALE_PUBLISHES ?? 100);
 
 interface EngineFigures {
   engine: string;
@@ -223,6 +227,35 @@ function report(figures: EngineFigures[]): string {
   return lines.join("\n");
 }
 
-const figures = [await measure("embedded"), await measure("postgres")];
-console.log(report(figures));
+/** Two processes on one PostgreSQL schema and object store: how soon the second's edge shows a publish. */
+async function propagation(): Promise<string> {
+  const objects = await startObjectStore();
+  const schema = `bench_scale_${process.pid}_${Date.now().toString(36)}_p`;
+  try {
+    const figure = await publishPropagation({
+      work: join(WORK, "propagation"),
+      env: { DATABASE_URL: DATABASE, DATABASE_SCHEMA: schema, ...objects.env },
+      publishes: PUBLISHES,
+    });
+    return [
+      "",
+      `A publish seen on another process's edge (two processes, every role each, one PostgreSQL schema; ${figure.publishes} redeploys of one page):`,
+      "",
+      "| first request after the answer got the old page: same process | other process | other process: from the answer to the end of the first request that got the new page, p50 ms | p99 ms | max ms |",
+      "|---|---|---|---|---|",
+      `| ${figure.staleFirstSame} | ${figure.staleFirstOther} | ${figure.p50Ms.toFixed(1)} | ${figure.p99Ms.toFixed(1)} | ${figure.maxMs.toFixed(1)} |`,
+    ].join("\n");
+  } finally {
+    await objects.close();
+  }
+}
+
+if (ONLY_PROPAGATION) {
+  console.log(`Machine: ${JSON.stringify(machineInfo())}.`);
+  console.log(await propagation());
+} else {
+  const figures = [await measure("embedded"), await measure("postgres")];
+  console.log(report(figures));
+  if (!ONLY_INVALIDATION) console.log(await propagation());
+}
 rmSync(WORK, { recursive: true, force: true });

@@ -60,14 +60,16 @@ export function prepareBody(
 }
 
 /**
- * Publishes files (site path → bytes) through the API as any client would: create, prepare, upload
- * the buckets asked for (multipart of base64 parts), deploy. Returns the project and its hostname.
+ * Publishes files (site path → bytes) through the API as any client would: create (unless a
+ * project is given: then a redeploy of it), prepare, upload the buckets asked for (multipart of
+ * base64 parts), deploy. Returns the project and its hostname.
  */
 export async function deployFiles(
   apiUrl: string,
   files: ReadonlyMap<string, Buffer>,
+  existing?: ApiProject,
 ): Promise<{ project: ApiProject; hostname: string }> {
-  const project = await createProject(apiUrl);
+  const project = existing ?? (await createProject(apiUrl));
   const entries: { path: string; hash: string; size: number; bytes: Buffer }[] = [];
   for (const [path, bytes] of files)
     entries.push({ path, bytes, size: bytes.length, hash: await assetHash(bytes, path) });

@@ -20,7 +20,12 @@ afterEach(async () => {
 
 /** A listener of SCHEMA counting its calls; through a proxy the test can cut when `viaProxy`. */
 async function listen(
-  options: { writer?: string; fallbackMs?: number | "default"; viaProxy?: boolean } = {},
+  options: {
+    writer?: string;
+    fallbackMs?: number | "default";
+    heartbeatMs?: number;
+    viaProxy?: boolean;
+  } = {},
 ) {
   let url = TEST_DATABASE_URL;
   if (options.viaProxy) {
@@ -36,6 +41,8 @@ async function listen(
     schema: SCHEMA,
     writer: options.writer,
     fallbackMs: options.fallbackMs === "default" ? undefined : (options.fallbackMs ?? 600_000),
+    // Heartbeats only where a test asks for them: a busy machine's slow answer is not a silent network.
+    heartbeatMs: options.heartbeatMs ?? 600_000,
     connectTimeoutMs: 2_000,
     onChange: (project) => (calls.n++, calls.projects.push(project)),
   });
@@ -185,6 +192,26 @@ await describePostgres("ManifestListener", () => {
     await expect.poll(() => listener!.listening).toBe(false);
   });
 
+  it("connection silent: a connection that stops carrying anything (no close seen) is found by its heartbeat within 1.5 × fallbackMs, told at once, and replaced", async () => {
+    const calls = await listen({ viaProxy: true, fallbackMs: 400, heartbeatMs: 100 });
+    listener!.start();
+    await listener!.heard;
+    const before = calls.n;
+    proxy!.freeze();
+    const frozenAt = performance.now();
+    await expect.poll(() => listener!.listening, { timeout: 5_000, interval: 10 }).toBe(false);
+    const foundAfter = performance.now() - frozenAt;
+    expect(calls.n).toBeGreaterThan(before);
+    // A question every 100 ms, fallbackMs of patience: found within 1.5 × fallbackMs (and some
+    // room for a busy machine's timers).
+    expect(foundAfter).toBeLessThan(600 + 250);
+    // The proxy carries new connections: listening again, and hearing writes.
+    await expect.poll(() => listener!.listening, { timeout: 10_000 }).toBe(true);
+    const back = calls.n;
+    await notify(MANIFEST_CHANNEL, `${SCHEMA} them`);
+    await expect.poll(() => calls.n).toBeGreaterThan(back);
+  });
+
   it("connection lost: not listening from the moment the loss is seen, long before the next reconnection", async () => {
     await listen({ viaProxy: true, fallbackMs: 60_000 });
     listener!.start();
@@ -230,7 +257,8 @@ await describePostgres("ManifestListener", () => {
     const heard = calls.n;
     vi.advanceTimersByTime(5_000);
     expect(calls.n).toBe(heard);
-    expect(vi.getTimerCount()).toBe(0);
+    // Only the heartbeat's interval is left.
+    expect(vi.getTimerCount()).toBe(1);
   });
 
   it("close: the end of its own connection schedules no reconnection", async () => {

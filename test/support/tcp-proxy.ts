@@ -10,12 +10,18 @@ export interface TcpProxy {
   cut(): Promise<void>;
   /** Listens again on the same port. */
   restore(): Promise<void>;
+  /**
+   * Stops carrying bytes on every open connection without closing it: a network that went silent
+   * (neither side is told). New connections are carried as before.
+   */
+  freeze(): void;
   close(): Promise<void>;
 }
 
 /** Starts forwarding a free port of 127.0.0.1 to `target` (host:port). */
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
+  const pairs = new Set<[Socket, Socket]>();
   const track = (socket: Socket) => {
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
@@ -27,6 +33,9 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       track(client);
       track(upstream);
       client.pipe(upstream).pipe(client);
+      const pair: [Socket, Socket] = [client, upstream];
+      pairs.add(pair);
+      client.on("close", () => pairs.delete(pair));
       client.on("error", () => upstream.destroy());
       upstream.on("error", () => client.destroy());
     });
@@ -44,5 +53,14 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     if (current) await new Promise((resolve) => current.close(resolve));
   };
   const port = await listen(0);
-  return { port, cut: stop, restore: async () => void (await listen(port)), close: stop };
+  const freeze = () => {
+    for (const [client, upstream] of pairs) {
+      client.unpipe(upstream);
+      upstream.unpipe(client);
+      client.pause();
+      upstream.pause();
+    }
+    pairs.clear();
+  };
+  return { port, cut: stop, restore: async () => void (await listen(port)), freeze, close: stop };
 }

@@ -15,20 +15,29 @@ export interface ManifestListenerOptions {
   onChange: (projectSlug?: string) => void;
   /** While not listening: how often `onChange` is called anyway, and a reconnection tried. */
   fallbackMs?: number;
+  /**
+   * How often the listening connection is asked a trivial query (default a quarter of
+   * `fallbackMs`): one left unanswered for `fallbackMs` means the connection went silent (a cut
+   * the socket never saw), and it is treated as lost.
+   */
+  heartbeatMs?: number;
   connectTimeoutMs?: number;
 }
 
 /**
  * Hears, on a connection of its own, PostgreSQL's notifications of writes of the published
  * manifest by any process (LISTEN), so an edge's caches drop what another process's publish,
- * domain change or deletion made stale, within milliseconds. While that connection is down (a
- * restart, a network cut) it calls `onChange` every `fallbackMs` (the caches then live at most that
+ * domain change or deletion made stale, within milliseconds. A connection that goes silent is
+ * found by its heartbeat within 1.5 × `fallbackMs`. While that connection is down (a restart, a network
+ * cut) it calls `onChange` at once and then every `fallbackMs` (the caches then live at most that
  * long) and tries to connect again; once back, it calls it once more for what it may have missed.
+ * So what an edge keeps outlives a write it did not hear by at most about 1.5 × `fallbackMs`.
  */
 export class ManifestListener {
   private client: pg.Client | undefined;
   private fallback: NodeJS.Timeout | undefined;
   private reconnect: NodeJS.Timeout | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
   private closed = false;
   private readonly fallbackMs: number;
   private markHeard: () => void = () => undefined;
@@ -55,6 +64,7 @@ export class ManifestListener {
     this.markHeard();
     clearInterval(this.fallback);
     clearTimeout(this.reconnect);
+    clearInterval(this.heartbeat);
     const client = this.client;
     this.client = undefined;
     await client?.end().catch(() => undefined);
@@ -104,14 +114,39 @@ export class ManifestListener {
     this.client = client;
     clearInterval(this.fallback);
     this.fallback = undefined;
+    this.startHeartbeat(client);
     onChange();
     this.markHeard();
   }
 
+  /** Asks the connection a trivial query now and then; one unanswered too long ends the connection. */
+  private startHeartbeat(client: pg.Client): void {
+    const every = this.options.heartbeatMs ?? this.fallbackMs / 4;
+    const patience = this.fallbackMs;
+    let askedAt: number | undefined;
+    clearInterval(this.heartbeat);
+    this.heartbeat = setInterval(() => {
+      if (askedAt === undefined) {
+        askedAt = performance.now();
+        client.query("SELECT 1").then(
+          () => (askedAt = undefined),
+          () => undefined, // a failed connection also says so with "error" or "end": lost there
+        );
+      } else if (performance.now() - askedAt >= patience) {
+        // Silent: nothing says the socket is gone, so end it; its "end" or "error" makes it lost.
+        client.connection.stream.destroy();
+      }
+    }, every);
+    this.heartbeat.unref();
+  }
+
   private lost(client: pg.Client): void {
     if (this.client === client) this.client = undefined;
+    clearInterval(this.heartbeat);
     void client.end().catch(() => undefined);
     if (this.closed) return;
+    // Writes may have gone unheard since the connection was last known alive.
+    this.options.onChange();
     this.startFallback();
     clearTimeout(this.reconnect);
     this.reconnect = setTimeout(() => void this.connect(), this.fallbackMs);
