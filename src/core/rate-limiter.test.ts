@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RateLimitedError } from "./errors.js";
-import { DROPS_PER_HIT, RateLimiter } from "./rate-limiter.js";
+import { DROPS_PER_HIT, RateLimiter, sharedBehindLocal } from "./rate-limiter.js";
 
 describe("RateLimiter", () => {
   it("hit: refuses past the limit with the seconds left, per key", () => {
@@ -92,5 +92,26 @@ describe("RateLimiter memory", () => {
     const limiter = new RateLimiter({ limit: 0, windowSeconds: 60 }, { now: () => 0 });
     for (let i = 0; i < 5; i++) limiter.hit("a");
     expect(limiter.trackedKeys).toBe(0);
+  });
+});
+
+describe("sharedBehindLocal", () => {
+  it("hit: under this process's limit the shared limiter decides; over it, refused here without asking the shared one", async () => {
+    const asked: string[] = [];
+    const shared = {
+      hit: async (key: string) => {
+        asked.push(key);
+        if (key === "full") throw new RateLimitedError(30);
+      },
+    };
+    const limiter = sharedBehindLocal(
+      new RateLimiter({ limit: 2, windowSeconds: 60 }, { now: () => 0 }),
+      shared,
+    );
+    await limiter.hit("a");
+    await expect(async () => limiter.hit("full")).rejects.toBeInstanceOf(RateLimitedError);
+    await limiter.hit("a");
+    expect(() => limiter.hit("a")).toThrow(RateLimitedError);
+    expect(asked).toEqual(["a", "full", "a"]);
   });
 });

@@ -93,3 +93,17 @@ export class RateLimiter implements Limiter {
     }
   }
 }
+
+/**
+ * A limit shared by processes (PostgreSQL) with this process's own count in front: a client over
+ * the limit in this process alone is refused here, without a statement, so a flood from one
+ * client costs the database at most `limit` statements per window and process.
+ */
+export function sharedBehindLocal(local: RateLimiter, shared: Limiter): Limiter {
+  return {
+    hit(key: string) {
+      local.hit(key);
+      return shared.hit(key);
+    },
+  };
+}

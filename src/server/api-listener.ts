@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import { createApiApp } from "../api/app.js";
 import type { Clock } from "../core/clock.js";
 import type { Services } from "../core/operations/services.js";
-import { type Limiter, type RateLimit, RateLimiter } from "../core/rate-limiter.js";
+import { type Limiter, type RateLimit, RateLimiter, sharedBehindLocal } from "../core/rate-limiter.js";
 import type { Metrics } from "../shared/observability/metrics.js";
 import { clientKey } from "./client-address.js";
 import type { ServerConfig } from "./config.js";
@@ -16,20 +16,20 @@ export function apiListener(deps: {
   metrics: Metrics;
   clock: Clock;
   apiUrl: string;
-  /** A limiter every API process shares (PostgreSQL), for the create-project limits. */
+  /** A limiter every API process shares (PostgreSQL), for the API's rate limits. */
   sharedLimiter?: (scope: string, rule: RateLimit, clock: Clock, maxKeys?: number) => Limiter;
 }) {
   const { config, services, logger, metrics, clock } = deps;
-  const limiter = (limit: number, windowSeconds: number) =>
-    new RateLimiter({ limit, windowSeconds }, clock, config.rateLimitKeys);
-  // Project creation is limited across every API process when they share PostgreSQL.
-  const createLimiter = (scope: string, limit: number) => {
-    const rule = { limit, windowSeconds: config.createLimitWindowSeconds };
-    return (
-      deps.sharedLimiter?.(scope, rule, clock, config.rateLimitKeys) ??
-      new RateLimiter(rule, clock, config.rateLimitKeys)
-    );
+  // Every limit holds across the API processes when they share PostgreSQL (issue 32: behind a
+  // balancer, limits counted per process let a client through once per process); alone, in memory.
+  const limiter = (scope: string, limit: number, windowSeconds: number) => {
+    const rule = { limit, windowSeconds };
+    const local = new RateLimiter(rule, clock, config.rateLimitKeys);
+    const shared = deps.sharedLimiter?.(scope, rule, clock, config.rateLimitKeys);
+    return shared ? sharedBehindLocal(local, shared) : local;
   };
+  const createLimiter = (scope: string, limit: number) =>
+    limiter(scope, limit, config.createLimitWindowSeconds);
   const apiApp = createApiApp({
     services,
     logger: logger.child({ role: "api" }),
@@ -46,17 +46,37 @@ export function apiListener(deps: {
       perFingerprint: createLimiter("create-per-fingerprint", config.createLimitPerFingerprint),
     },
     prepareLimits: {
-      perAddress: limiter(config.prepareLimitPerAddress, config.prepareLimitWindowSeconds),
-      perProject: limiter(config.prepareLimitPerProject, config.prepareLimitWindowSeconds),
+      perAddress: limiter(
+        "prepare-per-address",
+        config.prepareLimitPerAddress,
+        config.prepareLimitWindowSeconds,
+      ),
+      perProject: limiter(
+        "prepare-per-project",
+        config.prepareLimitPerProject,
+        config.prepareLimitWindowSeconds,
+      ),
     },
     domainLimits: {
-      perAddress: limiter(config.domainLimitPerAddress, config.domainLimitWindowSeconds),
-      perProject: limiter(config.domainLimitPerProject, config.domainLimitWindowSeconds),
+      perAddress: limiter(
+        "domain-per-address",
+        config.domainLimitPerAddress,
+        config.domainLimitWindowSeconds,
+      ),
+      perProject: limiter(
+        "domain-per-project",
+        config.domainLimitPerProject,
+        config.domainLimitWindowSeconds,
+      ),
     },
     tlsAsk: {
-      perAddress: limiter(config.tlsAskLimitPerAddress, config.tlsAskLimitWindowSeconds),
+      perAddress: limiter(
+        "tls-ask-per-address",
+        config.tlsAskLimitPerAddress,
+        config.tlsAskLimitWindowSeconds,
+      ),
       // One key: every name answered "no" in a window, whoever asked.
-      unknownNames: limiter(config.tlsAskUnknownLimit, config.tlsAskLimitWindowSeconds),
+      unknownNames: limiter("tls-ask-unknown", config.tlsAskUnknownLimit, config.tlsAskLimitWindowSeconds),
       trustedAddresses: config.tlsAskTrustedAddresses,
     },
     clientAddress: (c) => clientKey(c, config.trustProxy),

@@ -1,7 +1,7 @@
 import pg from "pg";
 import { afterEach, expect, it } from "vitest";
 import { PostgresLocks } from "../../src/store/index.js";
-import { hex64 } from "../support/deploy-flow.js";
+import { createTestProject, hex64, identity, manifestOf } from "../support/deploy-flow.js";
 import { api } from "../support/http.js";
 import { describePostgres, TEST_DATABASE_URL, testPostgres } from "../support/postgres.js";
 import { startTestServer } from "../support/server.js";
@@ -19,10 +19,10 @@ await describePostgres("what two processes on one PostgreSQL share", () => {
    * in a hook: per-test coverage (Stryker) counts only what a test itself runs.
    */
   let schema = "";
-  async function startTwo(): Promise<[Server, Server]> {
+  async function startTwo(limits: { prepareLimitPerProject?: number } = {}): Promise<[Server, Server]> {
     const { url, schema: fresh } = testPostgres();
     schema = fresh;
-    const settings = { databaseUrl: url, databaseSchema: schema, createLimitPerAddress: 1 };
+    const settings = { databaseUrl: url, databaseSchema: schema, createLimitPerAddress: 1, ...limits };
     servers.push(await startTestServer(settings), await startTestServer(settings));
     return [servers[0]!, servers[1]!];
   }
@@ -59,5 +59,20 @@ await describePostgres("what two processes on one PostgreSQL share", () => {
     } finally {
       await client.end();
     }
+  });
+
+  it("POST /projects/{slug}/prepare: the prepare limit per project counts the prepares through either API", async () => {
+    const [first, second] = await startTwo({ prepareLimitPerProject: 1 });
+    const project = await createTestProject(first.urls.api, "limited");
+    const prepare = async (apiUrl: string) => {
+      const { manifest } = await manifestOf(project.slug, { "/index.html": "hello" });
+      return api(apiUrl, "POST", `/projects/${project.slug}/prepare`, {
+        token: project.token,
+        body: { ...identity(project), manifest },
+      });
+    };
+    expect((await prepare(first.urls.api)).status).toBe(200);
+    const refused = await prepare(second.urls.api);
+    expect([refused.status, refused.body.error?.code]).toEqual([429, "RATE_LIMITED"]);
   });
 });

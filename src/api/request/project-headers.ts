@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { authenticate } from "../../core/operations/authorize.js";
 import type { Services } from "../../core/operations/services.js";
-import type { RateLimiter } from "../../core/rate-limiter.js";
+import type { Limiter } from "../../core/rate-limiter.js";
 import { bearerToken } from "../../shared/bearer.js";
 import { projectSlugParam } from "./credentials.js";
 import { requireJsonContentType } from "./parse-body.js";
@@ -9,9 +9,9 @@ import { requireJsonContentType } from "./parse-body.js";
 /** Per-window limits a route counts before its body is read. */
 export interface RouteLimits {
   /** Counted for every request of the route from one client address, first of all. */
-  perAddress: RateLimiter;
+  perAddress: Limiter;
   /** Counted per project of the bearer token, once the token is known. */
-  perProject: RateLimiter;
+  perProject: Limiter;
 }
 
 /**
@@ -30,11 +30,11 @@ export function projectHeaders(deps: {
   limits?: RouteLimits;
 }): MiddlewareHandler {
   return async (c, next) => {
-    deps.limits?.perAddress.hit(deps.clientAddress(c));
+    await deps.limits?.perAddress.hit(deps.clientAddress(c));
     projectSlugParam(c);
     requireJsonContentType(c);
     const owner = await authenticate(deps.services, bearerToken(c.req.header("authorization")));
-    deps.limits?.perProject.hit(owner.slug);
+    await deps.limits?.perProject.hit(owner.slug);
     await next();
   };
 }
