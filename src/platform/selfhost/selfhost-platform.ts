@@ -15,6 +15,7 @@ import {
 } from "../../core/ports/index.js";
 import type { BlobReader } from "./content/blob-reader.js";
 import { compactStep } from "./maintenance/compaction.js";
+import { forgetDeletedPacks } from "./maintenance/forget-deleted-packs.js";
 import type { PlatformDatabase } from "./state/sqlite-database.js";
 import { lockKeys } from "./state/platform-db.js";
 import {
@@ -254,6 +255,14 @@ export class SelfHostedPlatform implements Platform {
   /** Reclaims expired sessions and unreferenced content (packs left partly alive stay for `compact`). */
   collectGarbage(now = this.options.now()): Promise<CollectionResult> {
     return collectGarbage(this.options.db, this.options.files, now);
+  }
+
+  /**
+   * Lets go of this process's copies (disk ranges, open files) of packs another process deleted:
+   * every process runs it at start and once a sweep interval. How many packs it let go of.
+   */
+  forgetDeletedPacks(): Promise<number> {
+    return forgetDeletedPacks(this.options.db, this.options.files.storage);
   }
 
   /** Content held: packs, their bytes, and the bytes blob rows still name (for /metrics). */

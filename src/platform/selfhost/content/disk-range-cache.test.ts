@@ -101,6 +101,22 @@ describe("DiskRangeCache", () => {
     expect(cache.size).toBe(7);
   });
 
+  it("packs: each pack with a kept range once, those found at a start too; a pack leaves with its last range, evicted or dropped", () => {
+    const cache = new DiskRangeCache(dir, 30);
+    put(cache, A, 0, 10);
+    put(cache, A, 10, 10);
+    put(cache, B, 0, 10);
+    expect(cache.packs().sort()).toEqual([A, B]);
+    expect(new DiskRangeCache(dir, 30).packs().sort()).toEqual([A, B]);
+    put(cache, B, 10, 10); // evicts A.0
+    expect(cache.packs().sort()).toEqual([A, B]);
+    put(cache, B, 20, 10); // evicts A.10, the last of A
+    expect(cache.packs()).toEqual([B]);
+    cache.dropPack(B);
+    expect(cache.packs()).toEqual([]);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
   it("new DiskRangeCache: what a start finds is kept, least recently used first, within maxBytes; temporary leftovers removed", () => {
     mkdirSync(dir, { recursive: true });
     const entries: [string, number][] = [

@@ -15,6 +15,8 @@ const ENTRY = /^([0-9a-f]{24})\.(\d+)\.(\d+)$/;
 export class DiskRangeCache {
   // Insertion order is use order: the first entry is the least recently used.
   private readonly entries = new Map<string, number>();
+  // The entries of each pack, so a pack is dropped without a walk of every entry.
+  private readonly byPack = new Map<string, Set<string>>();
   private bytes = 0;
 
   constructor(
@@ -63,9 +65,12 @@ export class DiskRangeCache {
 
   /** Removes every kept range of pack `id` (it was deleted). */
   dropPack(id: string): void {
-    for (const name of [...this.entries.keys()]) {
-      if (name.startsWith(`${id}.`)) this.removeEntry(name);
-    }
+    for (const name of [...(this.byPack.get(id) ?? [])]) this.removeEntry(name);
+  }
+
+  /** The packs of which a range is kept. */
+  packs(): string[] {
+    return [...this.byPack.keys()];
   }
 
   /** Bytes kept. */
@@ -76,6 +81,10 @@ export class DiskRangeCache {
   private remember(name: string, size: number): void {
     this.entries.set(name, size);
     this.bytes += size;
+    const pack = packOf(name);
+    const names = this.byPack.get(pack);
+    if (names) names.add(name);
+    else this.byPack.set(pack, new Set([name]));
   }
 
   private forgetEntry(name: string): void {
@@ -83,6 +92,10 @@ export class DiskRangeCache {
     if (size === undefined) return;
     this.entries.delete(name);
     this.bytes -= size;
+    const pack = packOf(name);
+    const names = this.byPack.get(pack);
+    names?.delete(name);
+    if (names?.size === 0) this.byPack.delete(pack);
   }
 
   private removeEntry(name: string): void {
@@ -98,6 +111,11 @@ export class DiskRangeCache {
     }
     if (this.bytes > this.maxBytes && keep !== undefined) this.removeEntry(keep);
   }
+}
+
+/** The pack an entry's name is a range of (its first 24 characters). */
+function packOf(name: string): string {
+  return name.slice(0, name.indexOf("."));
 }
 
 function nameOf(id: string, start: number, length: number): string {

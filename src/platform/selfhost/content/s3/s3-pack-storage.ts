@@ -95,6 +95,14 @@ export class S3PackStorage implements PackStorage {
     );
   }
 
+  keptPacks(): string[] {
+    return this.options.cache.packs();
+  }
+
+  forget(id: string): void {
+    this.options.cache.dropPack(id);
+  }
+
   async list(): Promise<StoredPack[]> {
     const { client, location } = this.options;
     const prefix = `${location.prefix}packs/`;
