@@ -14,7 +14,7 @@ import { listen } from "./listeners.js";
 import { openMetadataStore } from "./metadata-store.js";
 import { openPlatformParts } from "./platform-parts.js";
 import { startSweeper } from "./sweeper.js";
-import { startPackExpiry } from "./pack-expiry.js";
+import { startContentExpiry } from "./content-expiry.js";
 import { DnsResolver } from "../shared/dns-resolver.js";
 import { prettyDestination } from "../shared/observability/pretty-log.js";
 
@@ -121,8 +121,8 @@ export async function startProcess(
       ? startSweeper(services, config.sweepIntervalSeconds, logger, metrics)
       : { stop() {} };
     // Every process may keep copies of packs (an edge most of all); each lets go of its own.
-    const packExpiry = local
-      ? startPackExpiry(local.platform, config.sweepIntervalSeconds, logger)
+    const contentExpiry = local
+      ? startContentExpiry(local.platform, config.sweepIntervalSeconds, logger)
       : { stop() {} };
 
     return {
@@ -138,7 +138,7 @@ export async function startProcess(
       metrics,
       async close() {
         sweeper.stop();
-        packExpiry.stop();
+        contentExpiry.stop();
         await closeAll();
       },
     };

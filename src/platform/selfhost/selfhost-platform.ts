@@ -15,7 +15,7 @@ import {
 } from "../../core/ports/index.js";
 import type { BlobReader } from "./content/blob-reader.js";
 import { compactStep } from "./maintenance/compaction.js";
-import { forgetDeletedPacks } from "./maintenance/forget-deleted-packs.js";
+import { forgetDeletedPacks, forgetDeletedVariants } from "./maintenance/forget-deleted-content.js";
 import type { PlatformDatabase } from "./state/sqlite-database.js";
 import { lockKeys } from "./state/platform-db.js";
 import {
@@ -258,11 +258,16 @@ export class SelfHostedPlatform implements Platform {
   }
 
   /**
-   * Lets go of this process's copies (disk ranges, open files) of packs another process deleted:
-   * every process runs it at start and once a sweep interval. How many packs it let go of.
+   * Lets go of this process's copies of content another process deleted: ranges of packs on its
+   * disk and open pack files, and the compressed variants it made of blobs. Every process runs it
+   * at start and once a sweep interval. How many packs and blobs it let go of.
    */
-  forgetDeletedPacks(): Promise<number> {
-    return forgetDeletedPacks(this.options.db, this.options.files.storage);
+  async forgetDeletedContent(): Promise<{ packs: number; variants: number }> {
+    const { db, files } = this.options;
+    return {
+      packs: await forgetDeletedPacks(db, files.storage),
+      variants: await forgetDeletedVariants(db, files.packs),
+    };
   }
 
   /** Content held: packs, their bytes, and the bytes blob rows still name (for /metrics). */

@@ -1,12 +1,13 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
+import { ContentDirectory } from "../content/content-directory.js";
 import { DiskPackStorage } from "../content/disk/disk-pack-storage.js";
 import { PackWriter } from "../content/pack-writer.js";
 import type { PlatformDatabase } from "../state/platform-db.js";
 import { openPlatformDatabase } from "../state/sqlite-database.js";
-import { forgetDeletedPacks } from "./forget-deleted-packs.js";
+import { forgetDeletedPacks, forgetDeletedVariants } from "./forget-deleted-content.js";
 
 let dir: string;
 let database: PlatformDatabase;
@@ -44,4 +45,27 @@ it("forgetDeletedPacks: lets go of the kept packs whose row is gone (deleted by 
   // The pack is another process's to delete: only this process's copy went.
   expect((await storage.list()).map((pack) => pack.id).sort()).toEqual([gone, kept].sort());
   expect(await forgetDeletedPacks(database, storage)).toBe(0);
+});
+
+it("forgetDeletedVariants: deletes the variants this process made of blobs whose row is gone, keeps the rest", async () => {
+  const content = new ContentDirectory(dir);
+  const [gone, kept] = ["a".repeat(32), "b".repeat(32)];
+  for (const hash of [gone, kept]) {
+    await database.db
+      .insertInto("blobs")
+      .values({ hash, size: 1, created_at: 0, pack: null, pack_offset: null })
+      .execute();
+    for (const coding of ["br", "gzip"] as const)
+      await content.storeVariant(hash, coding, async (path) => writeFileSync(path, coding));
+  }
+  expect(content.variantsMade().sort()).toEqual([gone, kept]);
+  expect(await forgetDeletedVariants(database, content)).toBe(0);
+  await database.db.deleteFrom("blobs").where("hash", "=", gone).execute();
+  expect(await forgetDeletedVariants(database, content)).toBe(1);
+  expect(existsSync(content.variantPath(gone, "br"))).toBe(false);
+  expect(existsSync(content.variantPath(gone, "gzip"))).toBe(false);
+  expect(existsSync(content.variantPath(kept, "br"))).toBe(true);
+  expect(existsSync(content.variantPath(kept, "gzip"))).toBe(true);
+  expect(content.variantsMade()).toEqual([kept]);
+  expect(await forgetDeletedVariants(database, content)).toBe(0);
 });

@@ -22,6 +22,14 @@ function noise(label: string, size: number): string {
   return text.slice(0, size);
 }
 
+/** The blobs of which `server` keeps compressed variants on its disk. */
+function variantsOnDisk(server: Server): string[] {
+  const dir = join(server.dataDir, "platform", "variants");
+  if (!existsSync(dir)) return [];
+  const names = readdirSync(dir).flatMap((prefix) => readdirSync(join(dir, prefix)));
+  return [...new Set(names.map((name) => name.slice(0, name.indexOf("."))))].sort();
+}
+
 /** The packs of which `server` keeps ranges on its disk (its range cache's files, by pack). */
 function packsOnDisk(server: Server): string[] {
   const dir = join(server.dataDir, "platform", "range-cache");
@@ -35,7 +43,7 @@ const FILES = (label: string) => ({
   "/b.css": noise(`${label}-b`, 2_000),
 });
 
-await describePostgres("a pack deleted by one process leaves every other process's disk", () => {
+await describePostgres("content deleted by one process leaves every other process's disk", () => {
   let store: TestObjectStore;
   const servers: Server[] = [];
   const dirs: { cleanup(): void }[] = [];
@@ -81,7 +89,7 @@ await describePostgres("a pack deleted by one process leaves every other process
     return { deleter, edge: await start(), restartEdge: start };
   }
 
-  it("forgetDeletedPacks: another process's delete leaves the edge's disk within a sweep interval; what is live stays", async () => {
+  it("forgetDeletedContent: another process's delete leaves the edge's disk (ranges, variants) within a sweep interval; what is live stays", async () => {
     // Only the interval timers are faked: the processes' own I/O keeps real time.
     vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
     const edgeDir = tempDir();
@@ -93,21 +101,33 @@ await describePostgres("a pack deleted by one process leaves every other process
     await deployFiles(deleter.urls.api, kept, FILES("kept"));
     await readAll(edge, gone, FILES("gone"));
     await readAll(edge, kept, FILES("kept"));
-    const [both] = [packsOnDisk(edge)];
+    const both = packsOnDisk(edge);
     expect(both).toHaveLength(2);
+    // The edge keeps a compressed form of each script (its memory cache is off) on its disk too.
+    for (const p of [gone, kept]) {
+      const reply = await edgeGet(edge.urls.edge, `${p.slug}.localhost`, "/a.js", {
+        "accept-encoding": "br",
+      });
+      expect(reply.status).toBe(200);
+    }
+    await expect.poll(() => variantsOnDisk(edge).length).toBe(2);
+    const variants = variantsOnDisk(edge);
 
     expect((await deleteProject(deleter.urls.api, gone)).status).toBe(200);
     // The deleting process dropped its copies at once; the edge's wait for the interval.
     expect(packsOnDisk(edge)).toEqual(both);
+    expect(variantsOnDisk(edge)).toEqual(variants);
     vi.advanceTimersByTime(SWEEP_SECONDS * 1000);
     await expect.poll(() => packsOnDisk(edge).length).toBe(1);
+    await expect.poll(() => variantsOnDisk(edge).length).toBe(1);
     const [left] = packsOnDisk(edge);
     expect(both).toContain(left);
+    expect(variants).toContain(variantsOnDisk(edge)[0]);
     await readAll(edge, kept, FILES("kept"));
     expect(packsOnDisk(edge)).toEqual([left]);
   });
 
-  it("forgetDeletedPacks: a pack deleted while the edge was down is gone from its disk once it starts again", async () => {
+  it("forgetDeletedContent: a pack deleted while the edge was down is gone from its disk once it starts again", async () => {
     const edgeDir = tempDir();
     dirs.push(edgeDir);
     const { deleter, edge, restartEdge } = await startTwo(edgeDir.path);
