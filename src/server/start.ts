@@ -14,6 +14,7 @@ import { listen } from "./listeners.js";
 import { openMetadataStore } from "./metadata-store.js";
 import { openPlatformParts } from "./platform-parts.js";
 import { startSweeper } from "./sweeper.js";
+import { startContentExpiry } from "./content-expiry.js";
 import { DnsResolver } from "../shared/dns-resolver.js";
 import { prettyDestination } from "../shared/observability/pretty-log.js";
 
@@ -119,6 +120,10 @@ export async function startProcess(
     const sweeper = roles.has("api")
       ? startSweeper(services, config.sweepIntervalSeconds, logger, metrics)
       : { stop() {} };
+    // Every process may keep copies of packs (an edge most of all); each lets go of its own.
+    const contentExpiry = local
+      ? startContentExpiry(local.platform, config.sweepIntervalSeconds, logger)
+      : { stop() {} };
 
     return {
       urls: {
@@ -133,6 +138,7 @@ export async function startProcess(
       metrics,
       async close() {
         sweeper.stop();
+        contentExpiry.stop();
         await closeAll();
       },
     };

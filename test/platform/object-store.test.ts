@@ -129,6 +129,8 @@ describe("packs in an object store", () => {
     try {
       let server = await startServer(settings, dir.path);
       const p = await createTestProject(server.urls.api, "s3-edge");
+      // The second deploy stores only cold.txt, in a pack of its own: reading the page reads none of it.
+      await deployFiles(server.urls.api, p, { "/index.html": "<p>cached</p>" });
       await deployFiles(server.urls.api, p, { "/index.html": "<p>cached</p>", "/cold.txt": "never read" });
       expect((await edgeGet(server.urls.edge, `${p.slug}.localhost`, "/")).status).toBe(200);
       await server.stop();
@@ -237,6 +239,36 @@ describe("packs in an object store", () => {
       expect((await edgeGet(server.urls.edge, `${b.slug}.localhost`, "/kept.txt")).body.toString()).toBe(
         kept,
       );
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("edge: a cold page of 50 assets in one pack is read from the store in a few ranged reads, not one a file", async () => {
+    const settings = store.settings();
+    const server = await startServer(settings);
+    try {
+      const p = await createTestProject(server.urls.api, "s3-cold-page");
+      const assets = Object.fromEntries(
+        Array.from({ length: 50 }, (_, i) => [`/assets/${i}.js`, noise(`asset-${i}`, 1_000 + i * 400)]),
+      );
+      await deployFiles(server.urls.api, p, { "/index.html": "<p>page</p>", ...assets });
+      expect(packRows(server.dataDir).size).toBe(1);
+      const before = store.reads(settings.location.prefix);
+      const host = `${p.slug}.localhost`;
+      expect((await edgeGet(server.urls.edge, host, "/")).body.toString()).toBe("<p>page</p>");
+      // As a browser fetches a page's assets: six at a time.
+      const paths = Object.keys(assets);
+      for (let i = 0; i < paths.length; i += 6) {
+        await Promise.all(
+          paths.slice(i, i + 6).map(async (path) => {
+            const reply = await edgeGet(server.urls.edge, host, path);
+            expect(reply.body.toString(), path).toBe(assets[path]);
+          }),
+        );
+      }
+      // The pack (~0.55 MB) lies in one block of the read ahead: one request, where it took 51.
+      expect(store.reads(settings.location.prefix) - before).toBe(1);
     } finally {
       await server.stop();
     }

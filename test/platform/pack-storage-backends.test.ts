@@ -11,21 +11,26 @@ import { type OpenPackStorage, packStorageContract } from "./pack-storage-contra
 let objectStore: Promise<TestObjectStore> | undefined;
 afterAll(async () => (await objectStore)?.close());
 
-const openS3: OpenPackStorage = async (dir) => {
-  objectStore ??= startObjectStore();
-  const settings = (await objectStore).settings();
-  return new S3PackStorage({
-    client: createS3Client(settings),
-    location: settings.location,
-    cache: new DiskRangeCache(join(dir, "range-cache"), settings.diskCacheBytes),
-    timeoutMs: settings.timeoutMs,
-  });
-};
+/** Packs in s3rver; short ranges read in aligned blocks of `readAheadBytes` when given. */
+const openS3 =
+  (readAheadBytes?: number): OpenPackStorage =>
+  async (dir) => {
+    objectStore ??= startObjectStore();
+    const settings = (await objectStore).settings();
+    return new S3PackStorage({
+      client: createS3Client(settings),
+      location: settings.location,
+      cache: new DiskRangeCache(join(dir, "range-cache"), settings.diskCacheBytes),
+      timeoutMs: settings.timeoutMs,
+      ...(readAheadBytes === undefined ? {} : { readAheadBytes }),
+    });
+  };
 
 /** Every pack backend, each run through the whole contract. A new backend is one line here. */
 const BACKENDS: Record<string, OpenPackStorage> = {
   "disk (DiskPackStorage)": async (dir) => new DiskPackStorage(dir),
-  "object store (S3PackStorage on s3rver)": openS3,
+  "object store (S3PackStorage on s3rver)": openS3(),
+  "object store read ahead in 64 KiB blocks (S3PackStorage on s3rver)": openS3(64 * 1024),
 };
 
 for (const [name, open] of Object.entries(BACKENDS)) packStorageContract(name, open);

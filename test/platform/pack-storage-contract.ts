@@ -154,6 +154,25 @@ export function packStorageContract(name: string, open: OpenPackStorage): void {
       await expect(storage.delete(ABSENT)).resolves.toBeUndefined();
     });
 
+    it("keptPacks, forget: a pack read is kept; forgotten, it is not, a range opened before still reads, and the pack reads again; nothing is deleted", async () => {
+      expect(storage.keptPacks()).toEqual([]);
+      const bytes = new SeededRandom(11).bytes(PACK_BYTES);
+      const first = await commit(bytes);
+      const second = await commit("second");
+      expect((await read(first.id, 0, 10, first.size)).equals(bytes.subarray(0, 10))).toBe(true);
+      expect((await read(second.id, 0, 6, second.size)).toString()).toBe("second");
+      expect(storage.keptPacks().sort()).toEqual([first.id, second.id].sort());
+      const open = await storage.openRange(first.id, 100, 100_000, first.size);
+      storage.forget(first.id);
+      expect(storage.keptPacks()).toEqual([second.id]);
+      expect((await buffer(open.stream(0, 99_999))).equals(bytes.subarray(100, 100_100))).toBe(true);
+      open.close();
+      expect((await storage.list()).map((pack) => pack.id).sort()).toEqual([first.id, second.id].sort());
+      expect((await read(first.id, 0, 10, first.size)).equals(bytes.subarray(0, 10))).toBe(true);
+      expect(storage.keptPacks().sort()).toEqual([first.id, second.id].sort());
+      expect(() => storage.forget(ABSENT)).not.toThrow();
+    });
+
     it("list: nothing in a fresh storage, then every committed pack once, with when it was written", async () => {
       expect(await storage.list()).toEqual([]);
       // Object stores keep the time to the second.

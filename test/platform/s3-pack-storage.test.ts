@@ -10,7 +10,7 @@ import { createS3Client } from "../../src/platform/selfhost/content/s3/s3-client
 import type { S3Settings } from "../../src/platform/selfhost/content/s3/s3-settings.js";
 import { PackDamagedError, PackMissingError } from "../../src/platform/selfhost/content/pack-storage.js";
 import { PackWriter } from "../../src/platform/selfhost/content/pack-writer.js";
-import { S3PackStorage } from "../../src/platform/selfhost/content/s3/s3-pack-storage.js";
+import { readWindow, S3PackStorage } from "../../src/platform/selfhost/content/s3/s3-pack-storage.js";
 import { startObjectStore, type TestObjectStore } from "../support/s3-server.js";
 import { tempDir } from "../support/server.js";
 
@@ -113,14 +113,50 @@ describe("S3PackStorage", () => {
     const both = await Promise.all([readRange(id, 1, 4, 6), readRange(id, 1, 4, 6)]);
     expect(both).toEqual(["bcde", "bcde"]);
     expect(sent).toEqual(["GetObject"]);
-    // Ranges of another start or length are fetched on their own, at the same time.
-    expect(await Promise.all([readRange(id, 0, 2, 6), readRange(id, 2, 2, 6)])).toEqual(["ab", "cd"]);
+    // Ranges of another start or length are fetched on their own, at the same time; one inside a
+    // kept range is read from it.
+    expect(await Promise.all([readRange(id, 0, 2, 6), readRange(id, 4, 2, 6)])).toEqual(["ab", "ef"]);
+    expect(await readRange(id, 2, 2, 6)).toBe("cd");
     expect(sent).toEqual(["GetObject", "GetObject", "GetObject"]);
     sent = [];
     // Gone from the disk while the cache still names it (evicted between being kept and opened).
     rmSync(join(dir.path, "cache", `${id}.1.4`));
     expect(await readRange(id, 1, 4, 6)).toBe("bcde");
     expect(sent).toEqual(["GetObject"]);
+  });
+
+  it("openRange with readAheadBytes: a short range is read with the rest of its aligned blocks, and its neighbours, at once or after, come from that one read", async () => {
+    await storage.close();
+    storage = new S3PackStorage({
+      client,
+      location: settings.location,
+      cache: new DiskRangeCache(join(dir.path, "cache"), 1024 * 1024),
+      timeoutMs: settings.timeoutMs,
+      readAheadBytes: 10,
+    });
+    const { id } = await commit("abcdefghijklmnopqrstuvwxy");
+    sent = [];
+    // Two ranges of the block 10-19 asked at once: one read of the block.
+    expect(await Promise.all([readRange(id, 12, 3, 25), readRange(id, 16, 2, 25)])).toEqual(["mno", "qr"]);
+    expect(sent).toEqual(["GetObject"]);
+    expect(cached()).toEqual([`${id}.10.10`]);
+    expect(await readRange(id, 10, 10, 25)).toBe("klmnopqrst");
+    expect(sent).toEqual(["GetObject"]);
+    // Across a block's end: both blocks; the last block ends with the pack; a long range alone.
+    expect(await readRange(id, 8, 4, 25)).toBe("ijkl");
+    expect(await readRange(id, 21, 2, 25)).toBe("vw");
+    expect(await readRange(id, 5, 20, 25)).toBe("fghijklmnopqrstuvwxy");
+    expect(sent).toHaveLength(4);
+    expect(cached()).toEqual([`${id}.0.20`, `${id}.10.10`, `${id}.20.5`, `${id}.5.20`].sort());
+  });
+
+  it("readWindow: a range shorter than the block, its aligned blocks within the pack; a longer one, or no block, itself", () => {
+    expect(readWindow(12, 3, 100, 10)).toEqual({ start: 10, length: 10 });
+    expect(readWindow(10, 10, 100, 20)).toEqual({ start: 0, length: 20 });
+    expect(readWindow(18, 4, 100, 10)).toEqual({ start: 10, length: 20 });
+    expect(readWindow(92, 3, 95, 10)).toEqual({ start: 90, length: 5 });
+    expect(readWindow(12, 10, 100, 10)).toEqual({ start: 12, length: 10 });
+    expect(readWindow(12, 3, 100, 0)).toEqual({ start: 12, length: 3 });
   });
 
   it("openRange: no recorded size, or a range past it, is PackDamagedError before any request; an empty range is empty without one", async () => {

@@ -21,6 +21,8 @@ export interface TestObjectStore {
   start(): Promise<void>;
   /** Stops it and removes its folder. */
   close(): Promise<void>;
+  /** How many object reads (GetObject, ranged or not) it answered for keys under `prefix`. */
+  reads(prefix: string): number;
 }
 
 /**
@@ -28,9 +30,10 @@ export interface TestObjectStore {
  * answers its first byte: a one-byte blob first in its pack came back whole and was refused as
  * damaged. This answers that range as S3 does; every other request goes to s3rver unchanged.
  */
-function fixFirstByteRange(store: S3rverStore): void {
+function fixFirstByteRange(store: S3rverStore, keysRead: string[]): void {
   const getObject = store.getObject.bind(store);
   store.getObject = async (bucket, key, options) => {
+    keysRead.push(key);
     if (options?.end !== 0 || (options.start ?? 0) !== 0) return getObject(bucket, key, options);
     const object = await getObject(bucket, key, { start: 0 });
     if (object?.content) {
@@ -47,6 +50,7 @@ export async function startObjectStore(): Promise<TestObjectStore> {
   const directory = mkdtempSync(join(tmpdir(), "s3rver-"));
   let port = 0;
   let server: S3rver | undefined;
+  const keysRead: string[] = [];
   const start = async (): Promise<void> => {
     server = new S3rver({
       address: "127.0.0.1",
@@ -55,7 +59,7 @@ export async function startObjectStore(): Promise<TestObjectStore> {
       directory,
       configureBuckets: [{ name: TEST_BUCKET }],
     });
-    fixFirstByteRange(server.store);
+    fixFirstByteRange(server.store, keysRead);
     port = (await server.run()).port;
   };
   const stop = async (): Promise<void> => {
@@ -82,6 +86,7 @@ export async function startObjectStore(): Promise<TestObjectStore> {
     }),
     stop,
     start,
+    reads: (prefix) => keysRead.filter((key) => key.startsWith(prefix)).length,
     close: async () => {
       await stop();
       rmSync(directory, { recursive: true, force: true });

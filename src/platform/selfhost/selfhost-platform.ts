@@ -15,6 +15,7 @@ import {
 } from "../../core/ports/index.js";
 import type { BlobReader } from "./content/blob-reader.js";
 import { compactStep } from "./maintenance/compaction.js";
+import { forgetDeletedPacks, forgetDeletedVariants } from "./maintenance/forget-deleted-content.js";
 import type { PlatformDatabase } from "./state/sqlite-database.js";
 import { lockKeys } from "./state/platform-db.js";
 import {
@@ -254,6 +255,19 @@ export class SelfHostedPlatform implements Platform {
   /** Reclaims expired sessions and unreferenced content (packs left partly alive stay for `compact`). */
   collectGarbage(now = this.options.now()): Promise<CollectionResult> {
     return collectGarbage(this.options.db, this.options.files, now);
+  }
+
+  /**
+   * Lets go of this process's copies of content another process deleted: ranges of packs on its
+   * disk and open pack files, and the compressed variants it made of blobs. Every process runs it
+   * at start and once a sweep interval. How many packs and blobs it let go of.
+   */
+  async forgetDeletedContent(): Promise<{ packs: number; variants: number }> {
+    const { db, files } = this.options;
+    return {
+      packs: await forgetDeletedPacks(db, files.storage),
+      variants: await forgetDeletedVariants(db, files.packs),
+    };
   }
 
   /** Content held: packs, their bytes, and the bytes blob rows still name (for /metrics). */

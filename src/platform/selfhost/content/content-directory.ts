@@ -18,6 +18,8 @@ export class ContentDirectory {
   private readonly looseDir: string;
   private readonly tmpDir: string;
   private readonly variantsDir: string;
+  // The blobs this process made variants of (the folder starts empty), to check they still exist.
+  private readonly variantHashes = new Set<string>();
 
   constructor(readonly dir: string) {
     this.looseDir = join(dir, "blobs");
@@ -56,6 +58,12 @@ export class ContentDirectory {
   deleteVariants(hash: string): void {
     rmSync(this.variantPath(hash, "br"), { force: true });
     rmSync(this.variantPath(hash, "gzip"), { force: true });
+    this.variantHashes.delete(hash);
+  }
+
+  /** The blobs this process made variants of and has not deleted them since. */
+  variantsMade(): string[] {
+    return [...this.variantHashes];
   }
 
   /**
@@ -82,6 +90,7 @@ export class ContentDirectory {
       await write(temporary);
       await mkdir(dirname(target), { recursive: true });
       await rename(temporary, target);
+      this.variantHashes.add(hash);
     } catch (error) {
       rmSync(temporary, { force: true });
       throw error;

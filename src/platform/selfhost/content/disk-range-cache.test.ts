@@ -40,12 +40,29 @@ describe("DiskRangeCache", () => {
     expect(path).toBe(join(dir, `${A}.5.10`));
     expect(existsSync(temporary)).toBe(false);
     expect(readFileSync(path, "utf8")).toBe("0123456789");
-    expect(cache.get(A, 5, 10)).toBe(path);
+    expect(cache.get(A, 5, 10)).toEqual({ path, offset: 0 });
     expect(cache.get(A, 5, 11)).toBeUndefined();
     expect(cache.get(A, 6, 10)).toBeUndefined();
+    expect(cache.get(A, 4, 2)).toBeUndefined();
     expect(cache.get(B, 5, 10)).toBeUndefined();
     expect(cache.size).toBe(10);
     expect(() => cache.get("../etc", 0, 1)).toThrow('not a pack id: "../etc"');
+  });
+
+  it("get: a range inside a kept one is found there, at its offset, and marks that entry used", () => {
+    const cache = new DiskRangeCache(dir, 30);
+    const wide = put(cache, A, 100, 10);
+    put(cache, B, 0, 10);
+    expect(cache.get(A, 103, 4)).toEqual({ path: wide, offset: 3 });
+    expect(cache.get(A, 100, 10)).toEqual({ path: wide, offset: 0 });
+    expect(cache.get(A, 109, 1)).toEqual({ path: wide, offset: 9 });
+    expect(cache.get(A, 109, 2)).toBeUndefined();
+    expect(cache.get(B, 103, 4)).toBeUndefined();
+    // A was used last: a new range pushes B out, not A.
+    expect(cache.get(A, 105, 1)).toBeDefined();
+    put(cache, B, 10, 20);
+    expect(cache.get(A, 101, 1)).toBeDefined();
+    expect(cache.get(B, 0, 10)).toBeUndefined();
   });
 
   it("add: past maxBytes the least recently used ranges go first, a range read counting as used", () => {
@@ -99,6 +116,22 @@ describe("DiskRangeCache", () => {
     expect(cache.get(A, 10, 5)).toBeUndefined();
     expect(readdirSync(dir)).toEqual([`${B}.0.7`]);
     expect(cache.size).toBe(7);
+  });
+
+  it("packs: each pack with a kept range once, those found at a start too; a pack leaves with its last range, evicted or dropped", () => {
+    const cache = new DiskRangeCache(dir, 30);
+    put(cache, A, 0, 10);
+    put(cache, A, 10, 10);
+    put(cache, B, 0, 10);
+    expect(cache.packs().sort()).toEqual([A, B]);
+    expect(new DiskRangeCache(dir, 30).packs().sort()).toEqual([A, B]);
+    put(cache, B, 10, 10); // evicts A.0
+    expect(cache.packs().sort()).toEqual([A, B]);
+    put(cache, B, 20, 10); // evicts A.10, the last of A
+    expect(cache.packs()).toEqual([B]);
+    cache.dropPack(B);
+    expect(cache.packs()).toEqual([]);
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it("new DiskRangeCache: what a start finds is kept, least recently used first, within maxBytes; temporary leftovers removed", () => {

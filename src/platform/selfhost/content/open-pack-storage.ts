@@ -11,6 +11,13 @@ import type { PackStorage } from "./pack-storage.js";
 export const OBJECT_STORE_ORPHAN_GRACE_MS = 60 * 60 * 1000;
 
 /**
+ * The blocks a short range of a pack in an object store is read in: a cold page's files, stored
+ * side by side in their bucket's pack, come in a request or two rather than one each. At most a
+ * sixteenth of the disk cache, so a small cache is not filled by a few reads ahead.
+ */
+const READ_AHEAD_BYTES = 1024 * 1024;
+
+/**
  * Where the packs under content directory `dir` are kept: in the object store when one is given
  * (ranges read from it kept in `dir/range-cache/`), else as files in `dir/packs/`. `shared` says
  * whether other processes write to the same packs (then orphans are swept only once old). The
@@ -29,6 +36,7 @@ export async function openPackStorage(
       location: objectStore.location,
       cache: new DiskRangeCache(join(dir, "range-cache"), objectStore.diskCacheBytes),
       timeoutMs: objectStore.timeoutMs,
+      readAheadBytes: Math.min(READ_AHEAD_BYTES, Math.floor(objectStore.diskCacheBytes / 16)),
     }),
     shared: true,
   };

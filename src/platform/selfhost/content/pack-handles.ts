@@ -66,6 +66,11 @@ export class PackHandles {
     if (entry) this.retire(id, entry);
   }
 
+  /** The packs held open. */
+  ids(): string[] {
+    return [...this.entries.keys()];
+  }
+
   /** Closes every handle not in use; the rest close as they are released. */
   closeAll(): void {
     for (const [id, entry] of this.entries) this.retire(id, entry);

@@ -38,6 +38,16 @@ export interface PackStorage {
   delete(id: string): Promise<void>;
   /** Every pack stored, for the sweep of packs no row names. */
   list(): Promise<StoredPack[]>;
+  /**
+   * The packs this process keeps something of for reading (ranges on its disk, open files), so
+   * that those another process deleted can be let go of (`forget`).
+   */
+  keptPacks(): string[];
+  /**
+   * Lets go of what this process keeps of pack `id` (another process deleted it): its kept ranges
+   * and open files. The pack itself is left as it is; a later read finds it, or not, anew.
+   */
+  forget(id: string): void;
   /** Resolves when the bytes can be reached (for `/healthz`); rejects saying why not. */
   check(): Promise<void>;
   /** Lets go of what is open; reads under way finish. */

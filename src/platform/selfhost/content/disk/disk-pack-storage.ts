@@ -76,6 +76,15 @@ export class DiskPackStorage implements PackStorage {
     return Promise.resolve();
   }
 
+  keptPacks(): string[] {
+    return this.handles.ids();
+  }
+
+  /** Closes its file (once its readers are done), so that a deleted file's space comes back. */
+  forget(id: string): void {
+    this.handles.forget(id);
+  }
+
   async list(): Promise<StoredPack[]> {
     return readdirSync(this.dir).flatMap((name) => {
       const id = PACK_FILE.exec(name)?.[1];

@@ -10,7 +10,7 @@ import {
   ListObjectsV2Command,
   S3Client,
 } from "@aws-sdk/client-s3";
-import type { DiskRangeCache } from "../disk-range-cache.js";
+import type { DiskRangeCache, KeptRange } from "../disk-range-cache.js";
 import { closingAfterStreams, fileRange } from "../file-range.js";
 import type { S3Location } from "./s3-settings.js";
 import {
@@ -31,6 +31,12 @@ export interface S3PackStorageOptions {
   cache: DiskRangeCache;
   /** Longest a request to the store may take, a body included, in milliseconds. */
   timeoutMs: number;
+  /**
+   * A range shorter than this is read with the rest of the aligned blocks of this size it lies in
+   * (a pack holds a bucket's files side by side, so a page's files are neighbours): one request for
+   * the files of a block, not one a file. 0: only the range asked for.
+   */
+  readAheadBytes?: number;
 }
 
 const CHECK_TIMEOUT_MS = 3_000;
@@ -74,16 +80,16 @@ export class S3PackStorage implements PackStorage {
     }
     // An empty range has no byte to ask for: S3 has no empty byte range.
     if (length === 0) return fileRangeOfNothing();
-    let path = cache.get(id, start, length);
+    let kept = cache.get(id, start, length);
     for (let attempt = 0; ; attempt++) {
-      path ??= await this.fetch(id, start, length, packSize);
+      kept ??= await this.fetch(id, start, length, packSize);
       try {
-        const file = await open(path, "r");
-        return fileRange(file, 0, length, () => void file.close().catch(() => undefined));
+        const file = await open(kept.path, "r");
+        return fileRange(file, kept.offset, length, () => void file.close().catch(() => undefined));
       } catch (error) {
         // Evicted between being kept and opened: read it again.
         if ((error as NodeJS.ErrnoException).code !== "ENOENT" || attempt > 0) throw error;
-        path = undefined;
+        kept = undefined;
       }
     }
   }
@@ -93,6 +99,14 @@ export class S3PackStorage implements PackStorage {
     await this.attempt(`deleting pack ${id}`, (abortSignal) =>
       this.options.client.send(new DeleteObjectCommand(this.target(id)), { abortSignal }),
     );
+  }
+
+  keptPacks(): string[] {
+    return this.options.cache.packs();
+  }
+
+  forget(id: string): void {
+    this.options.cache.dropPack(id);
   }
 
   async list(): Promise<StoredPack[]> {
@@ -130,15 +144,19 @@ export class S3PackStorage implements PackStorage {
     this.options.client.destroy();
   }
 
-  /** Reads a range into the disk cache (once, however many ask at the same time); its path. */
-  private fetch(id: string, start: number, length: number, packSize: number): Promise<string> {
-    const key = `${id}.${start}.${length}`;
+  /**
+   * Reads a range, with what `readAheadBytes` adds to it, into the disk cache (once, however many
+   * ask at the same time: ranges of one block wait for the same read); where it is kept.
+   */
+  private async fetch(id: string, start: number, length: number, packSize: number): Promise<KeptRange> {
+    const read = readWindow(start, length, packSize, this.options.readAheadBytes ?? 0);
+    const key = `${id}.${read.start}.${read.length}`;
     let pending = this.fetching.get(key);
     if (!pending) {
-      pending = this.download(id, start, length, packSize).finally(() => this.fetching.delete(key));
+      pending = this.download(id, read.start, read.length, packSize).finally(() => this.fetching.delete(key));
       this.fetching.set(key, pending);
     }
-    return pending;
+    return { path: await pending, offset: start - read.start };
   }
 
   private async download(id: string, start: number, length: number, packSize: number): Promise<string> {
@@ -186,6 +204,22 @@ export class S3PackStorage implements PackStorage {
     const { bucket, prefix } = this.options.location;
     return { Bucket: bucket, Key: `${prefix}packs/${id}.pack` };
   }
+}
+
+/**
+ * What to read for `length` bytes from `start`: a range shorter than `block`, the whole aligned
+ * blocks it lies in (within the pack); a longer one (or with no block), only itself.
+ */
+export function readWindow(
+  start: number,
+  length: number,
+  packSize: number,
+  block: number,
+): { start: number; length: number } {
+  if (block <= 0 || length >= block) return { start, length };
+  const first = Math.floor(start / block) * block;
+  const end = Math.min(packSize, Math.ceil((start + length) / block) * block);
+  return { start: first, length: end - first };
 }
 
 function fileRangeOfNothing(): PackRange {
