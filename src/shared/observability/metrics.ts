@@ -1,4 +1,5 @@
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
+import { RequestTally } from "./request-tally.js";
 
 /** The roles a process may run (ROLES). */
 export type Role = "api" | "upload" | "edge";
@@ -29,19 +30,6 @@ const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
  */
 export class Metrics {
   readonly registry = new Registry();
-  private readonly requests = new Counter({
-    name: "http_requests_total",
-    help: "HTTP requests answered, by role, route pattern, method and status.",
-    labelNames: ["role", "route", "method", "status"] as const,
-    registers: [this.registry],
-  });
-  private readonly latency = new Histogram({
-    name: "http_request_duration_seconds",
-    help: "Time from a request's arrival to its answer, by role and route pattern.",
-    labelNames: ["role", "route"] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [this.registry],
-  });
   /** Deploys completed (revisions published), and what the sweeper did. */
   readonly deploys = new Counter({
     name: "deploys_total",
@@ -71,7 +59,19 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  // Requests are counted outside prom-client (see request-tally.ts) and rendered beside its metrics.
+  private readonly requests: RequestTally;
+
   constructor(roles: string) {
+    this.requests = new RequestTally(
+      { counter: "http_requests_total", histogram: "http_request_duration_seconds" },
+      {
+        counter: "HTTP requests answered, by role, route pattern, method and status.",
+        histogram: "Time from a request's arrival to its answer, by role and route pattern.",
+      },
+      LATENCY_BUCKETS,
+      { process_roles: roles },
+    );
     this.registry.setDefaultLabels({ process_roles: roles });
     collectDefaultMetrics({ register: this.registry });
   }
@@ -80,13 +80,13 @@ export class Metrics {
   observeRequest(role: Role, route: string, method: string, status: number, seconds: number): void {
     // A method is the client's to choose: only the usual ones get a series of their own.
     const known = KNOWN_METHODS.has(method) ? method : "OTHER";
-    this.requests.inc({ role, route, method: known, status: String(status) });
-    this.latency.observe({ role, route }, seconds);
+    this.requests.observe(role, route, known, status, seconds);
   }
 
   /** The metrics in Prometheus's text format, and its content type. */
   async render(): Promise<{ body: string; contentType: string }> {
-    return { body: await this.registry.metrics(), contentType: this.registry.contentType };
+    const body = (await this.registry.metrics()) + "\n" + this.requests.render();
+    return { body, contentType: this.registry.contentType };
   }
 
   /** Adds the figures read off the parts at each scrape; once, when the parts are built. */
