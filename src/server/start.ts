@@ -12,6 +12,7 @@ import { createOpsApp } from "./ops-app.js";
 import { ALL_ROLES, rolesOnCloudflare } from "./roles.js";
 import { listen } from "./listeners.js";
 import { openMetadataStore } from "./metadata-store.js";
+import { connectionBudget } from "./connection-budget.js";
 import { openPlatformParts } from "./platform-parts.js";
 import { startSweeper } from "./sweeper.js";
 import { startContentExpiry } from "./content-expiry.js";
@@ -73,11 +74,18 @@ export async function startProcess(
     for (const close of closers) await close();
   };
   try {
-    const metadata = await openMetadataStore(config);
+    const budget = connectionBudget(config.databaseMaxConnections, config.roles);
+    const metadata = await openMetadataStore(config, budget);
     const { store } = metadata;
     closers.push(() => metadata.close());
     const metrics = new Metrics(config.roles.join(","));
-    const parts = await openPlatformParts(config, { uploadUrl: upload?.url, now, logger, metrics });
+    const parts = await openPlatformParts(config, {
+      uploadUrl: upload?.url,
+      now,
+      logger,
+      metrics,
+      budget,
+    });
     closers.push(() => parts.close());
     const { platform, local } = parts;
     metrics.addSources({
