@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { Logger } from "pino";
 import type { Platform } from "../core/ports/index.js";
 import type { Metrics } from "../shared/observability/metrics.js";
+import type { OutageLog } from "../shared/observability/outage-log.js";
 import type { ServerConfig } from "./config.js";
 import { type SelfHostedParts, openSelfHostedPlatform } from "./selfhost-wiring.js";
 import { platformPostgres } from "./metadata-store.js";
@@ -28,6 +29,7 @@ export async function openPlatformParts(
     metrics: Metrics;
     /** The platform's share of the process's PostgreSQL connections (connection-budget.ts). */
     budget: ConnectionBudget;
+    outages?: OutageLog;
   },
 ): Promise<PlatformParts> {
   const { now, logger, metrics } = deps;
@@ -62,6 +64,7 @@ export async function openPlatformParts(
     postgres: postgres && { ...postgres, maxConnections: deps.budget.platform },
     // Only an edge reads what other processes publish; the others' own writes tell their readers.
     listenForManifest: deps.budget.listen > 0,
+    ...(deps.outages && { outages: deps.outages }),
   });
   return { platform: local.platform, local, close: () => local.platform.close() };
 }

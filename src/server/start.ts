@@ -18,6 +18,7 @@ import { startSweeper } from "./sweeper.js";
 import { startContentExpiry } from "./content-expiry.js";
 import { DnsResolver } from "../shared/dns-resolver.js";
 import { prettyDestination } from "../shared/observability/pretty-log.js";
+import { OutageLog } from "../shared/observability/outage-log.js";
 
 /** A running process: the URLs of the listeners its roles run, its operator listener, and `close`. */
 export interface RunningProcess {
@@ -74,6 +75,8 @@ export async function startProcess(
     for (const close of closers) await close();
   };
   try {
+    const outages = new OutageLog(logger);
+    closers.push(async () => outages.flush());
     const budget = connectionBudget(config.databaseMaxConnections, config.roles);
     const metadata = await openMetadataStore(config, budget);
     const { store } = metadata;
@@ -85,6 +88,7 @@ export async function startProcess(
       logger,
       metrics,
       budget,
+      outages,
     });
     closers.push(() => parts.close());
     const { platform, local } = parts;
@@ -113,6 +117,7 @@ export async function startProcess(
           metrics,
           clock,
           apiUrl: api.url,
+          outages,
           ...(metadata.sharedLimiter === undefined ? {} : { sharedLimiter: metadata.sharedLimiter }),
         }),
       );
