@@ -48,12 +48,14 @@ export function platformPostgres(config: StoreSettings): PostgresOptions | undef
 
 /**
  * Opens (and migrates) PostgreSQL when DATABASE_URL is set, on the connections `budget` gives the
- * store, with its advisory locks when it gives them any (an API process); else SQLite at
+ * store, with its advisory locks (turns claimed by the clock `now`) when it gives them any (an API
+ * process); else SQLite at
  * DATA_DIR/metadata.sqlite.
  */
 export async function openMetadataStore(
   config: StoreSettings,
   budget: ConnectionBudget = connectionBudget(10, ALL_ROLES),
+  now: () => number = Date.now,
 ): Promise<MetadataStore> {
   const postgres = postgresOptions(config);
   if (postgres === undefined) {
@@ -63,7 +65,7 @@ export async function openMetadataStore(
   const metadata = await openPostgresMetadata({ ...postgres, maxConnections: budget.store });
   // Only operations take project locks, and only an API process runs them.
   const locks =
-    budget.locks > 0 ? new PostgresLocks({ ...postgres, maxConnections: budget.locks }) : undefined;
+    budget.locks > 0 ? new PostgresLocks({ ...postgres, maxConnections: budget.locks }, { now }) : undefined;
   return {
     store: metadata.store,
     ...(locks && { locks }),

@@ -78,7 +78,7 @@ export async function startProcess(
     const outages = new OutageLog(logger);
     closers.push(async () => outages.flush());
     const budget = connectionBudget(config.databaseMaxConnections, config.roles);
-    const metadata = await openMetadataStore(config, budget);
+    const metadata = await openMetadataStore(config, budget, now);
     const { store } = metadata;
     closers.push(() => metadata.close());
     const metrics = new Metrics(config.roles.join(","));

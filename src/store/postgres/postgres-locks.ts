@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import { randomBytes } from "node:crypto";
 import type pg from "pg";
 import type { Locks } from "../../core/ports/index.js";
 import { KeyedLock } from "../../shared/keyed-lock.js";
@@ -44,8 +45,13 @@ export class PostgresLocks implements Locks {
   /** tryRun keys this process runs now: a second call is refused without asking the database. */
   private readonly running = new Set<string>();
   private readonly pool: pg.Pool;
+  /** Who this process is in the turns it holds. */
+  private readonly holder = `${process.pid}-${randomBytes(6).toString("hex")}`;
+  private readonly now: () => number;
 
-  constructor(options: PostgresOptions) {
+  /** `now`: the clock turns are claimed by (milliseconds since the epoch). */
+  constructor(options: PostgresOptions, { now = Date.now }: { now?: () => number } = {}) {
+    this.now = now;
     const sessions = options.maxConnections ?? DEFAULT_LOCK_SESSIONS;
     this.permits = new Semaphore(sessions);
     // A lock may wait for another process's whole request (a large publish): the wait is bounded
@@ -80,6 +86,27 @@ export class PostgresLocks implements Locks {
     } finally {
       this.running.delete(key);
     }
+  }
+
+  /**
+   * Takes the turn `name` for `ttlMs` if its last holder's has run out (or there was none): one
+   * upsert on the store's `turns` table, which every process sharing the database sees.
+   */
+  async claimTurn(name: string, ttlMs: number): Promise<boolean> {
+    const now = this.now();
+    const claim = async ({ client }: Session) => {
+      const { rowCount } = await client
+        .query(
+          `INSERT INTO turns AS t (name, holder, expires_at) VALUES ($1, $2, $3)
+           ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
+           WHERE t.expires_at <= $4`,
+          [name, this.holder, now + ttlMs, now],
+        )
+        .catch(asUnavailable);
+      return rowCount === 1;
+    };
+    const outer = this.session.getStore();
+    return outer ? claim(outer) : this.permits.run(() => this.withSession(claim));
   }
 
   /** Closes the lock connections (call after the work using them has ended). */
