@@ -143,4 +143,33 @@ await describePostgres("PostgresLocks within a bounded pool", () => {
     done();
     await sweep;
   });
+
+  it("PostgresLocks: work a lock's work left running takes its locks as its own once that work has ended, not on the session given back", async () => {
+    const { locks, applicationName } = locksOf(2);
+    const [later, goOn] = gate();
+    let escaped: Promise<void> | undefined;
+    let ran = false;
+    await locks.run(`${applicationName}-a`, async () => {
+      escaped = later.then(() => locks.run(`${applicationName}-b`, async () => void (ran = true)));
+    });
+    // Both sessions busy: the escaped work must wait for one of its own.
+    const [held, letGo] = gate();
+    const entered: string[] = [];
+    const holding = ["c", "d"].map((key) =>
+      locks.run(`${applicationName}-${key}`, async () => {
+        entered.push(key);
+        await held;
+      }),
+    );
+    try {
+      await expect.poll(() => entered.length).toBe(2);
+      goOn();
+      for (let i = 0; i < 10; i++) await tick();
+      expect(ran).toBe(false);
+    } finally {
+      letGo();
+    }
+    await Promise.all([...holding, escaped]);
+    expect(ran).toBe(true);
+  });
 });

@@ -19,8 +19,11 @@ interface Session {
   client: pg.PoolClient;
   /** Locks held on it by this work and its callers (`<space>:<key>`): taken again, they are held already. */
   held: ReadonlySet<string>;
-  /** An unlock failed: the session may still hold a lock and must be closed, not pooled. */
-  state: { broken: boolean };
+  /**
+   * broken: an unlock failed, the session may still hold a lock and must be closed, not pooled;
+   * done: the work that took it has ended and given it back (work it left running is on its own).
+   */
+  state: { broken: boolean; done: boolean };
 }
 
 /**
@@ -66,7 +69,7 @@ export class PostgresLocks implements Locks {
 
   async run<T>(key: string, work: () => Promise<T>): Promise<T> {
     const name = `${PROJECT_LOCK_SPACE}:${key}`;
-    const outer = this.session.getStore();
+    const outer = this.current();
     if (outer?.held.has(name)) return work();
     const lock = (session: Session) => this.local.run(key, () => this.locked(session, name, key, work));
     if (outer) return lock(outer);
@@ -75,7 +78,7 @@ export class PostgresLocks implements Locks {
 
   async tryRun<T>(key: string, work: () => Promise<T>): Promise<T | undefined> {
     const name = `${EXCLUSIVE_LOCK_SPACE}:${key}`;
-    const outer = this.session.getStore();
+    const outer = this.current();
     if (outer?.held.has(name)) return work();
     // A session holding an advisory lock may take it again: this process's own holder must refuse.
     if (this.running.has(key)) return undefined;
@@ -105,7 +108,7 @@ export class PostgresLocks implements Locks {
         .catch(asUnavailable);
       return rowCount === 1;
     };
-    const outer = this.session.getStore();
+    const outer = this.current();
     return outer ? claim(outer) : this.permits.run(() => this.withSession(claim));
   }
 
@@ -114,13 +117,20 @@ export class PostgresLocks implements Locks {
     await this.pool.end();
   }
 
+  /** The session of the work this call runs inside, unless that work has ended. */
+  private current(): Session | undefined {
+    const session = this.session.getStore();
+    return session?.state.done ? undefined : session;
+  }
+
   /** Runs `use` on a connection of the pool, given back afterwards (closed if it may still hold a lock). */
   private async withSession<T>(use: (session: Session) => Promise<T>): Promise<T> {
     const client = await this.pool.connect().catch(asUnavailable);
-    const session: Session = { client, held: new Set(), state: { broken: false } };
+    const session: Session = { client, held: new Set(), state: { broken: false, done: false } };
     try {
       return await use(session);
     } finally {
+      session.state.done = true;
       client.release(session.state.broken);
     }
   }
