@@ -6,6 +6,7 @@ import { errorResponse } from "./error-response.js";
 import { cors } from "./middleware/cors.js";
 import { requestLogger } from "../shared/observability/request-logger.js";
 import type { Metrics } from "../shared/observability/metrics.js";
+import type { OutageLog } from "../shared/observability/outage-log.js";
 import { apiMetrics } from "./middleware/api-metrics.js";
 import { openApiDocument } from "./openapi.js";
 import { API_ROUTES } from "./routes/api-routes.js";
@@ -21,6 +22,8 @@ export interface ApiDependencies {
   logger: Logger;
   /** Counts requests by route, and deploys completed. */
   metrics?: Metrics;
+  /** Where requests an outage failed are counted (one line per interval); without it, one error each. */
+  outages?: OutageLog;
   corsOrigin: string;
   maxBodyBytes: number;
   /** Request body bytes the API may hold in flight, in all and per client address. */
@@ -77,6 +80,6 @@ export function createApiApp(deps: ApiDependencies): Hono {
     }
     return c.json({ error: "not found" }, 404);
   });
-  app.onError((error, c) => errorResponse(error, c, deps.logger));
+  app.onError((error, c) => errorResponse(error, c, deps.logger, deps.outages));
   return app;
 }

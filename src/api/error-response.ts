@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { Logger } from "pino";
+import type { OutageLog } from "../shared/observability/outage-log.js";
 import {
   DatabaseUnavailableError,
   DeployError,
@@ -21,12 +22,18 @@ import { STATUS_BY_CODE } from "./status-by-code.js";
  * logged as an error and answered 500 INTERNAL. A server-side
  * failure's cause goes to the log only, never into the body, and no body carries a stack trace.
  */
-export function errorResponse(error: unknown, c: Context, logger: Logger): Response {
+export function errorResponse(error: unknown, c: Context, logger: Logger, outages?: OutageLog): Response {
   if (error instanceof DeployError) {
     const status = STATUS_BY_CODE[error.code];
     const where = requestOrigin(c);
     // A full body budget is a refusal by design, worth a warning; any other 5xx is a failure.
     if (error instanceof ServerBusyError) logger.warn(where, error.code);
+    // An outage fails every request alike: counted into one line per interval, not one each.
+    else if (
+      outages &&
+      (error instanceof DatabaseUnavailableError || error instanceof ObjectStoreUnavailableError)
+    )
+      outages.record(error.code, error);
     else if (status >= 500) logger.error({ err: error, ...where }, error.code);
     if (
       error instanceof RateLimitedError ||

@@ -5,6 +5,7 @@ import type { Clock } from "../core/clock.js";
 import type { Services } from "../core/operations/services.js";
 import { type Limiter, type RateLimit, RateLimiter, sharedBehindLocal } from "../core/rate-limiter.js";
 import type { Metrics } from "../shared/observability/metrics.js";
+import type { OutageLog } from "../shared/observability/outage-log.js";
 import { clientKey } from "./client-address.js";
 import type { ServerConfig } from "./config.js";
 
@@ -16,6 +17,7 @@ export function apiListener(deps: {
   metrics: Metrics;
   clock: Clock;
   apiUrl: string;
+  outages?: OutageLog;
   /** A limiter every API process shares (PostgreSQL), for the API's rate limits. */
   sharedLimiter?: (scope: string, rule: RateLimit, clock: Clock, maxKeys?: number) => Limiter;
 }) {
@@ -34,6 +36,7 @@ export function apiListener(deps: {
     services,
     logger: logger.child({ role: "api" }),
     metrics,
+    ...(deps.outages && { outages: deps.outages }),
     corsOrigin: config.corsOrigin,
     maxBodyBytes: config.maxBodyBytes,
     bodyBudget: {

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { MIB } from "../core/formats.js";
 import { objectStoreSettings } from "./object-store-config.js";
 import { ALL_ROLES, parseRoles, rolesOnCloudflare } from "./roles.js";
+import { MIN_DATABASE_CONNECTIONS } from "./connection-budget.js";
 import {
   CLOUDFLARE_ENV,
   type CloudflareSettings,
@@ -32,6 +33,8 @@ const ENV = z.object({
     .string()
     .regex(/^[a-z_][a-z0-9_]{0,62}$/, "must be a lower-case SQL name")
     .optional(),
+  // Every PostgreSQL connection of one process together (connection-budget.ts splits them).
+  DATABASE_MAX_CONNECTIONS: count.min(MIN_DATABASE_CONNECTIONS).default(10),
   SITES_DOMAIN: z
     .string()
     .regex(/^[a-z0-9.-]+$/)
@@ -173,6 +176,7 @@ function toConfig(env: z.infer<typeof ENV>, onCloudflare: boolean) {
     dataDir: resolve(env.DATA_DIR),
     databaseUrl: env.DATABASE_URL,
     databaseSchema: env.DATABASE_SCHEMA,
+    databaseMaxConnections: env.DATABASE_MAX_CONNECTIONS,
     sitesDomain: env.SITES_DOMAIN,
     publicScheme: env.PUBLIC_SCHEME ?? (onCloudflare ? "https" : "http"),
     publicEdgePort: env.PUBLIC_EDGE_PORT,

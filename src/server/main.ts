@@ -37,7 +37,8 @@ async function main(): Promise<void> {
     // The platform's own schema, when it is in PostgreSQL too (SQLite's upgrades itself at start).
     const platform = platformPostgres(config);
     if (platform !== undefined) {
-      const report = await migratePostgresPlatform(platform);
+      // One statement at a time: one connection.
+      const report = await migratePostgresPlatform({ ...platform, maxConnections: 1 });
       console.log(
         report.applied.length === 0
           ? "platform: up to date"

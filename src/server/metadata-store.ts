@@ -12,6 +12,8 @@ import {
   PostgresLocks,
 } from "../store/index.js";
 import type { ServerConfig } from "./config.js";
+import { type ConnectionBudget, connectionBudget } from "./connection-budget.js";
+import { ALL_ROLES } from "./roles.js";
 
 /** The metadata store the settings choose, and the per-project locks that go with it. */
 export interface MetadataStore {
@@ -45,23 +47,31 @@ export function platformPostgres(config: StoreSettings): PostgresOptions | undef
 }
 
 /**
- * Opens (and migrates) PostgreSQL when DATABASE_URL is set, with its advisory locks; else SQLite
- * at DATA_DIR/metadata.sqlite.
+ * Opens (and migrates) PostgreSQL when DATABASE_URL is set, on the connections `budget` gives the
+ * store, with its advisory locks (turns claimed by the clock `now`) when it gives them any (an API
+ * process); else SQLite at
+ * DATA_DIR/metadata.sqlite.
  */
-export async function openMetadataStore(config: StoreSettings): Promise<MetadataStore> {
+export async function openMetadataStore(
+  config: StoreSettings,
+  budget: ConnectionBudget = connectionBudget(10, ALL_ROLES),
+  now: () => number = Date.now,
+): Promise<MetadataStore> {
   const postgres = postgresOptions(config);
   if (postgres === undefined) {
     const store = await openSqliteStore(join(config.dataDir, "metadata.sqlite"));
     return { store, close: () => store.close() };
   }
-  const metadata = await openPostgresMetadata(postgres);
-  const locks = new PostgresLocks(postgres);
+  const metadata = await openPostgresMetadata({ ...postgres, maxConnections: budget.store });
+  // Only operations take project locks, and only an API process runs them.
+  const locks =
+    budget.locks > 0 ? new PostgresLocks({ ...postgres, maxConnections: budget.locks }, { now }) : undefined;
   return {
     store: metadata.store,
-    locks,
+    ...(locks && { locks }),
     sharedLimiter: metadata.limiter,
     async close() {
-      await locks.close();
+      await locks?.close();
       await metadata.close();
     },
   };

@@ -2,9 +2,11 @@ import { join } from "node:path";
 import type { Logger } from "pino";
 import type { Platform } from "../core/ports/index.js";
 import type { Metrics } from "../shared/observability/metrics.js";
+import type { OutageLog } from "../shared/observability/outage-log.js";
 import type { ServerConfig } from "./config.js";
 import { type SelfHostedParts, openSelfHostedPlatform } from "./selfhost-wiring.js";
 import { platformPostgres } from "./metadata-store.js";
+import type { ConnectionBudget } from "./connection-budget.js";
 
 /** The platform a process publishes to, and the built-in one's listeners when it is that one. */
 export interface PlatformParts {
@@ -20,7 +22,15 @@ export interface PlatformParts {
  */
 export async function openPlatformParts(
   config: ServerConfig,
-  deps: { uploadUrl: string | undefined; now: () => number; logger: Logger; metrics: Metrics },
+  deps: {
+    uploadUrl: string | undefined;
+    now: () => number;
+    logger: Logger;
+    metrics: Metrics;
+    /** The platform's share of the process's PostgreSQL connections (connection-budget.ts). */
+    budget: ConnectionBudget;
+    outages?: OutageLog;
+  },
 ): Promise<PlatformParts> {
   const { now, logger, metrics } = deps;
   if (config.cloudflare) {
@@ -31,6 +41,7 @@ export async function openPlatformParts(
   }
   // Only the API hands out the upload URL, and loadConfig makes sure an API process knows it.
   const uploadBaseUrl = config.uploadPublicUrl ?? deps.uploadUrl ?? "";
+  const postgres = platformPostgres(config);
   const local = await openSelfHostedPlatform(join(config.dataDir, "platform"), {
     uploadBaseUrl: uploadBaseUrl.replace(/\/$/, ""),
     uploadJwtSecret: config.uploadJwtSecret,
@@ -50,7 +61,10 @@ export async function openPlatformParts(
     now,
     logger,
     metrics,
-    postgres: platformPostgres(config),
+    postgres: postgres && { ...postgres, maxConnections: deps.budget.platform },
+    // Only an edge reads what other processes publish; the others' own writes tell their readers.
+    listenForManifest: deps.budget.listen > 0,
+    ...(deps.outages && { outages: deps.outages }),
   });
   return { platform: local.platform, local, close: () => local.platform.close() };
 }

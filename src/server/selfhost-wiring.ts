@@ -2,6 +2,8 @@ import { getRequestListener } from "@hono/node-server";
 import type { Logger } from "pino";
 import type { BodyPace } from "../shared/body-pace.js";
 import type { Metrics } from "../shared/observability/metrics.js";
+import type { OutageLog } from "../shared/observability/outage-log.js";
+import { outageCode } from "./outage-code.js";
 import { createEdgeHandler, type EdgeHandler, largestCachedBlob } from "../edge/index.js";
 import {
   openSelfHostedState,
@@ -23,6 +25,8 @@ export interface SelfHostedPlatformOptions extends Omit<SelfHostedStateOptions, 
   metrics?: Metrics;
   /** The slowest a bucket body may arrive (BODY_MIN_BYTES_PER_SECOND); no minimum when absent. */
   bodyPace?: BodyPace;
+  /** Where the edge counts requests an outage failed (one line per interval); without it, one error each. */
+  outages?: OutageLog;
 }
 
 /** The built-in platform, whole: the `Platform` port and the two listeners that face the world. */
@@ -74,7 +78,11 @@ export async function openSelfHostedPlatform(
     edgeListener: createEdgeHandler({
       storage: new SelfHostedEdgeStorage(state.edge, { sitesDomain: options.sitesDomain, now }),
       cacheBytes: options.edgeCacheBytes,
-      onError: (error) => logger.error({ err: error, role: "edge" }, "edge request failed"),
+      onError: (error) => {
+        const outage = outageCode(error);
+        if (outage !== undefined && options.outages) options.outages.record(outage, error);
+        else logger.error({ err: error, role: "edge" }, "edge request failed");
+      },
     }),
   };
 }

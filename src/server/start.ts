@@ -12,11 +12,13 @@ import { createOpsApp } from "./ops-app.js";
 import { ALL_ROLES, rolesOnCloudflare } from "./roles.js";
 import { listen } from "./listeners.js";
 import { openMetadataStore } from "./metadata-store.js";
+import { connectionBudget } from "./connection-budget.js";
 import { openPlatformParts } from "./platform-parts.js";
 import { startSweeper } from "./sweeper.js";
 import { startContentExpiry } from "./content-expiry.js";
 import { DnsResolver } from "../shared/dns-resolver.js";
 import { prettyDestination } from "../shared/observability/pretty-log.js";
+import { OutageLog } from "../shared/observability/outage-log.js";
 
 /** A running process: the URLs of the listeners its roles run, its operator listener, and `close`. */
 export interface RunningProcess {
@@ -73,11 +75,21 @@ export async function startProcess(
     for (const close of closers) await close();
   };
   try {
-    const metadata = await openMetadataStore(config);
+    const outages = new OutageLog(logger);
+    closers.push(async () => outages.flush());
+    const budget = connectionBudget(config.databaseMaxConnections, config.roles);
+    const metadata = await openMetadataStore(config, budget, now);
     const { store } = metadata;
     closers.push(() => metadata.close());
     const metrics = new Metrics(config.roles.join(","));
-    const parts = await openPlatformParts(config, { uploadUrl: upload?.url, now, logger, metrics });
+    const parts = await openPlatformParts(config, {
+      uploadUrl: upload?.url,
+      now,
+      logger,
+      metrics,
+      budget,
+      outages,
+    });
     closers.push(() => parts.close());
     const { platform, local } = parts;
     metrics.addSources({
@@ -105,6 +117,7 @@ export async function startProcess(
           metrics,
           clock,
           apiUrl: api.url,
+          outages,
           ...(metadata.sharedLimiter === undefined ? {} : { sharedLimiter: metadata.sharedLimiter }),
         }),
       );

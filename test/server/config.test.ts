@@ -30,6 +30,7 @@ describe("configuration: the environment read into settings", () => {
       dataDir: resolve("./data"),
       databaseUrl: undefined,
       databaseSchema: undefined,
+      databaseMaxConnections: 10,
       sitesDomain: "localhost",
       publicScheme: "http",
       publicEdgePort: undefined,
@@ -96,6 +97,7 @@ describe("configuration: the environment read into settings", () => {
       DATA_DIR: "/srv/deploy",
       DATABASE_URL: "postgres://db.internal/deploy",
       DATABASE_SCHEMA: "tenant_a",
+      DATABASE_MAX_CONNECTIONS: "24",
       SITES_DOMAIN: "sites.example",
       PUBLIC_SCHEME: "https",
       PUBLIC_EDGE_PORT: "443",
@@ -161,6 +163,7 @@ describe("configuration: the environment read into settings", () => {
       dataDir: "/srv/deploy",
       databaseUrl: "postgres://db.internal/deploy",
       databaseSchema: "tenant_a",
+      databaseMaxConnections: 24,
       sitesDomain: "sites.example",
       publicScheme: "https",
       publicEdgePort: 443,
@@ -242,6 +245,7 @@ describe("configuration: the environment read into settings", () => {
     expect(refusal({ DATABASE_URL: "mysql://db/x" }).message).toBe(
       "DATABASE_URL: must be a postgres:// URL (unset: SQLite in DATA_DIR)",
     );
+    expect(refusal({ DATABASE_MAX_CONNECTIONS: "5" }).message).toMatch(/^DATABASE_MAX_CONNECTIONS: /);
     expect(refusal({ REVISIONS_KEPT: "0" }).message).toMatch(/^REVISIONS_KEPT: /);
     expect(refusal({ REVISIONS_MAX: "0" }).message).toMatch(/^REVISIONS_MAX: /);
     expect(refusal({ TRUST_PROXY: "yes" }).message).toMatch(/^TRUST_PROXY: /);

@@ -13,4 +13,10 @@ export interface Locks {
    * Absent: one process, whose own guard suffices.
    */
   tryRun?<T>(key: string, work: () => Promise<T>): Promise<T | undefined>;
+  /**
+   * Takes the turn `name` for `ttlMs` if no one (in any process sharing these locks) holds it
+   * now: true if this caller has it. For work one process should do per interval (the sweep), so
+   * that many processes do it once, not once each. Absent: one process, whose turn it always is.
+   */
+  claimTurn?(name: string, ttlMs: number): Promise<boolean>;
 }

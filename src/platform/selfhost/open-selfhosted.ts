@@ -32,6 +32,12 @@ export interface SelfHostedStateOptions {
   objectStore?: S3Settings;
   /** Where the platform's state lives on PostgreSQL (DATABASE_URL); SQLite under `dir` when absent. */
   postgres?: PostgresOptions;
+  /**
+   * Hear other processes' writes of the published manifest (PostgreSQL's LISTEN, on a connection
+   * of its own), so the edge's caches drop what they made stale. Default true; a process that
+   * serves no site does without.
+   */
+  listenForManifest?: boolean;
 }
 
 /** The self-hosted platform's state, opened: the `Platform` port and what its two HTTP faces use. */
@@ -59,7 +65,7 @@ export async function openSelfHostedState(
   options: SelfHostedStateOptions,
 ): Promise<SelfHostedState> {
   const { log, now } = options;
-  const db = await openPlatformDatabase(dir, options.postgres);
+  const db = await openPlatformDatabase(dir, options.postgres, { listen: options.listenForManifest ?? true });
   const content = new ContentDirectory(dir);
   const { storage: packStorage, shared } = await openPackStorage(dir, options.objectStore);
   const files = { packs: content, storage: packStorage };

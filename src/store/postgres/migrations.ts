@@ -51,6 +51,17 @@ export const POSTGRES_MIGRATIONS: Migrations = {
       for (const statement of RATE_LIMIT_BOUNDS) await statement.execute(db);
     },
   },
+  "0007_turns": {
+    async up(db: Kysely<unknown>) {
+      // Issue 32: work that one process of many does per interval (the sweep) goes by turns, each
+      // a lease held by one process until expires_at (milliseconds since the epoch, by the
+      // claimant's clock); the next claim after it takes the turn (PostgresLocks.claimTurn).
+      await sql`CREATE TABLE turns (
+        name text PRIMARY KEY,
+        holder text NOT NULL,
+        expires_at bigint NOT NULL)`.execute(db);
+    },
+  },
 };
 
 const RATE_LIMIT_BOUNDS = [

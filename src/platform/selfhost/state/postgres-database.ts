@@ -19,7 +19,10 @@ const ATTEMPTS = 3;
  * Opens the platform database on PostgreSQL (in `options.schema`, `platform` by default) and
  * brings its tables up to date, under the Migrator's lock: processes starting at once migrate once.
  */
-export async function openPostgresPlatformDatabase(options: PostgresOptions): Promise<PlatformDatabase> {
+export async function openPostgresPlatformDatabase(
+  options: PostgresOptions,
+  { listen = true }: { listen?: boolean } = {},
+): Promise<PlatformDatabase> {
   const schema = options.schema ?? PLATFORM_SCHEMA;
   // Named per process: the manifest's notifications say whose connection wrote, and a process
   // skips its own (its writers told its readers at once).
@@ -31,7 +34,7 @@ export async function openPostgresPlatformDatabase(options: PostgresOptions): Pr
     await db.destroy();
     throw error;
   }
-  return postgresPlatformDatabase(db, { url: options.url, schema, writer });
+  return postgresPlatformDatabase(db, listen ? { url: options.url, schema, writer } : undefined);
 }
 
 /** Applies the platform's pending migrations on PostgreSQL and closes (`deploy-server migrate`). */
@@ -47,11 +50,13 @@ export async function migratePostgresPlatform(options: PostgresOptions): Promise
 
 /**
  * Wraps a Kysely instance on PostgreSQL (tables in place) as the platform database; `listen` says
- * where the manifest's notifications are heard from (on a connection of their own).
+ * where the manifest's notifications are heard from (on a connection of their own). Without it
+ * other processes' writes go unheard: for a process that serves no site, whose own writes are all
+ * its readers need to know of.
  */
 export function postgresPlatformDatabase(
   db: Kysely<PlatformTables>,
-  listen: { url: string; schema: string; writer?: string },
+  listen: { url: string; schema: string; writer?: string } | undefined,
 ): PlatformDatabase {
   let open = true;
   const listeners: ((projectSlug?: string) => void)[] = [];
@@ -72,7 +77,7 @@ export function postgresPlatformDatabase(
     },
     onManifestChange(onChange) {
       listeners.push(onChange);
-      if (listener !== undefined || !open) return;
+      if (listener !== undefined || !open || listen === undefined) return;
       listener = new ManifestListener({
         ...listen,
         onChange: (slug) => listeners.forEach((call) => call(slug)),

@@ -18,13 +18,15 @@ export type { PlatformDatabase } from "./platform-db.js";
 
 /**
  * Opens the platform database: on PostgreSQL when `postgres` is given, else the SQLite file under
- * `dir` (created if needed, WAL mode with full sync); either way migrated to the latest.
+ * `dir` (created if needed, WAL mode with full sync); either way migrated to the latest. `listen`:
+ * hear other processes' writes of the manifest (PostgreSQL; default true).
  */
 export async function openPlatformDatabase(
   dir: string,
   postgres?: PostgresOptions,
+  options: { listen?: boolean } = {},
 ): Promise<PlatformDatabase> {
-  if (postgres) return openPostgresPlatformDatabase(postgres);
+  if (postgres) return openPostgresPlatformDatabase(postgres, options);
   const file = join(dir, "platform.sqlite");
   // Large sessions write tens of megabytes of log: their checkpoints go to a thread of their own.
   const database = sqlitePlatformDatabase(openSqlite(file), checkpointInWorker(file));
