@@ -47,7 +47,7 @@ export const COMMON: NonNullable<ViteUserConfig["test"]> = {
   hookTimeout: 30_000,
   pool: "forks",
   // Compiles dist/ once for the tests that run the real binaries, and installs the programs some
-  // tests need (chromium, caddy, pebble, PostgreSQL) before any file runs.
+  // tests need (chromium, caddy, pebble, PostgreSQL, radosgw) before any file runs.
   globalSetup: ["test/support/global-setup.ts"],
   setupFiles: ["test/support/worker-guard.ts"],
 };
