@@ -1,8 +1,8 @@
 import { sql } from "kysely";
 import type { ManifestEntry } from "../../../core/manifest.js";
-import type { PartState, ReceivedBucket } from "../../../core/uploaded-bucket.js";
+import type { PartRun, PartState, ReceivedBucket } from "../../../core/uploaded-bucket.js";
 import { Pacer } from "../../../shared/event-loop.js";
-import { hotQuery } from "../state/hot-query.js";
+import { readPartRun } from "./part-runs.js";
 import { declareMediaTypes, hashEntriesOf, insertSessionHashes } from "./session-hashes.js";
 import {
   byHashPrefix,
@@ -46,32 +46,14 @@ export interface OpenedSession {
   added: Map<string, number>;
 }
 
-export type { PartState, ReceivedBucket };
+export type { PartRun, PartState, ReceivedBucket };
 
 /**
  * Upload sessions, their manifests, and the index of blobs held, in the platform database. Every
  * method is one statement or one transaction, so concurrent requests never see half of a change.
  */
 export class UploadSessions {
-  /** `partState`'s query: once per uploaded part, so run as a hot query. */
-  private readonly partRow;
-
-  constructor(private readonly database: PlatformDatabase) {
-    this.partRow = hotQuery(
-      database,
-      (sessionId: string, hash: string) => sql<{
-        path: string;
-        size: number | string;
-        in_session: number | string;
-        held: number | string;
-      }>`SELECT a.path, a.size,
-          CASE WHEN EXISTS (SELECT 1 FROM session_blobs h WHERE h.session_id = ${sessionId} AND h.hash = ${hash})
-            THEN 1 ELSE 0 END AS in_session,
-          CASE WHEN EXISTS (SELECT 1 FROM blobs b WHERE b.hash = ${hash} AND b.damaged = 0)
-            THEN 1 ELSE 0 END AS held
-        FROM session_hashes a WHERE a.session_id = ${sessionId} AND a.hash = ${hash}`,
-    );
-  }
+  constructor(private readonly database: PlatformDatabase) {}
 
   /**
    * Records a session and its manifest, each path with the media type of its extension until an
@@ -225,17 +207,11 @@ export class UploadSessions {
   }
 
   /**
-   * What receiving a part of `hash` needs to know, in one query (one round trip per part on
-   * PostgreSQL) that reads one row of session_hashes by its key, however many paths name the hash:
-   * a manifest path of it in the session and the size its manifest declared (the largest, if
-   * several paths name it; undefined when the session does not name it), whether the session has
-   * the content already, and whether the platform holds it whole for any project.
+   * What receiving parts needs to know, for up to `limit` of the session's hashes from `from` on
+   * (with `missingOnly`, only those it does not have yet), in one statement (part-runs.ts).
    */
-  async partState(sessionId: string, hash: string): Promise<PartState> {
-    const row = await this.partRow(sessionId, hash);
-    if (row === undefined) return { asset: undefined, inSession: false, held: false };
-    const asset = { path: row.path, size: Number(row.size) };
-    return { asset, inSession: Number(row.in_session) === 1, held: Number(row.held) === 1 };
+  partRun(sessionId: string, from: string, limit: number, missingOnly: boolean): Promise<PartRun> {
+    return readPartRun(this.database.db, sessionId, from, limit, missingOnly);
   }
 
   /** How many distinct hashes of the session it does not have yet (neither uploaded nor its own). */
