@@ -11,6 +11,7 @@ import {
   insertSessionBlobs,
   ownedByRevision,
   ownedBySession,
+  POSTGRES_ROWS_PER_SLICE,
   recordBlobs,
   ROWS_PER_SLICE,
   type StoredBlob,
@@ -64,7 +65,8 @@ export class UploadSessions {
    * Also returns the declared bytes the manifest adds to the project's kept content (its quota).
    *
    * A manifest of 100,000 entries is written in transactions of ROWS_PER_SLICE entries each
-   * (a few statements: what the project has of its hashes, then its rows), with the event loop
+   * (POSTGRES_ROWS_PER_SLICE on PostgreSQL; a few statements: what the project has of its
+   * hashes, then its rows), with the event loop
    * free between them once `pacer` says a slice is due. Nobody can use the session before this
    * returns (its upload token does not exist yet) and each blob is looked up in the transaction
    * that writes the row naming it, so a half-written session only ever keeps content alive. If a
@@ -84,7 +86,9 @@ export class UploadSessions {
     await sql`INSERT INTO upload_sessions (id, project_slug, created_at, expires_at)
       VALUES (${session.id}, ${session.projectSlug}, ${now}, ${session.expiresAt})`.execute(this.database.db);
     try {
-      const slices = slicesOf(byHashPrefix(entries), ROWS_PER_SLICE);
+      const { dialect } = this.database;
+      const rowsPerSlice = dialect === "postgres" ? POSTGRES_ROWS_PER_SLICE : ROWS_PER_SLICE;
+      const slices = slicesOf(byHashPrefix(entries), rowsPerSlice);
       for (const [index, slice] of slices.entries()) {
         const fresh = [...new Set(slice.map((entry) => entry.hash))].filter((hash) => !held.has(hash));
         // Runs again whole if PostgreSQL aborts it (a deadlock): it changes nothing outside.
@@ -92,13 +96,14 @@ export class UploadSessions {
           // Shared with other writers, exclusive to a collection: no blob found here is deleted
           // before this transaction's rows name it.
           await lockContent(this.database, trx, "shared");
-          const inRevision = await ownedByRevision(trx, session.projectSlug, fresh);
+          const inRevision = await ownedByRevision(trx, dialect, session.projectSlug, fresh);
           const rest = fresh.filter((hash) => !inRevision.has(hash));
-          const inSession = await ownedBySession(trx, session.projectSlug, rest, now);
-          await insertAssets(trx, this.database.dialect, session.id, slice);
-          await insertSessionHashes(trx, session.id, fresh, byHash);
+          const inSession = await ownedBySession(trx, dialect, session.projectSlug, rest, now);
+          await insertAssets(trx, dialect, session.id, slice);
+          await insertSessionHashes(trx, dialect, session.id, fresh, byHash);
           await insertSessionBlobs(
             trx,
+            dialect,
             session.id,
             fresh.filter((hash) => inRevision.has(hash) || inSession.has(hash)),
           );
@@ -252,7 +257,7 @@ export class UploadSessions {
           VALUES (${id}, ${size}, ${live}, ${now})`.execute(trx);
         verified.push(...blobs.map((blob) => blob.hash));
       }
-      await insertSessionBlobs(trx, sessionId, verified);
+      await insertSessionBlobs(trx, this.database.dialect, sessionId, verified);
       // The last type a part declared for a hash is the one kept.
       await declareMediaTypes(trx, sessionId, bucket.mediaTypes);
     });
