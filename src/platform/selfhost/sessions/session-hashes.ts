@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import type { ManifestEntry } from "../../../core/manifest.js";
 import type { Pacer } from "../../../shared/event-loop.js";
 import { type Executor, slicesOf, type SqlDialect } from "../state/platform-db.js";
-import { insertRows } from "../state/row-insert.js";
+import { insertMany } from "../state/column-insert.js";
 import { compressibleFlag } from "../quotas/quota-charges.js";
 
 // Each distinct hash of an upload session, once (issue 31). A part is looked up by (session,
@@ -38,8 +38,8 @@ export async function hashEntriesOf(entries: ManifestEntry[], pacer: Pacer): Pro
 }
 
 /**
- * Writes the rows of `hashes` (6 parameters a row, 5,000 rows a statement: a slice of prepare's
- * in one), the statement's text built without Kysely's compiler (row-insert.ts).
+ * Writes the rows of `hashes`, 5,000 a statement (a slice of prepare's in one), without Kysely's
+ * compiler (column-insert.ts).
  */
 export async function insertSessionHashes(
   trx: Executor,
@@ -54,10 +54,11 @@ export async function insertSessionHashes(
       return [sessionId, hash, path, size, null, null];
     });
     // A row already there is this one, from a slice run again.
-    await insertRows(
+    await insertMany(
       trx,
       dialect,
       "INSERT INTO session_hashes (session_id, hash, path, size, media_type, compressible)",
+      ["text", "text", "text", "bigint", "text", "integer"],
       rows,
       "ON CONFLICT DO NOTHING",
     );

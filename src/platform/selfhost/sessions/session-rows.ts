@@ -5,7 +5,7 @@ import { mediaTypeFor } from "../../../shared/media-types.js";
 import { compressibleFlag } from "../quotas/quota-charges.js";
 import type { Pacer } from "../../../shared/event-loop.js";
 import { deleteInSlices } from "../state/sliced-delete.js";
-import { insertRows } from "../state/row-insert.js";
+import { insertMany } from "../state/column-insert.js";
 import {
   type Executor,
   forUpdate,
@@ -29,10 +29,9 @@ export const ROWS_PER_STATEMENT = 1_000;
 export const ROWS_PER_SLICE = 500;
 /**
  * Manifest rows a slice of prepare writes on PostgreSQL, where the work is the server's and not
- * this thread's (each statement's text and parameters are built without Kysely's compiler): ten
- * times SQLite's, so that a session costs a constant few statements per 5,000 paths (issue 32: a
- * 10,000-file first deploy's prepare took 163 statements). 6 parameters a row stays well under
- * PostgreSQL's 65,535 a statement.
+ * this thread's (rows go as one array a column, column-insert.ts): ten times SQLite's, so that a
+ * session costs a constant few statements per 5,000 paths (issue 32: a 10,000-file first
+ * deploy's prepare took 163 statements).
  */
 export const POSTGRES_ROWS_PER_SLICE = 5_000;
 /** Rows of one or two columns written per statement: one statement for a bucket's, or a slice's. */
@@ -108,10 +107,11 @@ export async function insertAssets(
     return [sessionId, e.path, e.hash, e.size, type, compressibleFlag(type)];
   });
   // A manifest's paths are unique: a row already there is this one, from a slice run again.
-  await insertRows(
+  await insertMany(
     trx,
     dialect,
     "INSERT INTO session_assets (session_id, path, hash, size, content_type, compressible)",
+    ["text", "text", "text", "bigint", "text", "integer"],
     rows,
     "ON CONFLICT DO NOTHING",
   );
@@ -147,10 +147,11 @@ export async function insertSessionBlobs(
   hashes: string[],
 ): Promise<void> {
   for (const slice of slicesOf([...new Set(hashes)], NARROW_ROWS_PER_STATEMENT)) {
-    await insertRows(
+    await insertMany(
       trx,
       dialect,
       "INSERT INTO session_blobs (session_id, hash)",
+      ["text", "text"],
       slice.map((hash) => [sessionId, hash]),
       "ON CONFLICT (session_id, hash) DO NOTHING",
     );
