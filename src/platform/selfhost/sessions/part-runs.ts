@@ -12,7 +12,9 @@ export const MAX_PART_RUN = 5_000;
  * whether the platform holds its blob whole for any project. With `missingOnly`, only the hashes
  * the session does not have yet (what a bucket brings): a redeploy's few changed files are then
  * not spread over runs of what is unchanged. One statement a run instead of one a part: a
- * 10,000-file deploy cost PostgreSQL 10,275 statements, most of them these lookups.
+ * 10,000-file deploy cost PostgreSQL 10,259 statements, most of them these lookups. Hashes are
+ * 32 lowercase hex digits, which every collation orders as JavaScript compares them: the caller
+ * may judge which hashes a run covers.
  */
 export async function readPartRun(
   executor: Executor,
