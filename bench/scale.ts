@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { manifestEntries } from "./suites/api-load.js";
 import { createProject, deployFiles, postJson, prepareBody } from "./lib/api-deploy.js";
@@ -11,6 +11,7 @@ import { summarize } from "./lib/stats.js";
 import { runWrk } from "./lib/wrk.js";
 import { invalidationLoad, type InvalidationFigure } from "./suites/invalidation-load.js";
 import { publishPropagation } from "./suites/publish-propagation.js";
+import { deployStatements, statementsReport } from "./suites/deploy-statements.js";
 import S3rver from "s3rver";
 
 /**
@@ -21,9 +22,12 @@ const DATABASE = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1
 const SECONDS = Number(process.env.SCALE_SECONDS ?? 10);
 const WORK = mkdtempSync(join(tmpdir(), "bench-scale-"));
 // SCALE_ONLY=invalidation runs the invalidation figures only (issue 32), on both engines;
-// SCALE_ONLY=propagation only how soon a publish shows on another process's edge.
+// SCALE_ONLY=propagation only how soon a publish shows on another process's edge;
+// SCALE_ONLY=statements only what a first deploy costs PostgreSQL, and its time on both engines.
 const ONLY_INVALIDATION = process.env.SCALE_ONLY === "invalidation";
 const ONLY_PROPAGATION = process.env.SCALE_ONLY === "propagation";
+const ONLY_STATEMENTS = process.env.SCALE_ONLY === "statements";
+const ROUNDS = Number(process.env.SCALE_ROUNDS ?? 3);
 const PUBLISHES = Number(process.env.SCALE_PUBLISHES ?? 100);
 
 interface EngineFigures {
@@ -70,25 +74,59 @@ async function startObjectStore(): Promise<{ env: Record<string, string>; close(
   };
 }
 
+/** The environment of a bench server process: limits off, quiet; `extra` on top. */
+function serverEnv(extra: Record<string, string>): Record<string, string> {
+  return {
+    CREATE_LIMIT_PER_ADDRESS: "0",
+    CREATE_LIMIT_PER_FINGERPRINT: "0",
+    PREPARE_LIMIT_PER_PROJECT: "0",
+    PREPARE_LIMIT_PER_ADDRESS: "0",
+    LOG_LEVEL: "warn",
+    // Hashing 10,000 files takes longer than the default 5 s of keep-alive: fetch would reuse a
+    // connection the server is closing at that moment (EPIPE).
+    KEEP_ALIVE_TIMEOUT_SECONDS: "120",
+    ...STORAGE_LIMITS_OFF,
+    ...extra,
+  };
+}
+
+/** SCALE_ONLY=statements: an embedded and a PostgreSQL + object store process side by side. */
+async function statements(): Promise<string> {
+  const counter = await startPgCounter(DATABASE);
+  const objects = await startObjectStore();
+  const schema = `bench_scale_${process.pid}_${Date.now().toString(36)}_s`;
+  const embedded = await startServerProcess({ dataDir: join(WORK, "embedded"), env: serverEnv({}) });
+  try {
+    const postgres = await startServerProcess({
+      dataDir: join(WORK, "postgres"),
+      env: serverEnv({ DATABASE_URL: counter.url, DATABASE_SCHEMA: schema, ...objects.env }),
+    });
+    try {
+      const figure = await deployStatements({
+        embeddedApi: embedded.urls.api,
+        postgresApi: postgres.urls.api,
+        counter,
+        site,
+        rounds: ROUNDS,
+      });
+      return statementsReport(figure).join("\n");
+    } finally {
+      await postgres.stop();
+    }
+  } finally {
+    await embedded.stop();
+    await counter.close();
+    await objects.close();
+  }
+}
+
 async function measure(engine: "embedded" | "postgres"): Promise<EngineFigures> {
   const counter = engine === "postgres" ? await startPgCounter(DATABASE) : undefined;
   const objects = engine === "postgres" ? await startObjectStore() : undefined;
   const schema = `bench_scale_${process.pid}_${Date.now().toString(36)}`;
   const server = await startServerProcess({
     dataDir: join(WORK, engine),
-    env: {
-      CREATE_LIMIT_PER_ADDRESS: "0",
-      CREATE_LIMIT_PER_FINGERPRINT: "0",
-      PREPARE_LIMIT_PER_PROJECT: "0",
-      PREPARE_LIMIT_PER_ADDRESS: "0",
-      LOG_LEVEL: "warn",
-      // Hashing 10,000 files takes longer than the default 5 s of keep-alive: fetch would reuse a
-      // connection the server is closing at that moment (EPIPE).
-      KEEP_ALIVE_TIMEOUT_SECONDS: "120",
-      ...STORAGE_LIMITS_OFF,
-      ...(counter ? { DATABASE_URL: counter.url, DATABASE_SCHEMA: schema } : {}),
-      ...objects?.env,
-    },
+    env: serverEnv(counter ? { DATABASE_URL: counter.url, DATABASE_SCHEMA: schema, ...objects?.env } : {}),
   });
   try {
     const invalidation = await invalidationLoad(server.urls, WORK, SECONDS);
@@ -253,6 +291,10 @@ async function propagation(): Promise<string> {
 if (ONLY_PROPAGATION) {
   console.log(`Machine: ${JSON.stringify(machineInfo())}.`);
   console.log(await propagation());
+} else if (ONLY_STATEMENTS) {
+  console.log(`Machine: ${JSON.stringify(machineInfo())}.`);
+  console.log(await statements());
+  console.log(`Load average after: ${JSON.stringify(loadavg())}.`);
 } else {
   const figures = [await measure("embedded"), await measure("postgres")];
   console.log(report(figures));

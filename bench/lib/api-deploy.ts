@@ -62,17 +62,20 @@ export function prepareBody(
 /**
  * Publishes files (site path → bytes) through the API as any client would: create (unless a
  * project is given: then a redeploy of it), prepare, upload the buckets asked for (multipart of
- * base64 parts), deploy. Returns the project and its hostname.
+ * base64 parts), deploy. Returns the project and its hostname. `phase` is told as each step starts
+ * (a benchmark counting what each costs).
  */
 export async function deployFiles(
   apiUrl: string,
   files: ReadonlyMap<string, Buffer>,
   existing?: ApiProject,
+  phase: (name: "prepare" | "upload" | "deploy") => void = () => undefined,
 ): Promise<{ project: ApiProject; hostname: string }> {
   const project = existing ?? (await createProject(apiUrl));
   const entries: { path: string; hash: string; size: number; bytes: Buffer }[] = [];
   for (const [path, bytes] of files)
     entries.push({ path, bytes, size: bytes.length, hash: await assetHash(bytes, path) });
+  phase("prepare");
   const prepared = await postJson(
     `${apiUrl}/projects/${project.slug}/prepare`,
     prepareBody(project, entries),
@@ -88,6 +91,7 @@ export async function deployFiles(
   if (prepared.status !== 200)
     throw new Error(`prepare answered ${prepared.status}: ${JSON.stringify(prepared.body)}`);
   let completionJwt = plan.uploadJwt;
+  phase("upload");
   for (const bucket of plan.buckets) {
     const parts = bucket.map((hash) => {
       const entry = entries.find((candidate) => candidate.hash === hash);
@@ -97,6 +101,7 @@ export async function deployFiles(
     const jwt = await uploadBucket(plan.urls.upload, plan.uploadJwt, parts);
     if (jwt !== undefined) completionJwt = jwt;
   }
+  phase("deploy");
   const deployed = await postJson(
     `${apiUrl}/projects/${project.slug}/deploy`,
     {

@@ -17,12 +17,24 @@ export interface PgCounter {
   close(): Promise<void>;
 }
 
+/** The application_name a startup message sets (its body: protocol, then name/value pairs, each NUL-ended). */
+function applicationNameOf(startup: Buffer): string | undefined {
+  const fields = startup.subarray(8).toString("utf8").split("\0");
+  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === "application_name") return fields[i + 1];
+  return undefined;
+}
+
 /**
  * Forwards `target` (a postgres:// URL) through a port of 127.0.0.1 and reads the frontend's
  * messages as they pass (after the untyped startup message, each is a type byte and a length), so
- * a benchmark can say how many statements and bytes one publish costs the database.
+ * a benchmark can say how many statements and bytes one publish costs the database. Connections
+ * whose application_name `ignore` accepts are forwarded but not counted: the manifest listener's
+ * heartbeat (a `SELECT 1` every few hundred ms) is not the deploy's.
  */
-export async function startPgCounter(target: string): Promise<PgCounter> {
+export async function startPgCounter(
+  target: string,
+  ignore: (applicationName: string) => boolean = (name) => name.startsWith("manifest listener"),
+): Promise<PgCounter> {
   const upstreamUrl = new URL(target);
   const counts: PgTraffic = { statements: 0, bytesSent: 0, bytesReceived: 0 };
   const sockets = new Set<Socket>();
@@ -38,8 +50,9 @@ export async function startPgCounter(target: string): Promise<PgCounter> {
     }
     let pending = Buffer.alloc(0);
     let started = false;
+    let counted = true;
     client.on("data", (chunk: Buffer) => {
-      counts.bytesSent += chunk.length;
+      if (counted) counts.bytesSent += chunk.length;
       upstream.write(chunk);
       pending = Buffer.concat([pending, chunk]);
       for (;;) {
@@ -48,15 +61,19 @@ export async function startPgCounter(target: string): Promise<PgCounter> {
         if (pending.length < header) break;
         const length = started ? pending.readUInt32BE(1) + 1 : pending.readUInt32BE(0);
         if (pending.length < length) break;
-        if (started && (pending[0] === 0x51 || pending[0] === 0x45)) counts.statements++;
+        if (counted && started && (pending[0] === 0x51 || pending[0] === 0x45)) counts.statements++;
         const code = started ? 0 : pending.readUInt32BE(4);
         // An SSLRequest (80877103) is followed by another untyped startup message.
-        if (!started && code !== 80877103) started = true;
+        if (!started && code !== 80877103) {
+          started = true;
+          counted = !ignore(applicationNameOf(pending.subarray(0, length)) ?? "");
+          if (!counted) counts.bytesSent -= chunk.length;
+        }
         pending = pending.subarray(length);
       }
     });
     upstream.on("data", (chunk: Buffer) => {
-      counts.bytesReceived += chunk.length;
+      if (counted) counts.bytesReceived += chunk.length;
       client.write(chunk);
     });
     client.on("end", () => upstream.end());

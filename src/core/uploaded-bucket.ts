@@ -10,6 +10,21 @@ export interface PartState {
   held: boolean;
 }
 
+/**
+ * What a session says of a run of its hashes: those from a given hash on, in hash order, at most
+ * as many as asked (all of them, or only those it does not have yet). A part is then looked up in
+ * a map, and a bucket's parts (a range of hashes: prepare groups them so) cost a statement or two.
+ */
+export interface PartRun {
+  /** Each hash of the run, with what receiving it needs to know (`asset` always set). */
+  parts: Map<string, PartState>;
+  /**
+   * The last hash the run covers: a hash from the first asked to this one that `parts` lacks is
+   * none of the session's (of the kind asked). Undefined when the run reached the session's last.
+   */
+  through: string | undefined;
+}
+
 /** A blob a bucket stored: its bytes are `size` bytes from `offset` of the bucket's pack. */
 export interface StoredBlob {
   hash: string;

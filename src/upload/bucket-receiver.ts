@@ -2,6 +2,7 @@ import { AssetHasher, hashExtension } from "../core/asset-hash.js";
 import { ASSET_HASH } from "../core/formats.js";
 import { Base64PartSink } from "./base64-part.js";
 import type { PartHeaders, PartSink } from "./multipart.js";
+import { PartLookup } from "./part-lookup.js";
 import { UploadError, UploadErrorCode, badRequest } from "./upload-errors.js";
 import type { PackDraft, ReceivedBucket, StoredBlob, UploadStorage } from "./upload-storage.js";
 
@@ -35,11 +36,15 @@ export class BucketReceiver {
   // Where the part being received starts in the pack; undefined when its bytes are held already.
   private partStart: number | undefined;
   private hasher: AssetHasher | undefined;
+  // The session's answers for the parts, read a run of hashes at a time (part-lookup.ts).
+  private readonly parts: PartLookup;
 
   constructor(
     private readonly options: BucketReceiverOptions,
     private readonly sessionId: string,
-  ) {}
+  ) {
+    this.parts = new PartLookup(options.storage, sessionId);
+  }
 
   /** Checks a part's name and headers and returns where its body goes. */
   async open(part: PartHeaders): Promise<PartSink> {
@@ -63,7 +68,7 @@ export class BucketReceiver {
         `bucket holds more than ${maxFiles} parts (BUCKET_MAX_FILES)`,
       );
     }
-    const { asset, inSession, held } = await storage.partState(this.sessionId, hash);
+    const { asset, inSession, held } = await this.parts.state(hash);
     if (asset === undefined) {
       throw new UploadError(
         400,

@@ -1,6 +1,6 @@
-import type { PartState, ReceivedBucket, StoredBlob } from "../core/uploaded-bucket.js";
+import type { PartRun, PartState, ReceivedBucket, StoredBlob } from "../core/uploaded-bucket.js";
 
-export type { PartState, ReceivedBucket, StoredBlob };
+export type { PartRun, PartState, ReceivedBucket, StoredBlob };
 
 /** A pack being written: blobs appended one after another, kept nowhere until committed. */
 export interface PackDraft {
@@ -19,8 +19,12 @@ export interface PackDraft {
 export interface UploadStorage {
   /** An upload session and until when it takes uploads (ms since the epoch), or undefined. */
   session(sessionId: string): Promise<{ id: string; expiresAt: number } | undefined>;
-  /** What receiving a part of `hash` for this session needs to know, before its body is read. */
-  partState(sessionId: string, hash: string): Promise<PartState>;
+  /**
+   * What receiving a part needs to know (before its body is read), for up to `limit` of the
+   * session's hashes from `from` on in hash order, in one read: all of them, or with
+   * `missingOnly` those the session does not have yet.
+   */
+  partRun(sessionId: string, from: string, limit: number, missingOnly: boolean): Promise<PartRun>;
   /** How many distinct hashes of the session it does not have yet. */
   missingCount(sessionId: string): Promise<number>;
   /** Starts a pack for one bucket's blobs. */

@@ -1,4 +1,10 @@
-import type { PackDraft, PartState, ReceivedBucket, UploadStorage } from "../../src/upload/upload-storage.js";
+import type {
+  PackDraft,
+  PartRun,
+  PartState,
+  ReceivedBucket,
+  UploadStorage,
+} from "../../src/upload/upload-storage.js";
 
 /** A pack in memory: its bytes, once committed its id, once discarded nothing. */
 export class MemoryPack implements PackDraft {
@@ -48,13 +54,28 @@ export class MemoryUploadStorage implements UploadStorage {
     return session && { id: sessionId, expiresAt: session.expiresAt };
   }
 
-  async partState(sessionId: string, hash: string): Promise<PartState> {
+  /** Runs read so far, as `partRun` was asked: a test counts them. */
+  readonly runs: { from: string; limit: number; missingOnly: boolean }[] = [];
+
+  async partRun(sessionId: string, from: string, limit: number, missingOnly: boolean): Promise<PartRun> {
+    this.runs.push({ from, limit, missingOnly });
     const session = this.sessions.get(sessionId);
-    let asset: PartState["asset"];
-    for (const [path, entry] of session?.assets ?? []) {
-      if (entry.hash === hash && entry.size > (asset?.size ?? -1)) asset = { path, size: entry.size };
+    const named = new Map<string, { path: string; size: number }>();
+    for (const [path, { hash, size }] of session?.assets ?? []) {
+      const known = named.get(hash);
+      if (hash < from || (known && known.size >= size)) continue;
+      named.set(hash, { path, size });
     }
-    return { asset, inSession: session?.has.has(hash) ?? false, held: this.blobs.has(hash) };
+    const hashes = [...named.keys()]
+      .filter((hash) => !missingOnly || !session!.has.has(hash))
+      .sort()
+      .slice(0, limit);
+    const parts = new Map<string, PartState>();
+    for (const hash of hashes) {
+      const inSession = session!.has.has(hash);
+      parts.set(hash, { asset: named.get(hash)!, inSession, held: this.blobs.has(hash) });
+    }
+    return { parts, through: hashes.length === limit ? hashes[hashes.length - 1] : undefined };
   }
 
   async missingCount(sessionId: string): Promise<number> {

@@ -82,17 +82,37 @@ for (const [name, start] of Object.entries(SUBJECTS)) {
       return subject.storage;
     }
 
-    it("session, partState: an open session and its expiry; a hash its manifest names, with its path and size", async () => {
+    /** What a run of one hash from `hash` says of it. */
+    const stateOf = async (storage: UploadStorage, hash: string) =>
+      (await storage.partRun("s1", hash, 1, false)).parts.get(hash);
+
+    it("session, partRun: an open session and its expiry; a hash its manifest names, with its path and size", async () => {
       const storage = await opened();
       expect(await storage.session("s1")).toMatchObject({ id: "s1", expiresAt: NOW + 60_000 });
       expect(await storage.session("s2")).toBeUndefined();
-      expect(await storage.partState("s1", assets[0]!.hash)).toEqual({
+      expect(await stateOf(storage, assets[0]!.hash)).toEqual({
         asset: { path: "/index.html", size: PAGE.length },
         inSession: false,
         held: false,
       });
-      expect((await storage.partState("s1", "f".repeat(32))).asset).toBeUndefined();
+      expect(await stateOf(storage, "f".repeat(32))).toBeUndefined();
       expect(await storage.missingCount("s1")).toBe(2);
+    });
+
+    it("partRun: the session's hashes from the one asked, in hash order, at most as many as asked, the last one covered when it stops short; missingOnly leaves out what the session has", async () => {
+      const storage = await opened();
+      const [first, second] = assets.map((asset) => asset.hash).sort() as [string, string];
+      const both = await storage.partRun("s1", "0".repeat(32), 5, false);
+      expect([...both.parts.keys()]).toEqual([first, second]);
+      expect(both.through).toBeUndefined();
+      const one = await storage.partRun("s1", "0".repeat(32), 1, false);
+      expect([...one.parts.keys()]).toEqual([first]);
+      expect(one.through).toBe(first);
+      expect([...(await storage.partRun("s1", `${first}0`, 5, false)).parts.keys()]).toEqual([second]);
+      await storage.record("s1", { alreadyHeld: [first], mediaTypes: [] }, NOW);
+      const missing = await storage.partRun("s1", "0".repeat(32), 5, true);
+      expect([...missing.parts.keys()]).toEqual([second]);
+      expect(missing.through).toBeUndefined();
     });
 
     it("startPack, commitPack, record: the blobs recorded are held and the session's; what it misses drops", async () => {
@@ -103,14 +123,14 @@ for (const [name, start] of Object.entries(SUBJECTS)) {
       expect(committed.size).toBe(PAGE.length);
       const blobs = [{ hash: assets[0]!.hash, size: PAGE.length, offset: 0 }];
       await storage.record("s1", { pack: { ...committed, blobs }, mediaTypes: [] }, NOW);
-      expect(await storage.partState("s1", assets[0]!.hash)).toMatchObject({ inSession: true, held: true });
+      expect(await stateOf(storage, assets[0]!.hash)).toMatchObject({ inSession: true, held: true });
       expect(await storage.missingCount("s1")).toBe(1);
     });
 
     it("record: content credited as held already counts as the session's without a pack", async () => {
       const storage = await opened();
       await storage.record("s1", { alreadyHeld: [assets[1]!.hash], mediaTypes: [] }, NOW);
-      expect((await storage.partState("s1", assets[1]!.hash)).inSession).toBe(true);
+      expect((await stateOf(storage, assets[1]!.hash))?.inSession).toBe(true);
       expect(await storage.missingCount("s1")).toBe(1);
     });
   });

@@ -1,4 +1,4 @@
-import type { PartState, ReceivedBucket } from "../../../core/uploaded-bucket.js";
+import type { PartRun, ReceivedBucket } from "../../../core/uploaded-bucket.js";
 import type { ContentDirectory } from "../content/content-directory.js";
 import type { PackStorage } from "../content/pack-storage.js";
 import type { PackWriter } from "../content/pack-writer.js";
@@ -29,9 +29,9 @@ export class SelfHostedUploadStorage {
     return this.state.sessions.get(sessionId);
   }
 
-  /** What receiving a part of `hash` needs to know. */
-  partState(sessionId: string, hash: string): Promise<PartState> {
-    return this.state.sessions.partState(sessionId, hash);
+  /** What receiving parts needs to know, for a run of the session's hashes from `from` on. */
+  partRun(sessionId: string, from: string, limit: number, missingOnly: boolean): Promise<PartRun> {
+    return this.state.sessions.partRun(sessionId, from, limit, missingOnly);
   }
 
   /** How many distinct hashes of the session it does not have yet. */

@@ -214,7 +214,7 @@ describe("UploadSessions queries", () => {
     expect(await sessions.get("nope")).toBeUndefined();
   });
 
-  it("partState: the first path naming the hash at its largest size, whether the session has it, whether the platform holds it whole", async () => {
+  it("partRun: each hash from the first asked, in hash order, with its smallest path at its largest size, whether the session has it, whether the platform holds it whole; missingOnly leaves out what it has; a full run says the last hash it covers", async () => {
     await kept("green", B, 5);
     await kept("green", C, 5, 1);
     await sessions.open(
@@ -229,22 +229,21 @@ describe("UploadSessions queries", () => {
       slow(),
     );
     await sessions.record("s1", { alreadyHeld: [A], mediaTypes: [] }, 0);
-    expect(await sessions.partState("s1", A)).toEqual({
-      asset: { path: "/y", size: 9 },
-      inSession: true,
-      held: false,
-    });
-    expect(await sessions.partState("s1", B)).toEqual({
-      asset: { path: "/b", size: 5 },
-      inSession: false,
-      held: true,
-    });
-    expect(await sessions.partState("s1", C)).toEqual({
-      asset: { path: "/c", size: 5 },
-      inSession: false,
-      held: false,
-    });
-    expect(await sessions.partState("s1", D)).toEqual({ asset: undefined, inSession: false, held: false });
+    const all = await sessions.partRun("s1", "0".repeat(32), 10, false);
+    expect(all.through).toBeUndefined();
+    expect([...all.parts.keys()]).toEqual([A, B, C].sort());
+    expect(all.parts.get(A)).toEqual({ asset: { path: "/y", size: 9 }, inSession: true, held: false });
+    expect(all.parts.get(B)).toEqual({ asset: { path: "/b", size: 5 }, inSession: false, held: true });
+    expect(all.parts.get(C)).toEqual({ asset: { path: "/c", size: 5 }, inSession: false, held: false });
+    expect(all.parts.has(D)).toBe(false);
+    const missing = await sessions.partRun("s1", "0".repeat(32), 10, true);
+    expect([...missing.parts.keys()]).toEqual([B, C].sort());
+    const [first, second, third] = [A, B, C].sort() as [string, string, string];
+    const short = await sessions.partRun("s1", first, 2, false);
+    expect([...short.parts.keys()]).toEqual([first, second]);
+    expect(short.through).toBe(second);
+    const rest = await sessions.partRun("s1", `${first}0`, 2, false);
+    expect([...rest.parts.keys()]).toEqual([second, third]);
   });
 
   it("missingCount: the distinct hashes the session names and has not, counted the same from a session opened before asset_hashes", async () => {

@@ -1,8 +1,8 @@
 import { sql } from "kysely";
 import type { ManifestEntry } from "../../../core/manifest.js";
-import type { PartState, ReceivedBucket } from "../../../core/uploaded-bucket.js";
+import type { PartRun, PartState, ReceivedBucket } from "../../../core/uploaded-bucket.js";
 import { Pacer } from "../../../shared/event-loop.js";
-import { hotQuery } from "../state/hot-query.js";
+import { readPartRun } from "./part-runs.js";
 import { declareMediaTypes, hashEntriesOf, insertSessionHashes } from "./session-hashes.js";
 import {
   byHashPrefix,
@@ -11,6 +11,7 @@ import {
   insertSessionBlobs,
   ownedByRevision,
   ownedBySession,
+  POSTGRES_ROWS_PER_SLICE,
   recordBlobs,
   ROWS_PER_SLICE,
   type StoredBlob,
@@ -46,32 +47,14 @@ export interface OpenedSession {
   added: Map<string, number>;
 }
 
-export type { PartState, ReceivedBucket };
+export type { PartRun, PartState, ReceivedBucket };
 
 /**
  * Upload sessions, their manifests, and the index of blobs held, in the platform database. Every
  * method is one statement or one transaction, so concurrent requests never see half of a change.
  */
 export class UploadSessions {
-  /** `partState`'s query: once per uploaded part, so run as a hot query. */
-  private readonly partRow;
-
-  constructor(private readonly database: PlatformDatabase) {
-    this.partRow = hotQuery(
-      database,
-      (sessionId: string, hash: string) => sql<{
-        path: string;
-        size: number | string;
-        in_session: number | string;
-        held: number | string;
-      }>`SELECT a.path, a.size,
-          CASE WHEN EXISTS (SELECT 1 FROM session_blobs h WHERE h.session_id = ${sessionId} AND h.hash = ${hash})
-            THEN 1 ELSE 0 END AS in_session,
-          CASE WHEN EXISTS (SELECT 1 FROM blobs b WHERE b.hash = ${hash} AND b.damaged = 0)
-            THEN 1 ELSE 0 END AS held
-        FROM session_hashes a WHERE a.session_id = ${sessionId} AND a.hash = ${hash}`,
-    );
-  }
+  constructor(private readonly database: PlatformDatabase) {}
 
   /**
    * Records a session and its manifest, each path with the media type of its extension until an
@@ -82,7 +65,8 @@ export class UploadSessions {
    * Also returns the declared bytes the manifest adds to the project's kept content (its quota).
    *
    * A manifest of 100,000 entries is written in transactions of ROWS_PER_SLICE entries each
-   * (a few statements: what the project has of its hashes, then its rows), with the event loop
+   * (POSTGRES_ROWS_PER_SLICE on PostgreSQL; a few statements: what the project has of its
+   * hashes, then its rows), with the event loop
    * free between them once `pacer` says a slice is due. Nobody can use the session before this
    * returns (its upload token does not exist yet) and each blob is looked up in the transaction
    * that writes the row naming it, so a half-written session only ever keeps content alive. If a
@@ -102,7 +86,9 @@ export class UploadSessions {
     await sql`INSERT INTO upload_sessions (id, project_slug, created_at, expires_at)
       VALUES (${session.id}, ${session.projectSlug}, ${now}, ${session.expiresAt})`.execute(this.database.db);
     try {
-      const slices = slicesOf(byHashPrefix(entries), ROWS_PER_SLICE);
+      const { dialect } = this.database;
+      const rowsPerSlice = dialect === "postgres" ? POSTGRES_ROWS_PER_SLICE : ROWS_PER_SLICE;
+      const slices = slicesOf(byHashPrefix(entries), rowsPerSlice);
       for (const [index, slice] of slices.entries()) {
         const fresh = [...new Set(slice.map((entry) => entry.hash))].filter((hash) => !held.has(hash));
         // Runs again whole if PostgreSQL aborts it (a deadlock): it changes nothing outside.
@@ -110,13 +96,14 @@ export class UploadSessions {
           // Shared with other writers, exclusive to a collection: no blob found here is deleted
           // before this transaction's rows name it.
           await lockContent(this.database, trx, "shared");
-          const inRevision = await ownedByRevision(trx, session.projectSlug, fresh);
+          const inRevision = await ownedByRevision(trx, dialect, session.projectSlug, fresh);
           const rest = fresh.filter((hash) => !inRevision.has(hash));
-          const inSession = await ownedBySession(trx, session.projectSlug, rest, now);
-          await insertAssets(trx, this.database.dialect, session.id, slice);
-          await insertSessionHashes(trx, session.id, fresh, byHash);
+          const inSession = await ownedBySession(trx, dialect, session.projectSlug, rest, now);
+          await insertAssets(trx, dialect, session.id, slice);
+          await insertSessionHashes(trx, dialect, session.id, fresh, byHash);
           await insertSessionBlobs(
             trx,
+            dialect,
             session.id,
             fresh.filter((hash) => inRevision.has(hash) || inSession.has(hash)),
           );
@@ -225,17 +212,11 @@ export class UploadSessions {
   }
 
   /**
-   * What receiving a part of `hash` needs to know, in one query (one round trip per part on
-   * PostgreSQL) that reads one row of session_hashes by its key, however many paths name the hash:
-   * a manifest path of it in the session and the size its manifest declared (the largest, if
-   * several paths name it; undefined when the session does not name it), whether the session has
-   * the content already, and whether the platform holds it whole for any project.
+   * What receiving parts needs to know, for up to `limit` of the session's hashes from `from` on
+   * (with `missingOnly`, only those it does not have yet), in one statement (part-runs.ts).
    */
-  async partState(sessionId: string, hash: string): Promise<PartState> {
-    const row = await this.partRow(sessionId, hash);
-    if (row === undefined) return { asset: undefined, inSession: false, held: false };
-    const asset = { path: row.path, size: Number(row.size) };
-    return { asset, inSession: Number(row.in_session) === 1, held: Number(row.held) === 1 };
+  partRun(sessionId: string, from: string, limit: number, missingOnly: boolean): Promise<PartRun> {
+    return readPartRun(this.database.db, sessionId, from, limit, missingOnly);
   }
 
   /** How many distinct hashes of the session it does not have yet (neither uploaded nor its own). */
@@ -276,7 +257,7 @@ export class UploadSessions {
           VALUES (${id}, ${size}, ${live}, ${now})`.execute(trx);
         verified.push(...blobs.map((blob) => blob.hash));
       }
-      await insertSessionBlobs(trx, sessionId, verified);
+      await insertSessionBlobs(trx, this.database.dialect, sessionId, verified);
       // The last type a part declared for a hash is the one kept.
       await declareMediaTypes(trx, sessionId, bucket.mediaTypes);
     });
