@@ -69,11 +69,12 @@ await describePostgres("the platform database on PostgreSQL", () => {
     expect(await migratePostgresPlatform(options)).toEqual({ applied: [] });
     expect(await tablesIn(options.schema)).toEqual([
       "blobs",
+      "manifest_files",
+      "manifests",
       "packs",
       "platform_migration",
       "platform_migration_lock",
       "project_charges",
-      "revision_files",
       "revision_rules",
       "revisions",
       "session_assets",

@@ -143,7 +143,7 @@ export async function ownedByRevision(
     trx,
     sql<{ hash: string }>`SELECT b.hash FROM blobs b
       WHERE b.hash IN (${sql.join(hashes)}) AND b.damaged = 0 AND EXISTS
-        (SELECT 1 FROM revision_files f WHERE f.project_slug = ${projectSlug} AND f.hash = b.hash)`,
+        (SELECT 1 FROM manifest_files f WHERE f.project_slug = ${projectSlug} AND f.hash = b.hash)`,
   );
   return new Set(rows.map((row) => row.hash));
 }
