@@ -21,6 +21,7 @@ const MIGRATIONS = [
   "0006_session_hashes",
   "0007_session_published",
   "0008_manifest_notify_project",
+  "0009_manifests",
 ];
 
 await describePostgres("the platform database on PostgreSQL", () => {

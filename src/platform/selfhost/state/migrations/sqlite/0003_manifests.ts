@@ -49,7 +49,8 @@ export const migration: Migration = {
   async up(db: Kysely<unknown>) {
     const tables = sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table'`;
     const existing = new Set((await tables.execute(db)).rows.map((row) => row.name));
-    if (!existing.has("manifests")) await createTable(db, "manifests", MANIFESTS);
+    const created = !existing.has("manifests");
+    if (created) await createTable(db, "manifests", MANIFESTS);
     if (!existing.has("manifest_files")) await createTable(db, "manifest_files", MANIFEST_FILES);
     if (!(await hasColumn(db, "revisions", "manifest_id"))) {
       await addColumn(db, "revisions", ["manifest_id", "TEXT"]);
@@ -58,7 +59,7 @@ export const migration: Migration = {
       await addColumn(db, "upload_sessions", ["manifest_digest", "TEXT"]);
     }
     if (!existing.has("revision_files")) return;
-    for (const statement of FILL_MANIFESTS) await sql.raw(statement).execute(db);
+    if (created) for (const statement of FILL_MANIFESTS) await sql.raw(statement).execute(db);
     await sql`DROP TABLE revision_files`.execute(db);
   },
 };
