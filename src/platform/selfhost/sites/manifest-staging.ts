@@ -171,8 +171,10 @@ async function writeWhole(database: PlatformDatabase, target: Target, pacer: Pac
 /**
  * Writes the session's files that differ from the base's (added or changed) and a tombstone for
  * each path of the base the session lacks, and returns how many; gives up (its rows deleted,
- * undefined) once they are more than MAX_DELTA of the base's files. Every probe is a seek: the base's row by its path, the session's
- * by (hash, path), the delta's by its path.
+ * undefined) once they are more than MAX_DELTA of the base's files. On SQLite, range by range,
+ * every probe a seek (the base's row by its path, the session's by (hash, path), the delta's by
+ * its path); on PostgreSQL, one EXCEPT each (hashed or sorted whatever the planner thinks of a
+ * fresh table: the probes as NOT EXISTS outran the statement timeout for 20,000 rows).
  */
 async function writeDelta(
   database: PlatformDatabase,
@@ -189,14 +191,22 @@ async function writeDelta(
     scope: sql`a.session_id = ${sessionId}`,
     key: ["hash", "path"],
   };
+  const postgres = database.dialect === "postgres";
   let small = await inOrderedSlices(database, session, pacer, async (trx, range) => {
     written += await changesOf(
       trx,
-      sql`INSERT INTO manifest_files (project_slug, manifest_id, path, hash, content_type, compressible)
-        SELECT CAST(${projectSlug} AS TEXT), CAST(${id} AS TEXT), a.path, a.hash, ${TYPE}, ${COMPRESSIBLE}
-        ${SESSION_FILES} WHERE ${range} AND NOT EXISTS (SELECT 1 FROM manifest_files b
-          WHERE b.project_slug = ${projectSlug} AND b.manifest_id = ${base.id} AND b.path = a.path
-            AND b.hash = a.hash AND b.content_type = ${TYPE} AND b.compressible = ${COMPRESSIBLE})`,
+      postgres
+        ? sql`INSERT INTO manifest_files (project_slug, manifest_id, path, hash, content_type, compressible)
+          SELECT CAST(${projectSlug} AS TEXT), CAST(${id} AS TEXT), c.path, c.hash, c.content_type, c.compressible
+          FROM (SELECT a.path, a.hash, ${TYPE} AS content_type, ${COMPRESSIBLE} AS compressible
+              ${SESSION_FILES} WHERE ${range}
+            EXCEPT SELECT path, hash, content_type, compressible FROM manifest_files
+              WHERE project_slug = ${projectSlug} AND manifest_id = ${base.id}) AS c`
+        : sql`INSERT INTO manifest_files (project_slug, manifest_id, path, hash, content_type, compressible)
+          SELECT ${projectSlug}, ${id}, a.path, a.hash, ${TYPE}, ${COMPRESSIBLE}
+          ${SESSION_FILES} WHERE ${range} AND NOT EXISTS (SELECT 1 FROM manifest_files b
+            WHERE b.project_slug = ${projectSlug} AND b.manifest_id = ${base.id} AND b.path = a.path
+              AND b.hash = a.hash AND b.content_type = ${TYPE} AND b.compressible = ${COMPRESSIBLE})`,
     );
     await charge(trx, database.dialect, target, range);
     return written <= most;
@@ -210,8 +220,13 @@ async function writeDelta(
   small &&= await inOrderedSlices(database, baseRows, pacer, async (trx, range) => {
     written += await changesOf(
       trx,
-      sql`INSERT INTO manifest_files (project_slug, manifest_id, path, hash, content_type, compressible, removed)
-        SELECT b.project_slug, CAST(${id} AS TEXT), b.path, '', '', 0, 1 FROM manifest_files b
+      postgres
+        ? sql`INSERT INTO manifest_files (project_slug, manifest_id, path, hash, content_type, compressible, removed)
+          SELECT CAST(${projectSlug} AS TEXT), CAST(${id} AS TEXT), g.path, '', '', 0, 1
+          FROM (SELECT b.path FROM manifest_files b WHERE ${range}
+            EXCEPT SELECT path FROM session_assets WHERE session_id = ${sessionId}) AS g`
+        : sql`INSERT INTO manifest_files (project_slug, manifest_id, path, hash, content_type, compressible, removed)
+        SELECT b.project_slug, ${id}, b.path, '', '', 0, 1 FROM manifest_files b
         WHERE ${range} AND NOT EXISTS (SELECT 1 FROM session_assets a
             WHERE a.session_id = ${sessionId} AND a.hash = b.hash AND a.path = b.path)
           AND NOT EXISTS (SELECT 1 FROM manifest_files d
