@@ -40,7 +40,10 @@ function suite(postgres?: () => PostgresOptions) {
   afterEach(() => t.remove());
   const open = async () => (t = await testPlatform(undefined, 1_000_000, postgres?.()));
 
-  /** Prepares (with the manifest's digest, as the API does), uploads what is asked, publishes. */
+  /**
+   * Prepares (with the manifest's digest, as the API does), uploads what is asked, publishes;
+   * logs the file rows the publish wrote and its time.
+   */
   async function deploy(revisionId: string, site: Site, preview = false): Promise<void> {
     const entries = [...site].map(([path, text]) => ({ path, hash: hashOf(text), size: text.length }));
     const expiresAt = new Date(t.clock.ms + 3_600_000);
@@ -54,6 +57,7 @@ function suite(postgres?: () => PostgresOptions) {
     const contents = [...new Set(site.values())].filter((text) => asked.has(hashOf(text)));
     if (contents.length > 0) await uploadInto(t, session.sessionId, contents);
     const completionJwt = await t.tokens.sign(["completion"], session.sessionId, ACCOUNT, expiresAt);
+    const before = { rows: await fileRows(), at: performance.now() };
     await t.platform.publishRevision({
       projectSlug: "blue",
       revisionId,
@@ -63,6 +67,11 @@ function suite(postgres?: () => PostgresOptions) {
       expiresAt,
       preview,
     });
+    const ms = (performance.now() - before.at).toFixed(0);
+    const rows = (await fileRows()) - before.rows;
+    console.log(
+      `${postgres ? "PostgreSQL" : "SQLite"} ${revisionId}: ${site.size} paths, ${rows} file rows, publish ${ms} ms`,
+    );
   }
 
   /** Rows of a revision's files, whichever table holds them (revision_files before manifests). */
