@@ -91,7 +91,9 @@ describe("a platform.sqlite written before the Migrator", () => {
     expect(applied()[0]).toBe("0001_platform");
     expect(schemaOf(file)).toEqual(await newFileSchema());
     // Each revision's files, read through its manifest, are the rows revision_files held.
-    const moved = queryDatabase(file, `SELECT * FROM ${REVISION_FILES} AS f`).map((row) => JSON.stringify(row));
+    const moved = queryDatabase(file, `SELECT * FROM ${REVISION_FILES} AS f`).map((row) =>
+      JSON.stringify(row),
+    );
     expect(moved.sort()).toEqual(before["revision_files"]);
 
     await openAndClose(dir.path);
