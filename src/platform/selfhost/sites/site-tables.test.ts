@@ -76,6 +76,18 @@ describe("SiteTables", () => {
     ]);
   });
 
+  it("publish: a manifest a crashed publish left half written (no file count, no revision) goes with the project's next publish", async () => {
+    await sql`INSERT INTO manifests (project_slug, id, digest, base_id, file_count, created_at)
+      VALUES ('blue', 'crashed', NULL, NULL, NULL, 1)`.execute(t.database.db);
+    await sql`INSERT INTO manifest_files (project_slug, manifest_id, path, hash, content_type)
+      VALUES ('blue', 'crashed', '/a.html', ${hashOf("a")}, 'text/html')`.execute(t.database.db);
+    await session("s1", "blue", { "a.html": "a" });
+    await publish("r1");
+    expect(await column("manifests", "id")).not.toContain("crashed");
+    expect(await column("manifest_files", "manifest_id")).not.toContain("crashed");
+    expect(await revisionFiles(t.database.db)).toHaveLength(1);
+  });
+
   it("publish: a first preview makes a site with no production revision, at its expiry", async () => {
     await session("s1", "blue", { "a.html": "a" });
     await publish("r1", { preview: true });

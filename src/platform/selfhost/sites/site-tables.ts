@@ -58,6 +58,8 @@ export class SiteTables {
     const { projectSlug: slug, revisionId } = input;
     const pacer = input.pacer ?? new Pacer();
     const published = await isPublished(this.database, slug, revisionId);
+    // What a publish that crashed while writing its manifest left (one read when nothing did).
+    if (!published) await deleteUnreferencedManifests(this.database, slug, pacer);
     const manifest = published ? undefined : await stageManifest(this.database, input, pacer);
     try {
       await this.record({ ...input, manifest });
