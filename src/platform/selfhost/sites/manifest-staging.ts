@@ -9,9 +9,11 @@ import { writeDelta, writeWhole } from "./manifest-rows.js";
  * manifest digest the project has already (a preview or redeploy of unchanged files) names that
  * one and writes no file row. Otherwise the new manifest is written as a delta of the project's
  * full manifest (its production revision's, else its latest) when the delta (paths added or
- * changed, and a tombstone per path removed) is at most MAX_DELTA (manifest-rows.ts) of the base's files, else whole.
- * A delta's base is always a full manifest, so a lookup reads at most two rows. Why base and delta
- * rather than a tree of per-folder manifests: ARCHITECTURE.md ("Manifests stored once").
+ * changed, and a tombstone per path removed) is at most MAX_DELTA (manifest-rows.ts) of the base's
+ * files, else whole. A delta's base is always a full manifest, so a lookup reads at most two rows.
+ * Why base and delta rather than a tree of per-folder manifests: ARCHITECTURE.md ("Manifests
+ * stored once"). The digest names path, hash and size: a manifest shared keeps the media types of
+ * its first publish (as an unchanged redeploy by digest keeps production's).
  *
  * A manifest's rows are written before the revision that names it (in slices on SQLite), its
  * `file_count` NULL until the publish's transaction completes it: an incomplete one is never shared
