@@ -9,7 +9,10 @@ import {
 } from "../state/platform-db.js";
 import { ROWS_PER_SLICE } from "../sessions/session-rows.js";
 
-/** Rows read in the order of `key`: `table AS alias` where `scope` holds (the first columns of an index whose next are `key`). */
+/**
+ * Rows read in the order of `key`: `table AS alias` where `scope` holds (the first columns of an
+ * index whose next are `key`).
+ */
 export interface OrderedRows {
   table: string;
   alias: string;
