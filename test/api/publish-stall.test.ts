@@ -25,7 +25,7 @@ afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
 
-type SessionRows = (table: (typeof SESSION_TABLES)[number] | "revision_files") => Promise<number>;
+type SessionRows = (table: (typeof SESSION_TABLES)[number] | "manifest_files") => Promise<number>;
 
 async function publishScenario(
   boundMs: number,
@@ -65,8 +65,8 @@ async function publishScenario(
   expect(page.body.toString()).toBe("x");
   for (const table of SESSION_TABLES)
     expect({ table, rows: await sessionRows(table) }).toEqual({ table, rows: 0 });
-  // Every row was copied into the revision, whatever slices it took.
-  expect(await sessionRows("revision_files")).toBe(PATHS);
+  // Every row was copied into the revision's manifest (its first: whole), whatever slices it took.
+  expect(await sessionRows("manifest_files")).toBe(PATHS);
   // The same completion again gets the same answer (the session's rows are gone, its revision is not).
   const again = await api(server.urls.api, "POST", `/projects/${p.slug}/deploy`, { token: p.token, body });
   expect(again.status).toBe(200);

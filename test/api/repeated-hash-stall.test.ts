@@ -7,8 +7,8 @@ import { edgeGet } from "../support/http.js";
 import { startTestServer } from "../support/server.js";
 import { databaseFiles, queryDatabase } from "../support/store-snapshot.js";
 
-// Issue 31, H3: previews of 20,000 paths naming one file, kept ten times, are 200,000 rows of
-// revision_files naming one hash. What a project has of a hash (a prepare's slices) and the sum of
+// Issue 31, H3: previews of 20,000 paths naming one file, kept ten times, were 200,000 rows of
+// revision_files naming one hash (now manifest_files, and as many only when the manifests differ). What a project has of a hash (a prepare's slices) and the sum of
 // its distinct content (its quota, at prepare and publish) read every one of those rows, on the
 // thread the API, uploads and the edge share: 118 and 115 ms each in the attack bench at a load of
 // 12. Both now seek the index on (project_slug, hash) once a distinct hash.
@@ -16,14 +16,14 @@ import { databaseFiles, queryDatabase } from "../support/store-snapshot.js";
 /** Rows naming the one file: ten revisions of 100,000 paths, written straight into the database. */
 const ROWS = 1_000_000;
 
-/** Inserts `count` rows naming `hash` into the revision of the project, in a worker thread. */
-async function seedRows(file: string, params: [count: number, slug: string, revision: string, hash: string]) {
+/** Inserts `count` rows naming `hash` into a manifest of the project, in a worker thread. */
+async function seedRows(file: string, params: [count: number, slug: string, manifest: string, hash: string]) {
   const worker = new Worker(
     `const Database = require("better-sqlite3");
      const { workerData } = require("node:worker_threads");
      const db = new Database(workerData.file);
      db.pragma("busy_timeout = 10000");
-     db.prepare(\`INSERT INTO revision_files (project_slug, revision_id, path, hash, content_type, compressible)
+     db.prepare(\`INSERT INTO manifest_files (project_slug, manifest_id, path, hash, content_type, compressible)
        WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
        SELECT ?, ?, '/copy/' || i || '.js', ?, 'text/javascript', 1 FROM n\`).run(...workerData.params);
      db.close();`,
@@ -44,17 +44,17 @@ it("deploy: a project whose revisions name one file a million times deploys it a
   const p = await createTestProject(server.urls.api, "repeated-hash");
   await deployFiles(server.urls.api, p, { "/a.js": "x" });
   const file = databaseFiles(server.dataDir).platform;
-  const [kept] = queryDatabase<{ revision_id: string; hash: string }>(
+  const [kept] = queryDatabase<{ manifest_id: string; hash: string }>(
     file,
-    "SELECT revision_id, hash FROM revision_files WHERE project_slug = ?",
+    "SELECT manifest_id, hash FROM manifest_files WHERE project_slug = ?",
     p.slug,
   );
   // Faster than ten publishes of 100,000 paths, and the same rows for the queries under test;
   // written from a worker thread, so that the server's thread (this one) keeps its timers meanwhile.
-  await seedRows(file, [ROWS, p.slug, kept!.revision_id, kept!.hash]);
+  await seedRows(file, [ROWS, p.slug, kept!.manifest_id, kept!.hash]);
   const [{ n }] = queryDatabase<{ n: number }>(
     file,
-    "SELECT COUNT(*) AS n FROM revision_files WHERE project_slug = ? AND hash = ?",
+    "SELECT COUNT(*) AS n FROM manifest_files WHERE project_slug = ? AND hash = ?",
     p.slug,
     kept!.hash,
   ) as [{ n: number }];

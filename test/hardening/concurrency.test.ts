@@ -66,7 +66,7 @@ describe("concurrency", () => {
     }
     const orphans = queryDatabase(
       files.platform,
-      "SELECT f.hash FROM revision_files f LEFT JOIN blobs b ON b.hash = f.hash WHERE b.hash IS NULL",
+      "SELECT f.hash FROM manifest_files f LEFT JOIN blobs b ON b.hash = f.hash WHERE b.hash IS NULL AND f.removed = 0",
     );
     expect(orphans, "revision files without their blob").toEqual([]);
     const state = blobStoreState(server.dataDir);
@@ -314,7 +314,14 @@ describe("concurrency", () => {
       expect(deleted.status).toBe(200);
       // Whatever won, nothing of the project is left behind on the platform.
       const platform = databaseFiles(server.dataDir).platform;
-      for (const table of ["upload_sessions", "sites", "revisions", "revision_files", "site_hosts"]) {
+      for (const table of [
+        "upload_sessions",
+        "sites",
+        "revisions",
+        "manifests",
+        "manifest_files",
+        "site_hosts",
+      ]) {
         expect(
           queryDatabase(platform, `SELECT * FROM ${table} WHERE project_slug = ?`, p.slug),
           `${table} of ${p.slug}`,

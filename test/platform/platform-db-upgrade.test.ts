@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SQLITE_PLATFORM_MIGRATIONS } from "../../src/platform/selfhost/state/migrations/platform-migrations.js";
 import { openPlatformDatabase } from "../../src/platform/selfhost/state/sqlite-database.js";
 import { tempDir } from "../support/server.js";
+import { REVISION_FILES } from "../support/revision-files.js";
 import { queryDatabase, snapshotDatabase } from "../support/store-snapshot.js";
 
 // A platform.sqlite written by the code before the Migrator, at the last rung of its schema ladder.
@@ -89,6 +90,11 @@ describe("a platform.sqlite written before the Migrator", () => {
     expect(applied()).toEqual(Object.keys(SQLITE_PLATFORM_MIGRATIONS));
     expect(applied()[0]).toBe("0001_platform");
     expect(schemaOf(file)).toEqual(await newFileSchema());
+    // Each revision's files, read through its manifest, are the rows revision_files held.
+    const moved = queryDatabase(file, `SELECT * FROM ${REVISION_FILES} AS f`).map((row) =>
+      JSON.stringify(row),
+    );
+    expect(moved.sort()).toEqual(before["revision_files"]);
 
     await openAndClose(dir.path);
     expect(snapshotDatabase(file)).toEqual(after);
@@ -154,10 +160,24 @@ describe("a platform.sqlite written before the Migrator", () => {
 });
 
 /**
- * A table's rows of the dump as a migration after 0001 leaves them: the columns it adds appended,
- * empty (sqlite/0002_session_published: upload_sessions.published_revision).
+ * A table's rows of the dump as the migrations after 0001 leave them: the columns they add
+ * appended (sqlite/0002_session_published: upload_sessions.published_revision; 0003_manifests:
+ * upload_sessions.manifest_digest, empty, and revisions.manifest_id, the manifest made of each
+ * revision's files, named by its id); revision_files gone (its rows are the manifests').
  */
 function withLaterColumns(table: string, rows: string[] | undefined): string[] | undefined {
-  if (table !== "upload_sessions" || rows === undefined) return rows;
-  return rows.map((row) => JSON.stringify({ ...JSON.parse(row), published_revision: null })).sort();
+  if (table === "revision_files") return undefined;
+  const added: (row: Record<string, unknown>) => Record<string, unknown> =
+    table === "upload_sessions"
+      ? () => ({ published_revision: null, manifest_digest: null })
+      : table === "revisions"
+        ? (row) => ({ manifest_id: row["revision_id"] })
+        : () => ({});
+  if (rows === undefined) return rows;
+  return rows
+    .map((row) => {
+      const parsed = JSON.parse(row) as Record<string, unknown>;
+      return JSON.stringify({ ...parsed, ...added(parsed) });
+    })
+    .sort();
 }

@@ -11,6 +11,7 @@ import { MANIFEST_TABLES, type PlatformTables } from "../../src/platform/selfhos
 import { migrate } from "../../src/shared/database/migrator.js";
 import { openPostgres } from "../../src/shared/database/postgres.js";
 import { describePostgres, TEST_DATABASE_URL, testPostgres } from "../support/postgres.js";
+import { REVISION_FILES } from "../support/revision-files.js";
 
 const MIGRATIONS = [
   "0001_platform",
@@ -21,6 +22,7 @@ const MIGRATIONS = [
   "0006_session_hashes",
   "0007_session_published",
   "0008_manifest_notify_project",
+  "0009_manifests",
 ];
 
 await describePostgres("the platform database on PostgreSQL", () => {
@@ -69,11 +71,12 @@ await describePostgres("the platform database on PostgreSQL", () => {
     expect(await migratePostgresPlatform(options)).toEqual({ applied: [] });
     expect(await tablesIn(options.schema)).toEqual([
       "blobs",
+      "manifest_files",
+      "manifests",
       "packs",
       "platform_migration",
       "platform_migration_lock",
       "project_charges",
-      "revision_files",
       "revision_rules",
       "revisions",
       "session_assets",
@@ -171,6 +174,65 @@ await describePostgres("the platform database on PostgreSQL", () => {
         { session_id: "s1", hash: "h2", path: "/c", size: 1, media_type: null },
         { session_id: "s2", hash: "h1", path: "/z", size: 7, media_type: null },
       ]);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it("0009_manifests: a database of 0008 gets a full manifest per revision with its files (a failed publish's rows go), each revision naming its own, and no revision_files", async () => {
+    const options = testPostgres();
+    const db = await openPostgres<PlatformTables>(options);
+    try {
+      const upTo = (last: string) =>
+        Object.fromEntries(Object.entries(POSTGRES_PLATFORM_MIGRATIONS).filter(([name]) => name <= last));
+      const migrations = { tableName: "platform_migration", schema: options.schema };
+      await migrate(db, upTo("0008_manifest_notify_project"), migrations);
+      await sql`INSERT INTO revisions (project_slug, revision_id, created_at, row_bytes) VALUES
+        ('blue', 'r1', 10, 600), ('blue', 'r2', 20, 300)`.execute(db);
+      await sql
+        .raw(
+          `INSERT INTO revision_files (project_slug, revision_id, path, hash, content_type, compressible)
+        VALUES ('blue', 'r1', '/a', 'h1', 'text/plain', 0), ('blue', 'r1', '/b', 'h2', 'text/css', 1),
+        ('blue', 'r2', '/a', 'h3', 'text/plain', 0), ('blue', 'r9', '/x', 'h4', 'text/plain', 0)`,
+        )
+        .execute(db);
+      expect(await migrate(db, upTo("0009_manifests"), migrations)).toEqual({ applied: ["0009_manifests"] });
+      expect(
+        await rowsOf(
+          db,
+          sql`SELECT project_slug, id, digest, base_id, file_count, row_bytes FROM manifests ORDER BY id`,
+        ),
+      ).toEqual([
+        { project_slug: "blue", id: "r1", digest: null, base_id: null, file_count: 2, row_bytes: 600 },
+        { project_slug: "blue", id: "r2", digest: null, base_id: null, file_count: 1, row_bytes: 300 },
+      ]);
+      expect(await rowsOf(db, sql`SELECT * FROM ${sql.raw(REVISION_FILES)} AS f ORDER BY 2, 3`)).toEqual([
+        {
+          project_slug: "blue",
+          revision_id: "r1",
+          path: "/a",
+          hash: "h1",
+          content_type: "text/plain",
+          compressible: 0,
+        },
+        {
+          project_slug: "blue",
+          revision_id: "r1",
+          path: "/b",
+          hash: "h2",
+          content_type: "text/css",
+          compressible: 1,
+        },
+        {
+          project_slug: "blue",
+          revision_id: "r2",
+          path: "/a",
+          hash: "h3",
+          content_type: "text/plain",
+          compressible: 0,
+        },
+      ]);
+      expect(await tablesIn(options.schema)).not.toContain("revision_files");
     } finally {
       await db.destroy();
     }

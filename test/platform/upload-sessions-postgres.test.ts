@@ -1,3 +1,4 @@
+import { addRevisionFile } from "../support/revision-files.js";
 import { sql } from "kysely";
 import { expect, it } from "vitest";
 import { Pacer } from "../../src/shared/event-loop.js";
@@ -18,8 +19,7 @@ await describePostgres("UploadSessions on PostgreSQL", () => {
     await sql`INSERT INTO blobs (hash, size, created_at, damaged) VALUES (${A}, 4, 0, 0)`.execute(
       database.db,
     );
-    await sql`INSERT INTO revision_files (project_slug, revision_id, path, hash, content_type)
-      VALUES ('blue', 'r1', '/a', ${A}, 'text/plain')`.execute(database.db);
+    await addRevisionFile(database.db, { project: "blue", revision: "r1", path: "/a", hash: A });
     // 1,001 paths of one kept hash: the second slice names only a hash the first looked up.
     const entries = Array.from({ length: 1001 }, (_, i) => ({ path: `/${i}`, hash: A, size: 4 }));
     const opened = await sessions.open(

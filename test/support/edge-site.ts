@@ -7,6 +7,7 @@ import { sql } from "kysely";
 import { hashAsset } from "../../src/core/asset-hash.js";
 import { parseSiteRules } from "../../src/core/site-rules/index.js";
 import { edgeGet } from "./http.js";
+import { addRevisionFile } from "./revision-files.js";
 import { mediaTypeFor } from "../../src/shared/media-types.js";
 import { BlobReader } from "../../src/platform/selfhost/content/blob-reader.js";
 import type { ContentFiles } from "../../src/platform/selfhost/maintenance/garbage-collector.js";
@@ -167,8 +168,8 @@ export async function startTestEdge(
     await sql`INSERT INTO revisions (project_slug, revision_id, created_at)
       VALUES (${site.slug}, ${site.revisionId}, ${site.publishedAt ?? clock.now})`.execute(q);
     for (const [path, hash] of rows) {
-      await sql`INSERT INTO revision_files (project_slug, revision_id, path, hash, content_type)
-        VALUES (${site.slug}, ${site.revisionId}, ${path}, ${hash}, ${mediaTypeFor(path)})`.execute(q);
+      const file = { path, hash, contentType: mediaTypeFor(path) };
+      await addRevisionFile(q, { project: site.slug, revision: site.revisionId, ...file });
     }
     // As publishing does: the rules files are parsed once and kept beside the revision's files.
     const text = (path: string) => {

@@ -16,6 +16,7 @@ import { type PlatformDatabase, rowsOf } from "../../src/platform/selfhost/state
 import type { StorageLimits } from "../../src/platform/selfhost/quotas/storage-limits.js";
 import { UploadTokens } from "../../src/platform/selfhost/sessions/upload-tokens.js";
 import { UploadSessions } from "../../src/platform/selfhost/sessions/upload-sessions.js";
+import type { PostgresOptions } from "../../src/shared/database/postgres.js";
 
 export interface TestPlatform {
   dir: string;
@@ -37,10 +38,17 @@ export const UPLOAD_URL = "http://127.0.0.1:1/upload";
 /** A 32-hex-digit content hash of `text` (the manifest's form). */
 export const hashOf = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 32);
 
-/** A platform on a new temporary folder, with `storage` limits when given, its clock at `ms`. */
-export async function testPlatform(storage?: StorageLimits, ms = 1_000_000): Promise<TestPlatform> {
+/**
+ * A platform on a new temporary folder, with `storage` limits when given, its clock at `ms`; its
+ * database on SQLite in the folder, or on PostgreSQL when `postgres` is given.
+ */
+export async function testPlatform(
+  storage?: StorageLimits,
+  ms = 1_000_000,
+  postgres?: PostgresOptions,
+): Promise<TestPlatform> {
   const dir = mkdtempSync(join(tmpdir(), "selfhost-platform-"));
-  const database = await openPlatformDatabase(dir);
+  const database = await openPlatformDatabase(dir, postgres);
   const files: ContentFiles = { packs: new ContentDirectory(dir), storage: new DiskPackStorage(dir) };
   const reader = new BlobReader(database, files.packs, files.storage);
   const sessions = new UploadSessions(database);

@@ -67,6 +67,7 @@ export async function prepareDeploy(
         entries,
         expiresAt,
         clientAddress: input.clientAddress,
+        manifestDigest: digest,
         // Whose client quota the project's storage counts against (CLIENT_QUOTA_BYTES).
         ...(current.createdBy
           ? { owner: { clientAddress: current.createdBy, createdAt: new Date(current.createdAt) } }

@@ -72,6 +72,11 @@ export interface Platform {
     clientAddress?: string;
     /** The client address that created the project, and when: its client quota's (when known). */
     owner?: { clientAddress: string; createdAt: Date };
+    /**
+     * `manifestDigest` of `entries` (core/manifest-digest.ts), when the caller has it: a platform
+     * may store a manifest once per project and digest, shared by the revisions that have it.
+     */
+    manifestDigest?: string;
   }): Promise<UploadSession>;
   /** Checks the completion token against the session and that every asset is held, parses the
    * site's `_redirects` and `_headers` (InvalidSiteConfigError when one does not parse: nothing is

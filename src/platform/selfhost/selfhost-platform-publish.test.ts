@@ -12,6 +12,7 @@ import {
   type TestPlatform,
   uploadInto,
 } from "../../../test/support/test-platform.js";
+import { revisionFiles } from "../../../test/support/revision-files.js";
 
 let t: TestPlatform;
 beforeEach(async () => {
@@ -56,11 +57,11 @@ describe("SelfHostedPlatform.publishRevision", () => {
     for (const table of ["session_assets", "session_hashes", "session_blobs"]) {
       expect({ table, rows: await rowsOfTable(t, table) }).toEqual({ table, rows: [] });
     }
-    const files = await rowsOfTable(t, "revision_files");
+    const files = await revisionFiles(t.database.db);
     expect(files.map((row) => row["path"]).sort()).toEqual(["/_redirects", "/a.css", "/index.html"]);
     const revisions = await rowsOfTable(t, "revisions");
     await publish(session);
-    expect(await rowsOfTable(t, "revision_files")).toEqual(files);
+    expect(await revisionFiles(t.database.db)).toEqual(files);
     expect(await rowsOfTable(t, "revisions")).toEqual(revisions);
     await expect(publish(session, { revisionId: "r2" })).rejects.toEqual(
       refusal("upload session was published already; prepare the deploy again"),
@@ -77,12 +78,14 @@ describe("SelfHostedPlatform.publishRevision", () => {
     const before = await rowsOfTable(t, "session_assets");
     storage.projectQuotaBytes = 1;
     await expect(publish(session)).rejects.toMatchObject({ quota: "project" });
-    expect(await rowsOfTable(t, "revision_files")).toEqual([]);
+    expect(await revisionFiles(t.database.db)).toEqual([]);
+    expect(await rowsOfTable(t, "manifest_files")).toEqual([]);
+    expect(await rowsOfTable(t, "manifests")).toEqual([]);
     expect(await rowsOfTable(t, "revisions")).toEqual([]);
     expect(await rowsOfTable(t, "session_assets")).toEqual(before);
     storage.projectQuotaBytes = 0;
     await publish(session);
-    expect(await rowsOfTable(t, "revision_files")).toHaveLength(3);
+    expect(await revisionFiles(t.database.db)).toHaveLength(3);
   });
 
   it("publishRevision: the session's files become the production revision on its hostnames, with its rules, the canonical URL on the other hosts, and its bytes no longer pending", async () => {
@@ -97,7 +100,7 @@ describe("SelfHostedPlatform.publishRevision", () => {
       { hostname: "blue.test", project_slug: "blue", canonical_url: "https://www.blue.example/" },
       { hostname: "www.blue.example", project_slug: "blue", canonical_url: null },
     ]);
-    const files = await rowsOf(t.database.db, sql<{ path: string }>`SELECT path FROM revision_files`);
+    const files = await rowsOf(t.database.db, sql<{ path: string }>`SELECT path FROM manifest_files`);
     expect(files.map((f) => f.path).sort()).toEqual(["/_redirects", "/a.css", "/index.html"]);
     expect(await rowsOfTable(t, "revision_rules")).toEqual([
       expect.objectContaining({
@@ -195,7 +198,8 @@ describe("SelfHostedPlatform site changes", () => {
       "sites",
       "site_hosts",
       "revisions",
-      "revision_files",
+      "manifests",
+      "manifest_files",
       "upload_sessions",
       "blobs",
       "packs",

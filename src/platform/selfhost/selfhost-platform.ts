@@ -75,6 +75,7 @@ export class SelfHostedPlatform implements Platform {
     expiresAt: Date;
     clientAddress?: string;
     owner?: { clientAddress: string; createdAt: Date };
+    manifestDigest?: string;
   }): Promise<UploadSession> {
     const { sessions, tokens, accountId, now } = this.options;
     const sessionId = generateOpaqueId();
@@ -102,7 +103,8 @@ export class SelfHostedPlatform implements Platform {
       createdAt: input.owner.createdAt.getTime(),
     };
     try {
-      await this.admit(input.projectSlug, sessionId, input.clientAddress, owner, asked, charge, pacer);
+      const session = { id: sessionId, digest: input.manifestDigest ?? null };
+      await this.admit(input.projectSlug, session, input.clientAddress, owner, asked, charge, pacer);
     } catch (error) {
       await sessions.discard(sessionId, pacer);
       if (isOutOfSpace(error)) throw new InsufficientStorageError(undefined, { cause: error });
@@ -131,7 +133,7 @@ export class SelfHostedPlatform implements Platform {
    */
   private async admit(
     projectSlug: string,
-    sessionId: string,
+    session: { id: string; digest: string | null },
     clientAddress: string | undefined,
     owner: ProjectOwner | undefined,
     asked: number,
@@ -155,7 +157,7 @@ export class SelfHostedPlatform implements Platform {
           throw pendingQuotaError(pendingQuotaBytes, pending, charge.pending);
         }
       }
-      await sessions.reserve(trx, sessionId, clientAddress ?? null, charge.pending);
+      await sessions.reserve(trx, session.id, clientAddress ?? null, charge.pending, session.digest);
     });
   }
 

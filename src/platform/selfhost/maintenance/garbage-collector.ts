@@ -24,7 +24,7 @@ export interface CollectionResult {
   bytesFreed: number;
 }
 
-const UNREFERENCED = sql`NOT EXISTS (SELECT 1 FROM revision_files f WHERE f.hash = b.hash)
+const UNREFERENCED = sql`NOT EXISTS (SELECT 1 FROM manifest_files f WHERE f.hash = b.hash)
   AND NOT EXISTS (SELECT 1 FROM session_assets s WHERE s.hash = b.hash)`;
 
 /**

@@ -6,7 +6,7 @@ import { type Executor, firstOf, type SqlDialect } from "../state/platform-db.js
 
 /*
  * What a project's storage is charged (contract §1, "What a quota counts"). Rows cost what SQLite
- * stores for them, measured (docs/contract.md): a row of revision_files keeps its path three times
+ * stores for them, measured (docs/contract.md): a row of manifest_files keeps its path three times
  * (the table and two indexes), about 250 bytes plus 3.1 per byte of path up to some 900 bytes,
  * and once an index entry no longer fits a quarter of a page, an overflow page per copy (13.8 KB
  * for a 1,100-byte path). The charge is an upper bound of both.
@@ -79,7 +79,7 @@ export async function manifestCharge(
   );
 }
 
-/** 1 for a media type whose files the edge compresses (revision_files.compressible). */
+/** 1 for a media type whose files the edge compresses (manifest_files.compressible). */
 export function compressibleFlag(mediaType: string): number {
   return isCompressible(mediaType) ? 1 : 0;
 }
@@ -140,14 +140,14 @@ function keptHashes(
   ranges: number,
 ): { before: RawBuilder<unknown>; hashes: RawBuilder<unknown> } {
   if (dialect === "postgres") {
-    const hashes = sql`SELECT hash FROM revision_files
+    const hashes = sql`SELECT hash FROM manifest_files
       WHERE project_slug = ${projectSlug} AND ${hashRange("hash", index, ranges)}`;
     return { before: sql``, hashes };
   }
   const before = sql`WITH RECURSIVE kept(hash) AS (
-      SELECT MIN(hash) FROM revision_files WHERE project_slug = ${projectSlug} AND ${hashRange("hash", index, ranges)}
+      SELECT MIN(hash) FROM manifest_files WHERE project_slug = ${projectSlug} AND ${hashRange("hash", index, ranges)}
       UNION ALL
-      SELECT (SELECT MIN(f.hash) FROM revision_files f WHERE f.project_slug = ${projectSlug}
+      SELECT (SELECT MIN(f.hash) FROM manifest_files f WHERE f.project_slug = ${projectSlug}
           AND f.hash > kept.hash AND ${hashRange("f.hash", index, ranges)})
         FROM kept WHERE kept.hash IS NOT NULL)`;
   return { before, hashes: sql`SELECT hash FROM kept WHERE hash IS NOT NULL` };
@@ -180,7 +180,7 @@ export async function keptCharge(
       sql<{ content_bytes: number | string; variant_bytes: number | string }>`${before} SELECT
           CAST(COALESCE(SUM(b.size), 0) AS BIGINT) AS content_bytes,
           CAST(COALESCE(SUM(CASE WHEN b.size > CAST(${diskVariantsAbove} AS BIGINT) AND EXISTS (
-              SELECT 1 FROM revision_files f WHERE f.project_slug = ${projectSlug} AND f.hash = b.hash
+              SELECT 1 FROM manifest_files f WHERE f.project_slug = ${projectSlug} AND f.hash = b.hash
                 AND f.compressible = 1) THEN b.size ELSE 0 END), 0) AS BIGINT) AS variant_bytes
         FROM blobs b WHERE ${hashRange("b.hash", index, ranges)} AND b.hash IN (${hashes})`,
     );

@@ -3,7 +3,7 @@ import type { PublishInput } from "../../../core/ports/index.js";
 import type { BlobReader } from "../content/blob-reader.js";
 import type { PlatformDatabase } from "../state/platform-db.js";
 import { readSessionRules } from "../sites/revision-rules.js";
-import { isPublished } from "../sites/revision-staging.js";
+import { isPublished } from "../sites/manifest-staging.js";
 import type { UploadTokens } from "./upload-tokens.js";
 import type { UploadSessions } from "./upload-sessions.js";
 

@@ -174,7 +174,7 @@ export async function ownedByRevision(
     trx,
     sql<{ hash: string }>`SELECT b.hash FROM blobs b
       WHERE ${hashIn(dialect, "b.hash", hashes)} AND b.damaged = 0 AND EXISTS
-        (SELECT 1 FROM revision_files f WHERE f.project_slug = ${projectSlug} AND f.hash = b.hash)`,
+        (SELECT 1 FROM manifest_files f WHERE f.project_slug = ${projectSlug} AND f.hash = b.hash)`,
   );
   return new Set(rows.map((row) => row.hash));
 }

@@ -1,3 +1,4 @@
+import { addRevisionFile } from "../../../../test/support/revision-files.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -30,8 +31,7 @@ const slow = () => new Pacer(60_000);
 async function kept(project: string, hash: string, size: number, damaged = 0): Promise<void> {
   await sql`INSERT INTO blobs (hash, size, created_at, pack, pack_offset, damaged)
     VALUES (${hash}, ${size}, 0, 'p', 0, ${damaged}) ON CONFLICT DO NOTHING`.execute(database.db);
-  await sql`INSERT INTO revision_files (project_slug, revision_id, path, hash, content_type)
-    VALUES (${project}, 'r1', ${`/${hash}`}, ${hash}, 'text/plain')`.execute(database.db);
+  await addRevisionFile(database.db, { project, revision: "r1", path: `/${hash}`, hash });
 }
 
 const table = (name: string) =>
@@ -201,8 +201,7 @@ describe("UploadSessions queries", () => {
   it("projectBytes: the bytes of the distinct blobs the project's revisions name, each once; 0 for a project without any", async () => {
     await kept("blue", A, 5);
     await kept("blue", B, 7);
-    await sql`INSERT INTO revision_files (project_slug, revision_id, path, hash, content_type)
-      VALUES ('blue', 'r2', '/again', ${A}, 'text/plain')`.execute(database.db);
+    await addRevisionFile(database.db, { project: "blue", revision: "r2", path: "/again", hash: A });
     await kept("green", C, 100);
     expect(await sessions.projectBytes("blue")).toBe(12);
     expect(await sessions.projectBytes("red")).toBe(0);

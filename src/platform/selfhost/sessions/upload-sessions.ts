@@ -157,16 +157,19 @@ export class UploadSessions {
 
   /**
    * Records who prepared the session and the bytes it asked for, pending until it is published
-   * or expires (PENDING_QUOTA_BYTES). Call in the transaction that checked the quotas.
+   * or expires (PENDING_QUOTA_BYTES), and its manifest's digest when known (what publish finds
+   * the project's equal manifest by, sites/manifest-staging.ts). Call in the transaction that
+   * checked the quotas.
    */
   async reserve(
     trx: Executor,
     sessionId: string,
     clientAddress: string | null,
     bytes: number,
+    manifestDigest: string | null = null,
   ): Promise<void> {
-    await sql`UPDATE upload_sessions SET client_address = ${clientAddress}, pending_bytes = ${bytes}
-      WHERE id = ${sessionId}`.execute(trx);
+    await sql`UPDATE upload_sessions SET client_address = ${clientAddress}, pending_bytes = ${bytes},
+      manifest_digest = ${manifestDigest} WHERE id = ${sessionId}`.execute(trx);
   }
 
   /** Bytes the live, unpublished sessions prepared from `clientAddress` asked for. */
@@ -184,7 +187,7 @@ export class UploadSessions {
     const row = await firstOf(
       trx,
       sql<{ n: number | string }>`SELECT CAST(COALESCE(SUM(b.size), 0) AS BIGINT) AS n FROM blobs b
-        WHERE b.hash IN (SELECT hash FROM revision_files WHERE project_slug = ${projectSlug})`,
+        WHERE b.hash IN (SELECT hash FROM manifest_files WHERE project_slug = ${projectSlug})`,
     );
     return Number(row!.n);
   }

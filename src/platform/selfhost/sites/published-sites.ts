@@ -45,6 +45,21 @@ const MAX_RULE_SETS = 256;
 // `<revisionId>--<slug>` or `<alias>--<slug>`: neither a revision id nor an alias holds `--`.
 const PINNED_LABEL = /^([a-z0-9-]+?)--([a-z0-9-]+)$/;
 
+/**
+ * A revision's file at a path, through its manifest (sites/manifest-staging.ts): a delta's row
+ * (`removed` 1: the path is gone) before its base's; `size` NULL when its blob is not held.
+ */
+function fileQuery(projectSlug: string, revisionId: string, path: string) {
+  return sql<{ hash: string; size: number | string | null; content_type: string; removed: number }>`SELECT
+      f.hash, b.size, f.content_type, f.removed FROM revisions r
+    JOIN manifests m ON m.project_slug = r.project_slug AND m.id = r.manifest_id
+    JOIN manifest_files f ON f.project_slug = r.project_slug AND f.path = ${path}
+      AND (f.manifest_id = m.id OR f.manifest_id = m.base_id)
+    LEFT JOIN blobs b ON b.hash = f.hash
+    WHERE r.project_slug = ${projectSlug} AND r.revision_id = ${revisionId}
+    ORDER BY CASE WHEN f.manifest_id = m.id THEN 0 ELSE 1 END LIMIT 1`;
+}
+
 /** Lowercases a Host header value and strips a `:port` and one trailing dot. */
 export function normalizeHost(host: string): string {
   let name = host.trim().toLowerCase();
@@ -132,15 +147,11 @@ export class PublishedSites {
     const known = this.files.get(projectSlug, revisionId, path, this.generation);
     if (known !== undefined) return known ?? undefined;
     const read = this.generation.value;
-    const row = await firstOf(
-      this.db,
-      sql<{ hash: string; size: number | string; content_type: string }>`SELECT f.hash, b.size, f.content_type
-        FROM revision_files f JOIN blobs b ON b.hash = f.hash
-        WHERE f.project_slug = ${projectSlug} AND f.revision_id = ${revisionId} AND f.path = ${path}`,
-    );
-    const file: StoredFile | null = row
-      ? Object.freeze({ hash: row.hash, size: Number(row.size), contentType: row.content_type })
-      : null;
+    const row = await firstOf(this.db, fileQuery(projectSlug, revisionId, path));
+    const file: StoredFile | null =
+      row && row.removed === 0 && row.size !== null
+        ? Object.freeze({ hash: row.hash, size: Number(row.size), contentType: row.content_type })
+        : null;
     if (path.length <= MAX_PATH_KEY && this.projectFresh(read, projectSlug)) {
       this.files.remember(projectSlug, revisionId, path, file, read);
     }

@@ -10,6 +10,7 @@ import {
   testPlatform,
   type TestPlatform,
 } from "../../../../test/support/test-platform.js";
+import { revisionFiles } from "../../../../test/support/revision-files.js";
 
 let t: TestPlatform;
 let sites: SiteTables;
@@ -50,11 +51,12 @@ describe("SiteTables", () => {
     ]);
     // Each with the charge of its rows: 256 bytes and 4 per byte of "/a.html" and of "/b.css".
     const rowBytes = 256 + 4 * 7 + 256 + 4 * 6;
+    const manifest_id = expect.any(String);
     expect(await rowsOfTable(t, "revisions")).toEqual([
-      { project_slug: "blue", revision_id: "r1", created_at: 10, row_bytes: rowBytes },
-      { project_slug: "blue", revision_id: "r2", created_at: 20, row_bytes: rowBytes },
+      { project_slug: "blue", revision_id: "r1", created_at: 10, row_bytes: rowBytes, manifest_id },
+      { project_slug: "blue", revision_id: "r2", created_at: 20, row_bytes: rowBytes, manifest_id },
     ]);
-    expect(await rowsOfTable(t, "revision_files")).toContainEqual({
+    expect(await revisionFiles(t.database.db)).toContainEqual({
       project_slug: "blue",
       revision_id: "r2",
       path: "/b.css",
@@ -63,10 +65,27 @@ describe("SiteTables", () => {
       // The edge compresses it: its variants count in the quotas.
       compressible: 1,
     });
-    expect(await column("revision_files", "revision_id")).toEqual(["r1", "r1", "r2", "r2"]);
+    expect((await revisionFiles(t.database.db)).map((row) => row.revision_id)).toEqual([
+      "r1",
+      "r1",
+      "r2",
+      "r2",
+    ]);
     expect(await rowsOfTable(t, "revision_rules")).toEqual([
       { project_slug: "blue", revision_id: "r1", rules: '{"redirects":[]}' },
     ]);
+  });
+
+  it("publish: a manifest a crashed publish left half written (no file count, no revision) goes with the project's next publish", async () => {
+    await sql`INSERT INTO manifests (project_slug, id, digest, base_id, file_count, created_at)
+      VALUES ('blue', 'crashed', NULL, NULL, NULL, 1)`.execute(t.database.db);
+    await sql`INSERT INTO manifest_files (project_slug, manifest_id, path, hash, content_type)
+      VALUES ('blue', 'crashed', '/a.html', ${hashOf("a")}, 'text/html')`.execute(t.database.db);
+    await session("s1", "blue", { "a.html": "a" });
+    await publish("r1");
+    expect(await column("manifests", "id")).not.toContain("crashed");
+    expect(await column("manifest_files", "manifest_id")).not.toContain("crashed");
+    expect(await revisionFiles(t.database.db)).toHaveLength(1);
   });
 
   it("publish: a first preview makes a site with no production revision, at its expiry", async () => {
@@ -105,11 +124,13 @@ describe("SiteTables", () => {
     await sites.prune("blue", ["r1", "r3", "r9"]);
     await sites.prune("never-published", ["r1"]);
     const pairs = async (table: string) =>
-      (await rowsOfTable(t, table)).map(
+      (table === "files" ? await revisionFiles(t.database.db) : await rowsOfTable(t, table)).map(
         (row) => `${String(row["project_slug"])} ${String(row["revision_id"])}`,
       );
-    for (const table of ["revisions", "revision_files", "revision_rules"])
+    for (const table of ["revisions", "files", "revision_rules"])
       expect(await pairs(table), table).toEqual(["blue r2", "blue r3", "green r1"]);
+    // The manifests no revision names went: blue's one (shared by its revisions) and green's.
+    expect(await column("manifests", "project_slug")).toEqual(["blue", "green"]);
   });
 
   it("update: sets the hostnames (the canonical URL on every other one, taken from another project if it held one) and the expiry, published or not", async () => {
@@ -162,7 +183,8 @@ describe("SiteTables", () => {
       "sites",
       "site_hosts",
       "revisions",
-      "revision_files",
+      "manifests",
+      "manifest_files",
       "revision_rules",
       "upload_sessions",
     ])
@@ -183,7 +205,7 @@ describe("manifestGeneration", () => {
       last = now;
       return did;
     };
-    for (const table of ["sites", "site_hosts", "revisions", "revision_files", "revision_rules"]) {
+    for (const table of ["sites", "site_hosts", "revisions", "revision_rules"]) {
       const key = table === "sites" ? "project_slug" : table === "site_hosts" ? "hostname" : "revision_id";
       const columns =
         table === "site_hosts"
@@ -192,9 +214,7 @@ describe("manifestGeneration", () => {
             ? "project_slug, expires_at"
             : table === "revisions"
               ? "project_slug, revision_id, created_at"
-              : table === "revision_files"
-                ? "project_slug, revision_id, path, hash, content_type"
-                : "project_slug, revision_id, rules";
+              : "project_slug, revision_id, rules";
       const values = columns
         .split(", ")
         .map((_, i) => `'${i}'`)

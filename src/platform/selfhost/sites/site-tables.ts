@@ -2,12 +2,8 @@ import { sql } from "kysely";
 import { AliasLimitError } from "../../../core/errors.js";
 import { Pacer } from "../../../shared/event-loop.js";
 import { deleteSessionRows } from "../sessions/session-rows.js";
-import {
-  deleteProjectFiles,
-  deleteUnpublishedFiles,
-  isPublished,
-  stageRevisionFiles,
-} from "./revision-staging.js";
+import { deleteProjectManifests, deleteUnreferencedManifests } from "./manifest-cleanup.js";
+import { completeManifest, isPublished, type StagedManifest, stageManifest } from "./manifest-staging.js";
 import { type ManifestGeneration, manifestGeneration, manifestWritten } from "./manifest-generation.js";
 import { type Executor, firstOf, forUpdate, type PlatformDatabase, rowsOf } from "../state/platform-db.js";
 
@@ -34,11 +30,12 @@ export class SiteTables {
   }
 
   /**
-   * Records the revision's files from its upload session, in slices (revision-staging.ts), then
-   * in one transaction the revision with the charge of its rows, and makes it the production
+   * Finds or writes the manifest of its upload session (manifest-staging.ts: an equal one of the
+   * project is shared, a new one written in slices, as a delta when small), then in one transaction
+   * records the revision naming it, with the charge of its rows, and makes it the production
    * revision (a preview only moves the site's expiry: production stays where it was). The edge
-   * sees it whole with that transaction; if it fails, the files staged go. A revision published
-   * already keeps its files (a publish run again).
+   * sees it whole with that transaction; if it fails, a manifest written for it goes. A revision
+   * published already keeps its manifest (a publish run again).
    */
   async publish(input: {
     projectSlug: string;
@@ -60,24 +57,32 @@ export class SiteTables {
   }): Promise<void> {
     const { projectSlug: slug, revisionId } = input;
     const pacer = input.pacer ?? new Pacer();
-    const staged = !(await isPublished(this.database, slug, revisionId));
-    const rowBytes = staged ? await stageRevisionFiles(this.database, input, pacer) : 0;
+    const published = await isPublished(this.database, slug, revisionId);
+    // What a publish that crashed while writing its manifest left (one read when nothing did).
+    if (!published) await deleteUnreferencedManifests(this.database, slug, pacer);
+    const manifest = published ? undefined : await stageManifest(this.database, input, pacer);
     try {
-      await this.record({ ...input, rowBytes });
+      await this.record({ ...input, manifest });
     } catch (error) {
-      if (staged) await deleteUnpublishedFiles(this.database, slug, revisionId, pacer);
+      if (manifest?.fresh) await deleteUnreferencedManifests(this.database, slug, pacer);
       throw error;
     }
   }
 
-  /** `publish`'s one transaction, once the files are staged. */
-  private async record(input: Parameters<SiteTables["publish"]>[0] & { rowBytes: number }): Promise<void> {
-    const { projectSlug: slug, revisionId, sessionId, expiresAt, now } = input;
+  /** `publish`'s one transaction, once the manifest is staged (none: published already). */
+  private async record(
+    input: Parameters<SiteTables["publish"]>[0] & { manifest: StagedManifest | undefined },
+  ): Promise<void> {
+    const { projectSlug: slug, revisionId, sessionId, expiresAt, now, manifest } = input;
     await this.write(slug, async (trx) => {
       // First: a project at its alias bound publishes nothing.
       if (input.alias !== undefined) await moveAlias(trx, slug, input.alias, revisionId, now);
-      await sql`INSERT INTO revisions (project_slug, revision_id, created_at, row_bytes)
-        VALUES (${slug}, ${revisionId}, ${now}, ${input.rowBytes}) ON CONFLICT DO NOTHING`.execute(trx);
+      if (manifest !== undefined) {
+        await completeManifest(trx, slug, manifest);
+        await sql`INSERT INTO revisions (project_slug, revision_id, created_at, row_bytes, manifest_id)
+          VALUES (${slug}, ${revisionId}, ${now}, ${manifest.rowBytes}, ${manifest.id})
+          ON CONFLICT DO NOTHING`.execute(trx);
+      }
       if (input.rules !== undefined) {
         await sql`INSERT INTO revision_rules (project_slug, revision_id, rules)
           VALUES (${slug}, ${revisionId}, ${input.rules}) ON CONFLICT DO NOTHING`.execute(trx);
@@ -121,9 +126,10 @@ export class SiteTables {
 
   /**
    * Forgets revisions of a project, their files and rules, never the one its hostnames serve: in
-   * one transaction what makes them visible (their `revisions` rows, rules and aliases), then their
-   * files in slices (100,000 rows in one statement would hold the thread the service shares), then
-   * `after` runs in a transaction of its own (the project's charge, counted without them).
+   * one transaction what makes them visible (their `revisions` rows, rules and aliases), then the
+   * manifests no revision names any more in slices (100,000 rows in one statement would hold the
+   * thread the service shares), then `after` runs in a transaction of its own (the project's
+   * charge, counted without them).
    */
   async prune(
     projectSlug: string,
@@ -148,10 +154,7 @@ export class SiteTables {
       }
       return removed;
     });
-    const pacer = new Pacer();
-    for (const revisionId of removed) {
-      await deleteUnpublishedFiles(this.database, projectSlug, revisionId, pacer);
-    }
+    if (removed.length > 0) await deleteUnreferencedManifests(this.database, projectSlug, new Pacer());
     if (after) await this.database.transaction(after);
   }
 
@@ -170,8 +173,8 @@ export class SiteTables {
 
   /**
    * Removes every trace of a project from the published manifest and its upload sessions: in one
-   * transaction what the edge finds it by, with `after` (its charge); then its revisions' files
-   * and its sessions' rows in slices, its sessions last.
+   * transaction what the edge finds it by, with `after` (its charge); then its manifests and its
+   * sessions' rows in slices, its sessions last.
    */
   async remove(projectSlug: string, after?: (trx: Executor) => Promise<unknown>): Promise<void> {
     const sessions = await this.write(projectSlug, async (trx) => {
@@ -187,7 +190,7 @@ export class SiteTables {
       );
     });
     const pacer = new Pacer();
-    await deleteProjectFiles(this.database, projectSlug, pacer);
+    await deleteProjectManifests(this.database, projectSlug, pacer);
     for (const { id } of sessions) await deleteSessionRows(this.database, id, pacer);
     await sql`DELETE FROM upload_sessions WHERE project_slug = ${projectSlug}`.execute(this.database.db);
   }
@@ -206,7 +209,9 @@ export class SiteTables {
   async hashesOf(projectSlug: string): Promise<string[]> {
     const rows = await rowsOf(
       this.database.db,
-      sql<{ hash: string }>`SELECT hash FROM revision_files WHERE project_slug = ${projectSlug}
+      sql<{
+        hash: string;
+      }>`SELECT hash FROM manifest_files WHERE project_slug = ${projectSlug} AND removed = 0
         UNION SELECT hash FROM session_assets
           WHERE session_id IN (SELECT id FROM upload_sessions WHERE project_slug = ${projectSlug})`,
     );

@@ -29,6 +29,8 @@ export interface PlatformTables {
     asset_hashes: number | null;
     /** The revision it was published as; its manifest rows are deleted then. */
     published_revision: string | null;
+    /** `manifestDigest` of its manifest (core/manifest-digest.ts), when prepare gave it. */
+    manifest_digest: Generated<string | null>;
   };
   /** The manifest of an upload session, a row per path. */
   session_assets: {
@@ -59,14 +61,38 @@ export interface PlatformTables {
   site_hosts: { hostname: string; project_slug: string; canonical_url: string | null };
   /** Stable preview names (deploy --alias); `since`: when the alias last moved. */
   site_aliases: { project_slug: string; alias: string; revision_id: string; since: number };
-  revisions: { project_slug: string; revision_id: string; created_at: number; row_bytes: Generated<number> };
-  revision_files: {
+  /** `manifest_id`: its files (a row of `manifests`), shared with every revision of the same manifest. */
+  revisions: {
     project_slug: string;
     revision_id: string;
+    created_at: number;
+    row_bytes: Generated<number>;
+    manifest_id: string | null;
+  };
+  /**
+   * A project's distinct manifests (sites/manifest-staging.ts): full (`base_id` NULL), or a delta
+   * of a full one (its rows win over the base's, a `removed` row hides the base's path). `digest`:
+   * `manifestDigest` when known; `file_count` NULL while its rows are being written.
+   */
+  manifests: {
+    project_slug: string;
+    id: string;
+    digest: string | null;
+    base_id: string | null;
+    file_count: number | null;
+    /** The charge of its rows, as each revision naming it is charged (`revisions.row_bytes`). */
+    row_bytes: Generated<number>;
+    created_at: number;
+  };
+  /** A manifest's rows, a path each (`removed` 1: a delta's tombstone, hash empty). */
+  manifest_files: {
+    project_slug: string;
+    manifest_id: string;
     path: string;
     hash: string;
     content_type: string;
     compressible: Generated<number>;
+    removed: Generated<number>;
   };
   /** A revision's parsed `_redirects` and `_headers`, as JSON. */
   revision_rules: { project_slug: string; revision_id: string; rules: string };
@@ -88,13 +114,13 @@ export type PlatformTable = keyof PlatformTables;
  * one tells its readers which project it touched (SQLite: temporary triggers,
  * sites/manifest-generation.ts; PostgreSQL: NOTIFY triggers, added by the migration that creates
  * the table). Blobs are left out: a blob row never changes, and one is only
- * deleted once no revision file names it.
+ * deleted once no manifest file names it. So are `manifests` and `manifest_files`: the edge reaches
+ * a manifest through a `revisions` row only, and a manifest never changes while one names it.
  */
 export const MANIFEST_TABLES = [
   "sites",
   "site_hosts",
   "revisions",
-  "revision_files",
   "revision_rules",
   "site_aliases",
 ] as const satisfies readonly PlatformTable[];

@@ -68,6 +68,8 @@ const PRIMARY_KEYS = {
   session_assets: ["session_id", "hash", "path"],
   session_hashes: ["session_id", "hash"],
   project_charges: ["project_slug"],
+  manifests: ["project_slug", "id"],
+  manifest_files: ["project_slug", "manifest_id", "path"],
   sites: ["project_slug"],
   site_hosts: ["hostname"],
 } as const satisfies { [T in PlatformTable]?: readonly (keyof PlatformTables[T])[] };
@@ -86,9 +88,11 @@ const CURRENT = Object.fromEntries(
 );
 const INDEXES = [
   "blobs_pack",
+  "manifest_files_hash",
+  "manifest_files_project_hash",
+  "manifests_base",
+  "manifests_digest",
   "project_charges_client",
-  "revision_files_hash",
-  "revision_files_project_hash",
   "session_assets_hash",
   "session_blobs_hash",
   "site_hosts_project",

@@ -1,12 +1,15 @@
 import { type Kysely, sql } from "kysely";
 import type { PlatformTable } from "../../platform-tables.js";
 
+/** A table the notify triggers were installed on: today's, or one a later migration dropped. */
+type NotifiedTable = PlatformTable | "revision_files";
+
 /**
  * Makes every write of `table` notify the edges of every process, with no project named (what
  * 0002_manifest_notify and 0004_site_aliases installed; 0008 replaced it): kept as shipped, since
  * those migrations call it.
  */
-export async function notifyManifestWrites(db: Kysely<unknown>, table: PlatformTable): Promise<void> {
+export async function notifyManifestWrites(db: Kysely<unknown>, table: NotifiedTable): Promise<void> {
   await sql
     .raw(
       `CREATE TRIGGER ${table}_notify AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
@@ -25,7 +28,7 @@ export async function notifyManifestWrites(db: Kysely<unknown>, table: PlatformT
  */
 export async function notifyManifestWritesByProject(
   db: Kysely<unknown>,
-  table: PlatformTable,
+  table: NotifiedTable,
 ): Promise<void> {
   const triggers = [
     ["inserted", "INSERT", "REFERENCING NEW TABLE AS new_rows"],

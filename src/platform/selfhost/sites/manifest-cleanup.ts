@@ -1,0 +1,58 @@
+import { sql } from "kysely";
+import type { Pacer } from "../../../shared/event-loop.js";
+import { type PlatformDatabase, rowsOf } from "../state/platform-db.js";
+import { deleteInSlices, type KeyedRows } from "../state/sliced-delete.js";
+import { ROWS_PER_SLICE } from "../sessions/session-rows.js";
+
+/*
+ * A manifest goes once no revision names it and no delta has it for base: after a prune, a publish
+ * that failed (what it staged), or a crash between staging and publishing (found by the next
+ * cleanup). Its files go first, in slices paced by the pacer, then its row, so a crash between
+ * leaves a row the next cleanup finds. Callers hold the project's lock (publishes take turns).
+ */
+
+/** Deletes the project's manifests that nothing names (a delta's base once its last delta went). */
+export async function deleteUnreferencedManifests(
+  database: PlatformDatabase,
+  projectSlug: string,
+  pacer: Pacer,
+): Promise<void> {
+  for (;;) {
+    const doomed = await rowsOf(
+      database.db,
+      sql<{ id: string }>`SELECT m.id FROM manifests m WHERE m.project_slug = ${projectSlug}
+        AND NOT EXISTS (SELECT 1 FROM revisions r WHERE r.project_slug = m.project_slug AND r.manifest_id = m.id)
+        AND NOT EXISTS (SELECT 1 FROM manifests d WHERE d.project_slug = m.project_slug AND d.base_id = m.id)`,
+    );
+    if (doomed.length === 0) return;
+    for (const { id } of doomed) {
+      const rows: KeyedRows = {
+        table: "manifest_files",
+        scope: [
+          ["project_slug", projectSlug],
+          ["manifest_id", id],
+        ],
+        key: ["path"],
+      };
+      await deleteInSlices(database, rows, ROWS_PER_SLICE, pacer);
+      await sql`DELETE FROM manifests WHERE project_slug = ${projectSlug} AND id = ${id}`.execute(
+        database.db,
+      );
+    }
+  }
+}
+
+/** Removes every manifest of a project: call once its `revisions` rows are gone. */
+export async function deleteProjectManifests(
+  database: PlatformDatabase,
+  projectSlug: string,
+  pacer: Pacer,
+): Promise<void> {
+  const rows: KeyedRows = {
+    table: "manifest_files",
+    scope: [["project_slug", projectSlug]],
+    key: ["manifest_id", "path"],
+  };
+  await deleteInSlices(database, rows, ROWS_PER_SLICE, pacer);
+  await sql`DELETE FROM manifests WHERE project_slug = ${projectSlug}`.execute(database.db);
+}

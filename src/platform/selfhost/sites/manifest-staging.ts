@@ -1,0 +1,130 @@
+import { sql } from "kysely";
+import { generateOpaqueId } from "../../../core/ids.js";
+import type { Pacer } from "../../../shared/event-loop.js";
+import { type Executor, firstOf, type PlatformDatabase } from "../state/platform-db.js";
+import { writeDelta, writeWhole } from "./manifest-rows.js";
+
+/*
+ * Manifests stored once (issue 32). A revision names a manifest of its project; a publish whose
+ * manifest digest the project has already (a preview or redeploy of unchanged files) names that
+ * one and writes no file row. Otherwise the new manifest is written as a delta of the project's
+ * full manifest (its production revision's, else its latest) when the delta (paths added or
+ * changed, and a tombstone per path removed) is at most MAX_DELTA (manifest-rows.ts) of the base's
+ * files, else whole. A delta's base is always a full manifest, so a lookup reads at most two rows.
+ * Why base and delta rather than a tree of per-folder manifests: ARCHITECTURE.md ("Manifests
+ * stored once"). The digest names path, hash and size: a manifest shared keeps the media types of
+ * its first publish (as an unchanged redeploy by digest keeps production's).
+ *
+ * A manifest's rows are written before the revision that names it (in slices on SQLite), its
+ * `file_count` NULL until the publish's transaction completes it: an incomplete one is never shared
+ * nor a base, and goes with the next cleanup (manifest-cleanup.ts). Publishes of a project take
+ * turns (the API's project lock), so no other writes or deletes the project's manifests meanwhile.
+ */
+
+/** The manifest a publish names: one the project had, or one written now (to complete at publish). */
+export interface StagedManifest {
+  id: string;
+  /**
+   * The charge of its rows (`revisions.row_bytes`, quota-charges.ts): as if each revision owned a
+   * row per path, shared or a delta (an upper bound of what it stores, contract §1).
+   */
+  rowBytes: number;
+  /** Written now: what the publish's transaction records (`completeManifest`). */
+  fresh?: { digest: string | null; baseId: string | null; fileCount: number };
+}
+
+/** Finds the session's manifest among the project's, or writes it (a delta of a full one when small). */
+export async function stageManifest(
+  database: PlatformDatabase,
+  target: { projectSlug: string; sessionId: string; now: number },
+  pacer: Pacer,
+): Promise<StagedManifest> {
+  const { projectSlug, sessionId } = target;
+  const db = database.db;
+  const session = await firstOf(
+    db,
+    sql<{
+      manifest_digest: string | null;
+    }>`SELECT manifest_digest FROM upload_sessions WHERE id = ${sessionId}`,
+  );
+  const digest = session?.manifest_digest ?? null;
+  if (digest !== null) {
+    const known = await firstOf(
+      db,
+      sql<{ id: string; row_bytes: number | string }>`SELECT id, row_bytes FROM manifests
+        WHERE project_slug = ${projectSlug} AND digest = ${digest} AND file_count IS NOT NULL`,
+    );
+    if (known) return { id: known.id, rowBytes: Number(known.row_bytes) };
+  }
+  const counted = await firstOf(
+    db,
+    sql<{ n: number | string }>`SELECT COUNT(*) AS n FROM session_assets WHERE session_id = ${sessionId}`,
+  );
+  const fileCount = Number(counted!.n);
+  const id = generateOpaqueId();
+  const base = await baseOf(db, projectSlug);
+  await sql`INSERT INTO manifests (project_slug, id, digest, base_id, file_count, created_at)
+    VALUES (${projectSlug}, ${id}, NULL, ${base?.id ?? null}, NULL, ${target.now})`.execute(db);
+  const manifest = { projectSlug, sessionId, id, rowBytes: 0 };
+  const delta = base && (await writeDelta(database, manifest, base, pacer));
+  if (base !== undefined && delta === 0) {
+    // The base itself (a session listed in another order, or prepared without a digest).
+    await sql`DELETE FROM manifests WHERE project_slug = ${projectSlug} AND id = ${id}`.execute(db);
+    return { id: base.id, rowBytes: manifest.rowBytes };
+  }
+  if (base !== undefined && delta !== undefined) {
+    return { id, rowBytes: manifest.rowBytes, fresh: { digest, baseId: base.id, fileCount } };
+  }
+  manifest.rowBytes = 0;
+  await writeWhole(database, manifest, pacer);
+  return { id, rowBytes: manifest.rowBytes, fresh: { digest, baseId: null, fileCount } };
+}
+
+/** Records a manifest written for the publish as complete (in the publish's transaction). */
+export async function completeManifest(
+  trx: Executor,
+  projectSlug: string,
+  staged: StagedManifest,
+): Promise<void> {
+  if (staged.fresh === undefined) return;
+  const { digest, baseId, fileCount } = staged.fresh;
+  await sql`UPDATE manifests SET digest = ${digest}, base_id = ${baseId}, file_count = ${fileCount},
+      row_bytes = ${staged.rowBytes} WHERE project_slug = ${projectSlug} AND id = ${staged.id}`.execute(trx);
+}
+
+/** The full manifest a new one is a delta of: production's (or its base), else the latest full one. */
+async function baseOf(
+  db: Executor,
+  projectSlug: string,
+): Promise<{ id: string; fileCount: number } | undefined> {
+  const production = await firstOf(
+    db,
+    sql<{ id: string; file_count: number | string }>`SELECT b.id, b.file_count FROM sites s
+      JOIN revisions r ON r.project_slug = s.project_slug AND r.revision_id = s.revision_id
+      JOIN manifests m ON m.project_slug = r.project_slug AND m.id = r.manifest_id
+      JOIN manifests b ON b.project_slug = m.project_slug AND b.id = COALESCE(m.base_id, m.id)
+      WHERE s.project_slug = ${projectSlug} AND b.file_count IS NOT NULL`,
+  );
+  const row =
+    production ??
+    (await firstOf(
+      db,
+      sql<{ id: string; file_count: number | string }>`SELECT id, file_count FROM manifests
+        WHERE project_slug = ${projectSlug} AND base_id IS NULL AND file_count IS NOT NULL
+        ORDER BY created_at DESC, id DESC LIMIT 1`,
+    ));
+  return row && { id: row.id, fileCount: Number(row.file_count) };
+}
+
+/** Whether the project has the revision published (its `revisions` row). */
+export async function isPublished(
+  database: PlatformDatabase,
+  projectSlug: string,
+  revisionId: string,
+): Promise<boolean> {
+  const row = await firstOf(
+    database.db,
+    sql`SELECT 1 AS published FROM revisions WHERE project_slug = ${projectSlug} AND revision_id = ${revisionId}`,
+  );
+  return row !== undefined;
+}
