@@ -36,6 +36,7 @@ export async function openPlatformParts(
     uploadJwtSecret: config.uploadJwtSecret,
     bucketLimits: { maxBytes: config.bucketMaxBytes, maxFiles: config.bucketMaxFiles },
     maxAssetBytes: config.maxAssetBytes,
+    hashThreads: config.uploadHashThreads,
     storage: {
       projectQuotaBytes: config.projectQuotaBytes,
       pendingQuotaBytes: config.pendingQuotaBytes,
@@ -52,5 +53,5 @@ export async function openPlatformParts(
     metrics,
     postgres: platformPostgres(config),
   });
-  return { platform: local.platform, local, close: () => local.platform.close() };
+  return { platform: local.platform, local, close: () => local.close() };
 }
