@@ -30,8 +30,10 @@ export class Base64PartSink implements PartSink {
   async write(chunk: Buffer): Promise<void> {
     const quads = this.quads.take(chunk);
     if (quads === undefined) return;
-    const bytes = decodeQuads(quads, this.hasher, this.size, this.maxBytes);
+    const { bytes, canonical } = decodeQuads(quads, this.size, this.maxBytes);
     this.size += bytes.length;
+    // Canonical text is hashed as it came, as bytes: no string is made of it again.
+    this.hasher.updateBase64(canonical ? quads : bytes.toString("base64"));
     if (this.target) await this.target.append(bytes);
   }
 

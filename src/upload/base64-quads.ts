@@ -1,4 +1,3 @@
-import type { AssetHasher } from "../core/asset-hash.js";
 import { PartContentError } from "./part-content-error.js";
 
 const NOT_BASE64 = /[^A-Za-z0-9+/=]/;
@@ -6,11 +5,7 @@ const EMPTY = Buffer.alloc(0);
 const EQUALS = 0x3d;
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-/**
- * Cuts a part's base64 text, as it comes in chunks, into whole quads: the cheap half of receiving
- * a part, done where the part is parsed. The decoding and hashing (`decodeQuads`) may run on
- * another thread.
- */
+/** Cuts a part's base64 text, as it comes in chunks, into whole quads for `decodeQuads`. */
 export class Base64Quads {
   /** The last 0 to 3 bytes of text, short of a whole quad. */
   private carry: Buffer = EMPTY;
@@ -36,23 +31,23 @@ export class Base64Quads {
 }
 
 /**
- * Decodes whole quads, refuses them once the part (`sizeBefore` bytes so far) would exceed
- * `maxBytes`, and feeds the hash the canonical base64 of the decoded bytes, so that non-canonical
- * padding cannot pass other content off under a hash. Returns the decoded bytes.
+ * Decodes whole quads, refusing them once the part (`sizeBefore` bytes so far) would exceed
+ * `maxBytes`, or when they are not base64 for a reason other than their padding bits. `canonical`
+ * says whether the text is the canonical base64 of `bytes`: then it can be hashed as it came; else
+ * the hash takes the canonical base64 of `bytes`, so that non-canonical padding cannot pass other
+ * content off under a hash.
  */
-export function decodeQuads(quads: Buffer, hasher: AssetHasher, sizeBefore: number, maxBytes: number): Buffer {
+export function decodeQuads(
+  quads: Buffer,
+  sizeBefore: number,
+  maxBytes: number,
+): { bytes: Buffer; canonical: boolean } {
   const bytes = Buffer.from(quads.toString("latin1"), "base64");
   if (sizeBefore + bytes.length > maxBytes) throw new PartContentError(`content exceeds ${maxBytes} bytes`);
-  // Canonical text is hashed as it came, as bytes: no string is made of it again. Anything else
-  // (rare: only a broken or hostile client sends it) is refused or hashed as its canonical form.
-  if (isCanonical(quads, bytes.length)) {
-    hasher.updateBase64(quads);
-  } else {
-    const canonical = bytes.toString("base64");
-    checkBase64(quads.toString("latin1"));
-    hasher.updateBase64(canonical);
-  }
-  return bytes;
+  // Anything not canonical is rare: only a broken or hostile client sends it.
+  const canonical = isCanonical(quads, bytes.length);
+  if (!canonical) checkBase64(quads.toString("latin1"));
+  return { bytes, canonical };
 }
 
 /**

@@ -90,7 +90,7 @@ export class BucketReceiver {
     const pack = held ? undefined : (this.pack ??= storage.startPack());
     this.partStart = pack?.length;
     const { path, size: declaredSize } = asset;
-    const sink = (this.part = await this.decoders.open(pack, maxAssetBytes));
+    const sink = (this.part = await this.decoders.open(pack, maxAssetBytes, declaredSize));
     return {
       write: (chunk) => sink.write(chunk),
       end: async () => {

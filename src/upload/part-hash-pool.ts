@@ -2,35 +2,49 @@ import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { workerScript } from "../shared/worker-script.js";
 import type { FromHashThread, ToHashThread } from "./part-hash-messages.js";
-import { PartContentError } from "./part-content-error.js";
 
 /** The default of UPLOAD_HASH_THREADS: the cores beside the main thread, at most two. */
 export function defaultHashThreads(): number {
   return Math.max(0, Math.min(2, availableParallelism() - 1));
 }
 
-/** One part on a hashing thread: chunks go in order, their decoded bytes and then the hash come back. */
+/**
+ * Bytes sent to a thread and not yet hashed past which a part waits: memory stays bounded when
+ * the threads fall behind (many uploads at once), and nobody waits while they keep up.
+ */
+const MAX_PENDING_BYTES = 8 * 1024 * 1024;
+
+/** Decoded bytes of a part sent to its thread in one message. */
+const BATCH_BYTES = 512 * 1024;
+
+/** One part on a hashing thread: its decoded bytes go in order, and its hash comes back at the end. */
 export interface LaneChannel {
-  /** Sends whole base64 quads, in a buffer of their own (transferred); resolves with their bytes. */
-  decode(quads: Uint8Array): Promise<Uint8Array>;
-  /** Ends the part; resolves with its asset hash once every chunk before was decoded. */
+  /** Hands decoded bytes over (unchanged by the caller after); resolves when the thread has room for more. */
+  hash(bytes: Uint8Array): Promise<void> | undefined;
+  /** Ends the part; resolves with its asset hash. */
   finish(extension: string): Promise<string>;
-  /** Forgets the part (its bucket was refused): what is pending is rejected, the thread frees it. */
+  /** Forgets the part (its bucket was refused). */
   drop(): void;
 }
 
-type Waiter = { resolve: (value: never) => void; reject: (error: Error) => void };
+interface Lane {
+  failure?: Error;
+  done?: { resolve: (hash: string) => void; reject: (error: Error) => void };
+}
 
 interface Thread {
   worker: Worker;
-  lanes: Map<number, Waiter[]>;
+  lanes: Map<number, Lane>;
+  /** Bytes sent and not acknowledged as hashed. */
+  pending: number;
+  waitingForRoom: (() => void)[];
 }
 
 /**
  * The upload service's hashing threads (UPLOAD_HASH_THREADS): started when a part first needs one
- * and never more than `size`, each part on the thread with the fewest parts. They keep no process
- * alive, and `close` stops them. A thread that dies fails its parts (the request answers 500) and
- * the next part starts another.
+ * and never more than `size`, each part on the thread with the fewest parts. An idle thread keeps
+ * no process alive, and `close` stops them. A thread that dies fails its parts (the request
+ * answers 500) and the next part starts another.
  */
 export class PartHashPool {
   private readonly threads: Thread[] = [];
@@ -51,29 +65,55 @@ export class PartHashPool {
     return this.threads.length;
   }
 
-  /** Opens a lane for one part of at most `maxBytes` decoded bytes. */
-  lane(maxBytes: number): LaneChannel {
+  /** Opens a lane for one part. */
+  lane(): LaneChannel {
     if (this.closed) throw new Error("the hashing pool is closed");
     const thread = this.pick();
     const id = this.nextLane++;
-    const waiters: Waiter[] = [];
-    thread.lanes.set(id, waiters);
+    const lane: Lane = {};
+    // A thread with parts keeps the process running until they are answered; an idle one does not.
+    if (thread.lanes.size === 0) thread.worker.ref();
+    thread.lanes.set(id, lane);
     const send = (message: ToHashThread, transfer: ArrayBuffer[] = []) =>
       thread.worker.postMessage(message, transfer);
-    const ask = <T>(message: ToHashThread, transfer?: ArrayBuffer[]) =>
-      new Promise<T>((resolve, reject) => {
-        if (!thread.lanes.has(id)) return reject(new Error("the part's hashing lane is closed"));
-        waiters.push({ resolve: resolve as (value: never) => void, reject });
-        send(message, transfer);
-      });
-    send({ lane: id, open: { maxBytes } });
+    // Bytes gathered for the next message: one message per BATCH_BYTES, not one per body chunk (a
+    // postMessage cost the main thread about as much as hashing the chunk would have), copied into
+    // one new buffer that is transferred: the decoded chunks' own buffers took longer to transfer
+    // than to copy.
+    let batch: Uint8Array[] = [];
+    let batched = 0;
+    let posted = false;
+    const post = (end?: string) => {
+      const bytes = Buffer.allocUnsafeSlow(batched);
+      let at = 0;
+      for (const piece of batch) {
+        bytes.set(piece, at);
+        at += piece.byteLength;
+      }
+      thread.pending += batched;
+      batch = [];
+      batched = 0;
+      posted = true;
+      send({ lane: id, bytes: [bytes], end }, [bytes.buffer]);
+    };
     return {
-      decode: (quads) => ask<Uint8Array>({ lane: id, quads }, [quads.buffer as ArrayBuffer]),
-      finish: (extension) => ask<string>({ lane: id, end: extension }),
+      hash: (bytes) => {
+        if (lane.failure) throw lane.failure;
+        batch.push(bytes);
+        batched += bytes.byteLength;
+        if (batched < BATCH_BYTES) return undefined;
+        post();
+        if (thread.pending <= MAX_PENDING_BYTES) return undefined;
+        return new Promise<void>((resolve) => thread.waitingForRoom.push(resolve));
+      },
+      finish: (extension) =>
+        new Promise<string>((resolve, reject) => {
+          if (lane.failure) return reject(lane.failure);
+          lane.done = { resolve, reject };
+          post(extension);
+        }),
       drop: () => {
-        if (!thread.lanes.delete(id)) return;
-        send({ lane: id, drop: true });
-        for (const waiter of waiters.splice(0)) waiter.reject(new Error("the part was dropped"));
+        if (release(thread, id) && posted) send({ lane: id, drop: true });
       },
     };
   }
@@ -95,41 +135,46 @@ export class PartHashPool {
 
   private start(): Thread {
     const worker = new Worker(this.script);
-    // Never what keeps a process running: at shutdown it stops with the process.
-    worker.unref();
-    const thread: Thread = { worker, lanes: new Map() };
+    const thread: Thread = { worker, lanes: new Map(), pending: 0, waitingForRoom: [] };
     this.threads.push(thread);
     worker.on("message", (message: FromHashThread) => this.answer(thread, message));
     const fail = (reason: string) => {
       const at = this.threads.indexOf(thread);
       if (at !== -1) this.threads.splice(at, 1);
-      for (const waiters of thread.lanes.values()) {
-        for (const waiter of waiters.splice(0)) waiter.reject(new Error(reason));
-      }
+      for (const lane of thread.lanes.values()) failLane(lane, new Error(reason));
       thread.lanes.clear();
+      for (const resume of thread.waitingForRoom.splice(0)) resume();
     };
     worker.on("error", (error) => fail(`a hashing thread failed: ${error.message}`));
     worker.on("exit", (code) => fail(`a hashing thread stopped (exit code ${code})`));
+    // Idle, never what keeps a process running (after the listeners: adding one refs it again).
+    worker.unref();
     return thread;
   }
 
   private answer(thread: Thread, message: FromHashThread): void {
-    const waiters = thread.lanes.get(message.lane);
-    // A dropped lane's late answers are ignored.
-    if (waiters === undefined) return;
-    if ("error" in message) {
-      thread.lanes.delete(message.lane);
-      const error = message.content ? new PartContentError(message.error) : new Error(message.error);
-      for (const waiter of waiters.splice(0)) waiter.reject(error);
-      return;
+    thread.pending -= message.acked;
+    if (thread.pending <= MAX_PENDING_BYTES) {
+      for (const resume of thread.waitingForRoom.splice(0)) resume();
     }
-    const waiter = waiters.shift();
-    if ("hash" in message) {
-      thread.lanes.delete(message.lane);
-      this.partsHashed++;
-      waiter?.resolve(message.hash as never);
-    } else {
-      waiter?.resolve(Buffer.from(message.bytes.buffer, message.bytes.byteOffset, message.bytes.byteLength) as never);
-    }
+    if (!("lane" in message)) return;
+    const lane = thread.lanes.get(message.lane);
+    // A dropped lane's late answer is ignored.
+    if (lane === undefined || !release(thread, message.lane)) return;
+    if ("error" in message) return failLane(lane, new Error(message.error));
+    this.partsHashed++;
+    lane.done?.resolve(message.hash);
   }
+}
+
+/** Forgets a lane of `thread`; false when it was gone already. */
+function release(thread: Thread, id: number): boolean {
+  if (!thread.lanes.delete(id)) return false;
+  if (thread.lanes.size === 0) thread.worker.unref();
+  return true;
+}
+
+function failLane(lane: Lane, error: Error): void {
+  lane.failure = error;
+  lane.done?.reject(error);
 }

@@ -1,56 +1,48 @@
 import { parentPort } from "node:worker_threads";
 import { AssetHasher } from "../core/asset-hash.js";
-import { decodeQuads } from "./base64-quads.js";
 import type { FromHashThread, ToHashThread } from "./part-hash-messages.js";
-import { PartContentError } from "./part-content-error.js";
 
-// A hashing thread of the upload service: decodes and hashes the parts (lanes) it is given, each
-// chunk in turn, and hands the decoded bytes back to be written to the pack.
+// A hashing thread of the upload service: hashes the parts (lanes) it is given, from their
+// decoded bytes, as the asset hash takes them (the canonical base64 of the bytes, then the
+// extension), and answers each part's hash at its end.
 
-interface Lane {
-  hasher: AssetHasher;
-  size: number;
-  maxBytes: number;
-}
+/** Hashed bytes the thread acknowledges at least every this many (as well as with each hash). */
+const ACK_BYTES = 1024 * 1024;
 
 const port = parentPort;
 if (port !== null) {
-  const lanes = new Map<number, Lane>();
+  const lanes = new Map<number, AssetHasher>();
   // Hashers of ended lanes, reused: a WebAssembly one is costly to make.
   const spare: AssetHasher[] = [];
-  const reply = (message: FromHashThread, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
+  let unacked = 0;
+  const acked = () => {
+    const bytes = unacked;
+    unacked = 0;
+    return bytes;
+  };
   const release = (id: number) => {
-    const lane = lanes.get(id);
+    const hasher = lanes.get(id);
     lanes.delete(id);
-    if (lane) spare.push(lane.hasher);
+    if (hasher) spare.push(hasher);
   };
 
   const handle = async (message: ToHashThread): Promise<void> => {
-    if ("open" in message) {
-      const hasher = spare.pop() ?? (await AssetHasher.create());
-      lanes.set(message.lane, { hasher: hasher.reset(), size: 0, maxBytes: message.open.maxBytes });
-      return;
-    }
     if ("drop" in message) return release(message.lane);
-    // A lane refused already: what was sent before the refusal came back is dropped.
-    const lane = lanes.get(message.lane);
-    if (lane === undefined) return;
-    try {
-      if ("quads" in message) {
-        const { quads } = message;
-        const text = Buffer.from(quads.buffer, quads.byteOffset, quads.byteLength);
-        const bytes = owned(decodeQuads(text, lane.hasher, lane.size, lane.maxBytes));
-        lane.size += bytes.length;
-        reply({ lane: message.lane, bytes }, [bytes.buffer as ArrayBuffer]);
-      } else {
-        const hash = lane.hasher.finish(message.end);
-        release(message.lane);
-        reply({ lane: message.lane, hash });
-      }
-    } catch (error) {
+    let hasher = lanes.get(message.lane);
+    if (hasher === undefined) {
+      hasher = (spare.pop() ?? (await AssetHasher.create())).reset();
+      lanes.set(message.lane, hasher);
+    }
+    for (const bytes of message.bytes) {
+      hasher.updateBase64(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64"));
+      unacked += bytes.byteLength;
+    }
+    if (message.end !== undefined) {
+      const hash = hasher.finish(message.end);
       release(message.lane);
-      const content = error instanceof PartContentError;
-      reply({ lane: message.lane, error: error instanceof Error ? error.message : String(error), content });
+      port.postMessage({ lane: message.lane, hash, acked: acked() } satisfies FromHashThread);
+    } else if (unacked >= ACK_BYTES) {
+      port.postMessage({ acked: acked() } satisfies FromHashThread);
     }
   };
 
@@ -61,15 +53,11 @@ if (port !== null) {
       .then(() => handle(message))
       .catch((error: unknown) => {
         release(message.lane);
-        reply({ lane: message.lane, error: String(error), content: false });
+        port.postMessage({
+          lane: message.lane,
+          error: String(error),
+          acked: acked(),
+        } satisfies FromHashThread);
       });
   });
-}
-
-/** `bytes` in an ArrayBuffer of its own, which can be transferred (a small decode may share Node's pool). */
-function owned(bytes: Buffer): Uint8Array {
-  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) return bytes;
-  const copy = new Uint8Array(bytes.byteLength);
-  copy.set(bytes);
-  return copy;
 }
