@@ -15,7 +15,8 @@ import { loadavg } from "node:os";
 // a fresh server process receives the same sites' buckets, and the bench reads from /proc the CPU
 // its main thread (the event loop) and the whole process spent on the uploads alone, per MB of
 // content; rounds rotate the settings' order. Ratios are against 0, round by round.
-// `--rounds=N` (default 3), `--threads=0,1,2`.
+// `--rounds=N` (default 3), `--threads=0,1,2`; `--blake3=wasm` runs the servers on the WebAssembly
+// BLAKE3 (DEPLOY_BLAKE3=wasm: where the native module does not load), 4× slower to hash.
 
 const args = new Map(
   process.argv.slice(2).map((arg) => {
@@ -25,6 +26,7 @@ const args = new Map(
 );
 const rounds = Number(args.get("rounds") || 3);
 const settings = (args.get("threads") || "0,1,2").split(",").map(Number);
+const blake3: Record<string, string> = args.get("blake3") === "wasm" ? { DEPLOY_BLAKE3: "wasm" } : {};
 /** Buckets sent at once, as the client does. */
 const PARALLEL_BUCKETS = 2;
 
@@ -102,7 +104,7 @@ try {
     for (const threads of rotate(settings, round)) {
       const server = await startServerProcess({
         dataDir: join(root, `r${round}-t${threads}`),
-        env: { ...STORAGE_LIMITS_OFF, UPLOAD_HASH_THREADS: String(threads), LOG_LEVEL: "warn" },
+        env: { ...STORAGE_LIMITS_OFF, ...blake3, UPLOAD_HASH_THREADS: String(threads), LOG_LEVEL: "warn" },
       });
       try {
         await upload(server, WARM_UP.files);
@@ -124,7 +126,8 @@ try {
 
 const fixed = (value: number, digits = 1) => value.toFixed(digits);
 console.log(
-  `upload hashing threads, ${rounds} rounds (settings rotated), ${new Date().toISOString()}, ` +
+  `upload hashing threads, BLAKE3 ${args.get("blake3") === "wasm" ? "WebAssembly" : "native"}, ` +
+    `${rounds} rounds (settings rotated), ${new Date().toISOString()}, ` +
     `${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}, load before ${machine.loadBefore.join(" ")}, ` +
     `after ${loadavg()
       .map((value) => fixed(value, 2))

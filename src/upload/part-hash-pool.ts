@@ -1,11 +1,18 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
+import { type Blake3Backend, defaultBlake3Backend } from "../core/blake3.js";
 import { workerScript } from "../shared/worker-script.js";
 import type { FromHashThread, ToHashThread } from "./part-hash-messages.js";
 
-/** The default of UPLOAD_HASH_THREADS: the cores beside the main thread, at most two. */
-export function defaultHashThreads(): number {
-  return Math.max(0, Math.min(2, availableParallelism() - 1));
+/**
+ * The default of UPLOAD_HASH_THREADS: the cores beside the main thread, at most two, where BLAKE3
+ * is WebAssembly; none where it is native. Native BLAKE3 hashes a megabyte in under a millisecond,
+ * about what handing the bytes to a thread costs the main thread: there the threads saved the main
+ * thread nothing measurable and cost the process a quarter more CPU; with WebAssembly they saved
+ * the main thread 28-32% (BENCHMARKS.md, `npm run bench:upload-hash`).
+ */
+export function defaultHashThreads(backend: Blake3Backend = defaultBlake3Backend()): number {
+  return backend === "native" ? 0 : Math.max(0, Math.min(2, availableParallelism() - 1));
 }
 
 /**

@@ -11,8 +11,11 @@ import { THREAD_MIN_PART_BYTES } from "../../src/upload/part-decoder.js";
 import { PartHashPool } from "../../src/upload/part-hash-pool.js";
 import { UploadService } from "../../src/upload/upload-service.js";
 import { MemoryUploadStorage } from "../support/memory-upload-storage.js";
-import { multipartBody, type UploadPart } from "../support/multipart.js";
-import { tempDir } from "../support/server.js";
+import { createTestProject } from "../support/deploy-flow.js";
+import { edgeGet } from "../support/http.js";
+import { multipartBody, uploadBucket, type UploadPart } from "../support/multipart.js";
+import { startTestServer, tempDir } from "../support/server.js";
+import { completeDeploy, prepareFiles } from "../support/upload-flow.js";
 
 // The upload service with hashing threads (UPLOAD_HASH_THREADS > 0): the parts are decoded and
 // hashed on them, and what is kept or refused is what the main thread would keep or refuse.
@@ -75,14 +78,14 @@ describe("upload with hashing threads", () => {
     expect(IMAGE.length).toBeGreaterThanOrEqual(THREAD_MIN_PART_BYTES);
     expect(pool.partsHashed).toBe(1);
     expect(storage.blobs.get(hashes.page)).toEqual(PAGE);
-    expect(storage.blobs.get(hashes.image)).toEqual(IMAGE);
+    expect(storage.blobs.get(hashes.image)?.equals(IMAGE)).toBe(true);
   });
 
   it("receiveBucket: with UPLOAD_HASH_THREADS=0 (no pool) no thread hashes and the same bytes are kept", async () => {
     expect((await send([{ hash: hashes.image, bytes: IMAGE }], service(null))).status).toBe(202);
     expect(pool.partsHashed).toBe(0);
     expect(pool.running).toBe(0);
-    expect(storage.blobs.get(hashes.image)).toEqual(IMAGE);
+    expect(storage.blobs.get(hashes.image)?.equals(IMAGE)).toBe(true);
   });
 
   it("receiveBucket: a part whose bytes do not match its hash refuses the bucket 400 (10004), its pack discarded and nothing recorded", async () => {
@@ -125,7 +128,14 @@ describe("upload with hashing threads", () => {
     );
     const token = await tokens.sign(["upload"], "s1", ACCOUNT, new Date(NOW + 60_000));
     await expect(
-      service().receiveBucket({ accountId: ACCOUNT, token, contentType, body: [withText] }),
+      service().receiveBucket({
+        accountId: ACCOUNT,
+        token,
+        contentType,
+        body: (async function* () {
+          yield withText;
+        })(),
+      }),
     ).rejects.toMatchObject({
       status: 400,
       code: UploadErrorCode.badRequest,
@@ -180,5 +190,42 @@ describe("a process with hashing threads", () => {
     dir.cleanup();
     expect(code).toBe(0);
     expect(output.trim()).toBe(await hashAsset(Buffer.from("abc"), "/x.txt"));
+  });
+});
+
+describe("the server with UPLOAD_HASH_THREADS=2", () => {
+  it("upload: a large file is verified on a thread and deploys byte-exact; one whose bytes do not match is refused 400 (10004) and stays missing", async () => {
+    const server = await startTestServer({ uploadHashThreads: 2 });
+    try {
+      const p = await createTestProject(server.urls.api, "hash-threads");
+      const bytes = Buffer.from(Array.from({ length: 200_000 }, (_, i) => (i * 31) & 0xff));
+      const first = await prepareFiles(server.urls.api, p, { "/big.bin": bytes });
+      const hash = first.hashOf("/big.bin");
+      const other = Buffer.from(bytes);
+      other[150_000] = other[150_000]! ^ 1;
+      const refused = await uploadBucket(first.prepared.urls.upload, first.prepared.uploadJwt, [
+        { hash, bytes: other },
+      ]);
+      expect(refused.status).toBe(400);
+      expect(refused.body.errors[0].code).toBe(UploadErrorCode.hashMismatch);
+      const again = await prepareFiles(server.urls.api, p, { "/big.bin": bytes });
+      expect(again.prepared.buckets.flat()).toEqual([hash]);
+      const taken = await uploadBucket(again.prepared.urls.upload, again.prepared.uploadJwt, [
+        { hash, bytes },
+      ]);
+      expect(taken.status).toBe(201);
+      const deployed = await completeDeploy(
+        server.urls.api,
+        p,
+        again.prepared.deployId,
+        taken.body.result.jwt,
+      );
+      expect(deployed.status).toBe(200);
+      const served = await edgeGet(server.urls.edge, `${p.slug}.localhost`, "/big.bin");
+      expect(served.status).toBe(200);
+      expect(served.body.equals(bytes)).toBe(true);
+    } finally {
+      await server.stop();
+    }
   });
 });
