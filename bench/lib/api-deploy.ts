@@ -118,7 +118,7 @@ export async function deployFiles(
 }
 
 /** Uploads one bucket; returns the completion token when the service answers 201. */
-async function uploadBucket(
+export async function uploadBucket(
   url: string,
   jwt: string,
   parts: readonly { hash: string; bytes: Buffer }[],

@@ -187,3 +187,14 @@ export function cpuSeconds(pid: number): number {
   visit(pid);
   return ticks / CLOCK_TICKS;
 }
+
+/**
+ * CPU seconds (user and system) the main thread of a live process has used: in Node, the thread
+ * of the event loop, without its worker threads (a thread's /proc/<pid>/task/<tid>/stat; the main
+ * thread's id is the process's).
+ */
+export function mainThreadCpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}

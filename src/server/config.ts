@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { z } from "zod";
 import { MIB } from "../core/formats.js";
+import { defaultHashThreads } from "../upload/part-hash-pool.js";
 import { objectStoreSettings } from "./object-store-config.js";
 import { ALL_ROLES, parseRoles, rolesOnCloudflare } from "./roles.js";
 import { MIN_DATABASE_CONNECTIONS } from "./connection-budget.js";
@@ -83,6 +84,8 @@ const ENV = z.object({
   MAX_BODY_BYTES: count.default(32 * MIB),
   BUCKET_MAX_BYTES: count.default(50 * MIB),
   BUCKET_MAX_FILES: count.default(2_000),
+  // Unset: the cores beside the main thread, at most two (defaultHashThreads); 0 hashes on it.
+  UPLOAD_HASH_THREADS: count.max(64).optional(),
   CREATE_LIMIT_PER_ADDRESS: count.default(30),
   CREATE_LIMIT_PER_FINGERPRINT: count.default(10),
   CREATE_LIMIT_WINDOW_SECONDS: seconds.default(60),
@@ -210,6 +213,7 @@ function toConfig(env: z.infer<typeof ENV>, onCloudflare: boolean) {
     maxBodyBytes: env.MAX_BODY_BYTES,
     bucketMaxBytes: env.BUCKET_MAX_BYTES,
     bucketMaxFiles: env.BUCKET_MAX_FILES,
+    uploadHashThreads: env.UPLOAD_HASH_THREADS ?? defaultHashThreads(),
     createLimitPerAddress: env.CREATE_LIMIT_PER_ADDRESS,
     createLimitPerFingerprint: env.CREATE_LIMIT_PER_FINGERPRINT,
     createLimitWindowSeconds: env.CREATE_LIMIT_WINDOW_SECONDS,

@@ -47,6 +47,7 @@ export async function openPlatformParts(
     uploadJwtSecret: config.uploadJwtSecret,
     bucketLimits: { maxBytes: config.bucketMaxBytes, maxFiles: config.bucketMaxFiles },
     maxAssetBytes: config.maxAssetBytes,
+    hashThreads: config.uploadHashThreads,
     storage: {
       projectQuotaBytes: config.projectQuotaBytes,
       pendingQuotaBytes: config.pendingQuotaBytes,
@@ -66,5 +67,5 @@ export async function openPlatformParts(
     listenForManifest: deps.budget.listen > 0,
     ...(deps.outages && { outages: deps.outages }),
   });
-  return { platform: local.platform, local, close: () => local.platform.close() };
+  return { platform: local.platform, local, close: () => local.close() };
 }

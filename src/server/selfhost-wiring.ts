@@ -13,11 +13,14 @@ import {
   type SelfHostedStateOptions,
 } from "../platform/selfhost/index.js";
 import { createUploadApp } from "../upload/upload-app.js";
+import { PartHashPool } from "../upload/part-hash-pool.js";
 import { UploadService } from "../upload/upload-service.js";
 
 /** The self-hosted platform's settings and those of its two HTTP faces. */
 export interface SelfHostedPlatformOptions extends Omit<SelfHostedStateOptions, "log"> {
   maxAssetBytes: number;
+  /** Threads that decode and hash uploaded parts (UPLOAD_HASH_THREADS); 0 or absent: the main thread. */
+  hashThreads?: number;
   sitesDomain: string;
   edgeCacheBytes: number;
   logger: Logger;
@@ -36,6 +39,8 @@ export interface SelfHostedParts {
   uploadListener: ReturnType<typeof getRequestListener>;
   /** Request listener of the edge, which serves the published sites by Host. */
   edgeListener: EdgeHandler;
+  /** Stops the hashing threads, then closes the platform. */
+  close(): Promise<void>;
 }
 
 /**
@@ -55,12 +60,15 @@ export async function openSelfHostedPlatform(
       ...options.storage,
     },
   });
+  const hashThreads = options.hashThreads ?? 0;
+  const hashPool = hashThreads > 0 ? new PartHashPool(hashThreads) : undefined;
   const service = new UploadService({
     accountId: state.accountId,
     storage: new SelfHostedUploadStorage(state.upload),
     tokens: state.upload.tokens,
     maxAssetBytes: options.maxAssetBytes,
     maxFiles: options.bucketLimits.maxFiles,
+    hashPool,
     // A full bucket plus room for the multipart framing of up to maxFiles parts.
     maxRequestBytes: options.bucketLimits.maxBytes + options.bucketLimits.maxFiles * 512 + 1024 * 1024,
     now,
@@ -84,5 +92,9 @@ export async function openSelfHostedPlatform(
         else logger.error({ err: error, role: "edge" }, "edge request failed");
       },
     }),
+    close: async () => {
+      await hashPool?.close();
+      await state.platform.close();
+    },
   };
 }

@@ -1,7 +1,8 @@
-import { AssetHasher, hashExtension } from "../core/asset-hash.js";
+import { hashExtension } from "../core/asset-hash.js";
 import { ASSET_HASH } from "../core/formats.js";
-import { Base64PartSink } from "./base64-part.js";
 import type { PartHeaders, PartSink } from "./multipart.js";
+import { type PartDecoder, PartDecoders } from "./part-decoder.js";
+import type { PartHashPool } from "./part-hash-pool.js";
 import { PartLookup } from "./part-lookup.js";
 import { UploadError, UploadErrorCode, badRequest } from "./upload-errors.js";
 import type { PackDraft, ReceivedBucket, StoredBlob, UploadStorage } from "./upload-storage.js";
@@ -18,6 +19,8 @@ export interface BucketReceiverOptions {
   maxFiles: number;
   /** Milliseconds since the epoch. */
   now: () => number;
+  /** The hashing threads (UPLOAD_HASH_THREADS); without them parts are hashed on this thread. */
+  hashPool?: PartHashPool;
 }
 
 /**
@@ -35,7 +38,9 @@ export class BucketReceiver {
   private pack: PackDraft | undefined;
   // Where the part being received starts in the pack; undefined when its bytes are held already.
   private partStart: number | undefined;
-  private hasher: AssetHasher | undefined;
+  private decoders: PartDecoders | undefined;
+  // The part being received, dropped with the bucket when it is refused.
+  private part: PartDecoder | undefined;
   // The session's answers for the parts, read a run of hashes at a time (part-lookup.ts).
   private readonly parts: PartLookup;
 
@@ -85,17 +90,16 @@ export class BucketReceiver {
       if (declared !== undefined) this.mediaTypes.push({ hash, mediaType: declared });
       return discard;
     }
-    this.hasher ??= await AssetHasher.create();
+    this.decoders ??= new PartDecoders(this.options.hashPool);
     // Another project's content: verified for this session, and not stored a second time.
     const pack = held ? undefined : (this.pack ??= storage.startPack());
     this.partStart = pack?.length;
     const { path, size: declaredSize } = asset;
-    const sink = new Base64PartSink(this.hasher, pack, maxAssetBytes);
+    const sink = (this.part = await this.decoders.open(pack, maxAssetBytes, declaredSize));
     return {
       write: (chunk) => sink.write(chunk),
       end: async () => {
-        await sink.end();
-        if (sink.hash(hashExtension(path)) !== hash) {
+        if ((await sink.finish(hashExtension(path))) !== hash) {
           throw new UploadError(
             400,
             UploadErrorCode.hashMismatch,
@@ -115,6 +119,7 @@ export class BucketReceiver {
         if (this.partStart === undefined) this.alreadyHeld.push(hash);
         else this.stored.push({ hash, size: sink.size, offset: this.partStart });
         this.partStart = undefined;
+        this.part = undefined;
       },
     };
   }
@@ -123,6 +128,7 @@ export class BucketReceiver {
   async discard(): Promise<void> {
     const writer = this.pack;
     this.pack = undefined;
+    await this.part?.abandon();
     await writer?.discard();
   }
 

@@ -1,6 +1,6 @@
 import { ObjectStoreUnavailableError } from "../core/errors.js";
 import { isOutOfSpace } from "../shared/out-of-space.js";
-import { PartContentError } from "./base64-part.js";
+import { PartContentError } from "./part-content-error.js";
 import { BucketReceiver, type BucketReceiverOptions } from "./bucket-receiver.js";
 import { MultipartError, multipartBoundary, parseMultipart } from "./multipart.js";
 import {

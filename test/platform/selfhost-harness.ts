@@ -55,7 +55,7 @@ export async function openSelfHostedHarness(
     },
     async close() {
       await Promise.all([stop(upload.server), stop(edge.server)]);
-      await local.platform.close();
+      await local.close();
     },
   };
 }

@@ -1,5 +1,7 @@
+import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { defaultBlake3Backend } from "../../src/core/blake3.js";
 import { ConfigError, loadConfig } from "../../src/server/config.js";
 
 const MIB = 1024 * 1024;
@@ -63,6 +65,9 @@ describe("configuration: the environment read into settings", () => {
       maxBodyBytes: 32 * MIB,
       bucketMaxBytes: 50 * MIB,
       bucketMaxFiles: 2000,
+      // None with native BLAKE3 (installed here); with WebAssembly, the cores but one, at most two.
+      uploadHashThreads:
+        defaultBlake3Backend() === "native" ? 0 : Math.max(0, Math.min(2, availableParallelism() - 1)),
       createLimitPerAddress: 30,
       createLimitPerFingerprint: 10,
       createLimitWindowSeconds: 60,
@@ -129,6 +134,7 @@ describe("configuration: the environment read into settings", () => {
       MAX_BODY_BYTES: "21",
       BUCKET_MAX_BYTES: "22",
       BUCKET_MAX_FILES: "23",
+      UPLOAD_HASH_THREADS: "0",
       CREATE_LIMIT_PER_ADDRESS: "24",
       CREATE_LIMIT_PER_FINGERPRINT: "25",
       CREATE_LIMIT_WINDOW_SECONDS: "26",
@@ -195,6 +201,7 @@ describe("configuration: the environment read into settings", () => {
       maxBodyBytes: 21,
       bucketMaxBytes: 22,
       bucketMaxFiles: 23,
+      uploadHashThreads: 0,
       createLimitPerAddress: 24,
       createLimitPerFingerprint: 25,
       createLimitWindowSeconds: 26,

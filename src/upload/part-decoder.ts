@@ -1,0 +1,53 @@
+import { AssetHasher } from "../core/asset-hash.js";
+import { Base64PartSink, type PartTarget } from "./base64-part.js";
+import { HashLane } from "./hash-lane.js";
+import type { PartHashPool } from "./part-hash-pool.js";
+
+/**
+ * Parts declared smaller than this are hashed on this thread even with hashing threads: a thread
+ * costs a part three messages and a wake-up, more than hashing a few kilobytes (bench:upload-hash).
+ */
+export const THREAD_MIN_PART_BYTES = 64 * 1024;
+
+/** One part's base64 body being decoded, hashed and appended to its target. */
+export interface PartDecoder {
+  write(chunk: Buffer): Promise<void>;
+  /** Ends the part: resolves with its asset hash (`extension` is the path's, as the hash takes it). */
+  finish(extension: string): Promise<string>;
+  /** Decoded bytes so far; all of them once `finish` has resolved. */
+  readonly size: number;
+  /** Forgets the part, its bucket refused. */
+  abandon(): Promise<void>;
+}
+
+/**
+ * Where one bucket's parts are hashed: on the hashing threads when there is a pool (but small
+ * parts), else on this thread with one hasher for all the bucket's parts, a chunk at a time.
+ */
+export class PartDecoders {
+  private hasher: AssetHasher | undefined;
+
+  constructor(private readonly pool: PartHashPool | undefined) {}
+
+  /**
+   * Starts a part of at most `maxBytes` decoded bytes, appended to `target` when there is one; its
+   * manifest entry declared `declaredSize`.
+   */
+  async open(target: PartTarget | undefined, maxBytes: number, declaredSize: number): Promise<PartDecoder> {
+    if (this.pool !== undefined && declaredSize >= THREAD_MIN_PART_BYTES) {
+      return new HashLane(this.pool.lane(), target, maxBytes);
+    }
+    const sink = new Base64PartSink((this.hasher ??= await AssetHasher.create()), target, maxBytes);
+    return {
+      write: (chunk) => sink.write(chunk),
+      finish: async (extension) => {
+        await sink.end();
+        return sink.hash(extension);
+      },
+      get size() {
+        return sink.size;
+      },
+      abandon: async () => undefined,
+    };
+  }
+}
