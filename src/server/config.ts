@@ -10,6 +10,7 @@ import {
   type CloudflareSettings,
   cloudflareSettings,
 } from "../platform/cloudflare/env-settings.js";
+import { MAX_TIMER_MS } from "../shared/timer-delay.js";
 
 const port = z.coerce.number().int().min(0).max(65535);
 const seconds = z.coerce.number().positive();
@@ -75,7 +76,8 @@ const ENV = z.object({
   DOMAIN_LIMIT_PER_PROJECT: count.default(30),
   DOMAIN_LIMIT_PER_ADDRESS: count.default(60),
   DOMAIN_LIMIT_WINDOW_SECONDS: seconds.default(3600),
-  SWEEP_INTERVAL_SECONDS: seconds.default(60),
+  // A timer keeps at most 2^31 - 1 ms (24.8 days); beyond it Node fires it at once.
+  SWEEP_INTERVAL_SECONDS: seconds.max(Math.floor(MAX_TIMER_MS / 1000)).default(60),
   MAX_ASSETS: count.default(100_000),
   MAX_ASSET_BYTES: count.default(25 * MIB),
   // The paths of one manifest together: 100,000 paths of 168 bytes on average, where large real

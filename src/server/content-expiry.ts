@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { SelfHostedPlatform } from "../platform/selfhost/index.js";
+import { timerDelayMs } from "../shared/timer-delay.js";
 
 /**
  * Lets go of the copies this process keeps of content another process deleted (ranges of an
@@ -30,7 +31,7 @@ export function startContentExpiry(
       });
   };
   run();
-  const timer = setInterval(run, intervalSeconds * 1000);
+  const timer = setInterval(run, timerDelayMs(intervalSeconds));
   timer.unref();
   return { stop: () => clearInterval(timer) };
 }

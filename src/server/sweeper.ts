@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import { sweepExpired } from "../core/operations/index.js";
 import type { Services } from "../core/operations/services.js";
 import type { Metrics } from "../shared/observability/metrics.js";
+import { timerDelayMs } from "../shared/timer-delay.js";
 
 /** A turn lasts this share of the interval, so the holder's next tick finds it over despite timer jitter. */
 const TURN_SHARE = 0.9;
@@ -49,7 +50,7 @@ export function startSweeper(
       .finally(() => {
         sweeping = false;
       });
-  }, intervalSeconds * 1000);
+  }, timerDelayMs(intervalSeconds));
   timer.unref();
   return { stop: () => clearInterval(timer) };
 }
