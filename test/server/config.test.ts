@@ -240,6 +240,9 @@ describe("configuration: the environment read into settings", () => {
   it("loadConfig: PROJECT_TTL_SECONDS=0 is accepted (projects never expire); a negative one is refused", () => {
     expect(loadConfig({ PROJECT_TTL_SECONDS: "0" }).projectTtlSeconds).toBe(0);
     expect(refusal({ PROJECT_TTL_SECONDS: "-1" }).message).toMatch(/^PROJECT_TTL_SECONDS: /);
+  });
+
+  it("loadConfig: SWEEP_INTERVAL_SECONDS beyond what a timer keeps (2,147,483 s) is refused", () => {
     // A timer of a year would fire every millisecond: the interval stops at what a timer keeps.
     expect(refusal({ SWEEP_INTERVAL_SECONDS: "31536000" }).message).toMatch(/^SWEEP_INTERVAL_SECONDS: /);
     expect(loadConfig({ SWEEP_INTERVAL_SECONDS: "2147483" }).sweepIntervalSeconds).toBe(2_147_483);
