@@ -61,7 +61,10 @@ function framesOf(chunks: Chunk[]): Frame[] {
 function shownBytes(text: string): { bytes: number; within: number } {
   const [, value, unit] = /^([\d.]+) (B|KiB|MiB)$/.exec(text)!;
   const scale = { B: 1, KiB: KIB, MiB: KIB * KIB }[unit as "B" | "KiB" | "MiB"];
-  return { bytes: Number(value) * scale, within: unit === "B" ? 0.5 : 0.05 * scale };
+  // Half a shown step either way; a value exactly half a step off (1.25 MiB shown as 1.3) is on the
+  // bound, which the float products 1.3 * 2^20 and 0.05 * 2^20 miss by 1e-10: a billionth of slack.
+  const within = unit === "B" ? 0.5 : 0.05 * scale * (1 + 1e-9);
+  return { bytes: Number(value) * scale, within };
 }
 
 /** A counted frame: `Label [bar] files/total files · bytes/total[ · rate][ · ETA …]`. */
