@@ -27,4 +27,4 @@ VOLUME /data
 EXPOSE 8787 8788 8080
 # The server itself, not `npm start`: no npm process between it and the container's signals, and
 # dist/ was built at install.
-CMD ["node", "dist/server/main.js"]
+CMD ["node", "--max-semi-space-size=4", "dist/server/main.js"]

@@ -30,27 +30,34 @@ export const STORAGE_LIMITS_OFF = {
   MIN_FREE_BYTES: "0",
 };
 
+/** The node flags `deploy-server` starts with (SERVER_NODE_FLAGS in src/server/heap-growth.ts). */
+const SERVER_NODE_FLAGS = ["--max-semi-space-size=4"];
+
 let starts = 0;
 const LISTENING = /^(api|upload|edge)\s+listening on (http:\/\/\S+)/gm;
 
-/** Starts `node dist/server/main.js` on free ports with a fresh DATA_DIR; its log goes to a file. */
+/** Starts `node --max-semi-space-size=4 dist/server/main.js`, as `deploy-server` runs, on free ports with a fresh DATA_DIR; its log goes to a file. */
 export async function startServerProcess(options: ServerProcessOptions): Promise<ServerProcess> {
   mkdirSync(options.dataDir, { recursive: true });
   // One log per start: a server restarted on the same data must not be read from the last one's log.
   const logFile = `${options.dataDir}.${++starts}.log`;
-  const child = startChild(process.execPath, [...(options.nodeArgs ?? []), SERVER_MAIN], {
-    env: {
-      HOST: "127.0.0.1",
-      PORT: "0",
-      UPLOAD_PORT: "0",
-      EDGE_PORT: "0",
-      METRICS_PORT: "0",
-      SITES_DOMAIN: "localhost",
-      DATA_DIR: options.dataDir,
-      ...options.env,
+  const child = startChild(
+    process.execPath,
+    [...SERVER_NODE_FLAGS, ...(options.nodeArgs ?? []), SERVER_MAIN],
+    {
+      env: {
+        HOST: "127.0.0.1",
+        PORT: "0",
+        UPLOAD_PORT: "0",
+        EDGE_PORT: "0",
+        METRICS_PORT: "0",
+        SITES_DOMAIN: "localhost",
+        DATA_DIR: options.dataDir,
+        ...options.env,
+      },
+      logFile,
     },
-    logFile,
-  });
+  );
   const urls = await waitForUrls(child, logFile);
   return {
     urls,

@@ -1,5 +1,9 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { limitHeapGrowth } from "./heap-growth.js";
+import { limitHeapGrowth, SERVER_NODE_FLAGS } from "./heap-growth.js";
+
+const root = new URL("../../", import.meta.url);
+const read = (path: string) => readFileSync(new URL(path, root), "utf8");
 
 describe("limitHeapGrowth", () => {
   it("limitHeapGrowth: sets V8's heap growth when the operator gave none", () => {
@@ -25,5 +29,16 @@ describe("limitHeapGrowth", () => {
       if (saved === undefined) delete process.env.NODE_OPTIONS;
       else process.env.NODE_OPTIONS = saved;
     }
+  });
+
+  it("SERVER_NODE_FLAGS: the binary, npm start and the image's command all pass them to node", () => {
+    const flags = SERVER_NODE_FLAGS.join(" ");
+    expect(read("bin/deploy-server.js").split("\n")[0]).toBe(`#!/usr/bin/env -S node ${flags}`);
+    const start = (JSON.parse(read("package.json")) as { scripts: { start: string } }).scripts.start;
+    expect(start).toBe(`node ${flags} scripts/start.mjs`);
+    const command = read("Dockerfile").match(/^CMD (.*)$/m)?.[1];
+    expect(command).toBe(
+      JSON.stringify(["node", ...SERVER_NODE_FLAGS, "dist/server/main.js"]).replaceAll(",", ", "),
+    );
   });
 });
