@@ -97,7 +97,11 @@ export async function fillManifests(db: Kysely<unknown>, options: BackfillOption
     const ended = rows.length < sliceRows;
     if (ended && open) filled.push(manifestOf(open.row, open.entries));
     await options.inSlice(async (trx) => {
-      if (last) await copyFiles(trx, sql`${after} AND ${key} <= (${last.project_slug}, ${last.revision_id}, ${last.path})`);
+      if (last)
+        await copyFiles(
+          trx,
+          sql`${after} AND ${key} <= (${last.project_slug}, ${last.revision_id}, ${last.path})`,
+        );
       await recordManifests(trx, filled);
     });
     if (ended) break;
@@ -145,7 +149,8 @@ async function recordManifests(db: Kysely<unknown>, filled: Filled[]): Promise<v
   for (let start = 0; start < filled.length; start += MANIFESTS_PER_STATEMENT) {
     const slice = filled.slice(start, start + MANIFESTS_PER_STATEMENT);
     const values = slice.map(
-      (m) => sql`(${m.projectSlug}, ${m.id}, ${m.digest}, NULL, ${m.fileCount}, ${m.rowBytes}, ${m.createdAt})`,
+      (m) =>
+        sql`(${m.projectSlug}, ${m.id}, ${m.digest}, NULL, ${m.fileCount}, ${m.rowBytes}, ${m.createdAt})`,
     );
     await sql`INSERT INTO manifests (project_slug, id, digest, base_id, file_count, row_bytes, created_at)
       VALUES ${sql.join(values)} ON CONFLICT (project_slug, id) DO NOTHING`.execute(db);
@@ -163,6 +168,11 @@ async function fillEmpty(db: Kysely<unknown>, options: BackfillOptions, sliceRow
         WHERE manifest_id IS NULL ORDER BY project_slug, revision_id LIMIT ${sliceRows}`.execute(db)
     ).rows;
     if (rows.length === 0) return;
-    await options.inSlice((trx) => recordManifests(trx, rows.map((row) => manifestOf(row, []))));
+    await options.inSlice((trx) =>
+      recordManifests(
+        trx,
+        rows.map((row) => manifestOf(row, [])),
+      ),
+    );
   }
 }
