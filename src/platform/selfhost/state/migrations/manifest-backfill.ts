@@ -59,6 +59,7 @@ interface FileRow extends RevisionRow {
   path: string;
   hash: string;
   size: number | string | null;
+  open: number | string;
 }
 
 /** A manifest to record: a revision's, with what its rows hold. */
@@ -79,13 +80,13 @@ export async function fillManifests(db: Kysely<unknown>, options: BackfillOption
       FROM revisions WHERE manifest_id IS NULL ORDER BY project_slug, revision_id LIMIT 1`.execute(db)
   ).rows[0];
   if (first === undefined) return;
-  const key = sql`(f.project_slug, f.revision_id, f.path)`;
   let after = sql`(f.project_slug, f.revision_id) >= (${first.project_slug}, ${first.revision_id})`;
   let open: { row: FileRow; entries: ManifestEntry[] } | undefined;
   for (;;) {
     const rows = await readFiles(db, after, sliceRows);
     const filled: Filled[] = [];
     for (const row of rows) {
+      if (Number(row.open) === 0) continue;
       if (open && (open.row.project_slug !== row.project_slug || open.row.revision_id !== row.revision_id)) {
         filled.push(manifestOf(open.row, open.entries));
         open = undefined;
@@ -96,38 +97,51 @@ export async function fillManifests(db: Kysely<unknown>, options: BackfillOption
     const last = rows.at(-1);
     const ended = rows.length < sliceRows;
     if (ended && open) filled.push(manifestOf(open.row, open.entries));
+    const range =
+      last && sql`${after} AND ${KEY} <= (${last.project_slug}, ${last.revision_id}, ${last.path})`;
     await options.inSlice(async (trx) => {
-      if (last)
-        await copyFiles(
-          trx,
-          sql`${after} AND ${key} <= (${last.project_slug}, ${last.revision_id}, ${last.path})`,
-        );
+      if (range) await copyFiles(trx, range, sliceRows);
       await recordManifests(trx, filled);
     });
     if (ended) break;
-    after = sql`${key} > (${last!.project_slug}, ${last!.revision_id}, ${last!.path})`;
+    after = sql`${KEY} > (${last!.project_slug}, ${last!.revision_id}, ${last!.path})`;
   }
   await fillEmpty(db, options, sliceRows);
 }
 
-/** The next `limit` files after `after` of revisions still without a manifest, with their blob's size. */
+const KEY = sql`(f.project_slug, f.revision_id, f.path)`;
+
+/**
+ * `revision_files AS f` where `range` holds, at most `limit` rows in key order. A subquery of its
+ * own: joined to `revisions`, PostgreSQL's planner misjudged the share of the rows the key range
+ * keeps and sorted every file left at each slice (5.6 s a slice of 1.1M files; 0.4 s so).
+ */
+function filesIn(range: RawBuilder<unknown>, limit: number, columns: RawBuilder<unknown>) {
+  return sql`(SELECT ${columns} FROM revision_files f WHERE ${range}
+    ORDER BY f.project_slug, f.revision_id, f.path LIMIT ${limit}) AS f`;
+}
+
+/**
+ * The next `limit` files after `after`, with their blob's size and their revision's row; `open`
+ * 0 for a file of no revision (a failed publish) or of one that has its manifest already.
+ */
 async function readFiles(db: Kysely<unknown>, after: RawBuilder<unknown>, limit: number): Promise<FileRow[]> {
-  const query = sql<FileRow>`SELECT f.project_slug, f.revision_id, f.path, f.hash, b.size, r.created_at, r.row_bytes
-    FROM revision_files f
-    JOIN revisions r ON r.project_slug = f.project_slug AND r.revision_id = f.revision_id
+  const query = sql<FileRow>`SELECT f.project_slug, f.revision_id, f.path, f.hash, b.size, r.created_at,
+      r.row_bytes, CASE WHEN r.revision_id IS NOT NULL AND r.manifest_id IS NULL THEN 1 ELSE 0 END AS open
+    FROM ${filesIn(after, limit, sql`f.project_slug, f.revision_id, f.path, f.hash`)}
+    LEFT JOIN revisions r ON r.project_slug = f.project_slug AND r.revision_id = f.revision_id
     LEFT JOIN blobs b ON b.hash = f.hash
-    WHERE r.manifest_id IS NULL AND ${after}
-    ORDER BY f.project_slug, f.revision_id, f.path LIMIT ${limit}`;
+    ORDER BY f.project_slug, f.revision_id, f.path`;
   return (await query.execute(db)).rows;
 }
 
-/** Copies the files in `range` (as readFiles read them) into their revisions' manifests. */
-async function copyFiles(db: Kysely<unknown>, range: RawBuilder<unknown>): Promise<void> {
+/** Copies the files in `range` (the rows readFiles read) of revisions without a manifest into theirs. */
+async function copyFiles(db: Kysely<unknown>, range: RawBuilder<unknown>, limit: number): Promise<void> {
   await sql`INSERT INTO manifest_files (project_slug, manifest_id, path, hash, content_type, compressible, removed)
     SELECT f.project_slug, f.revision_id, f.path, f.hash, f.content_type, f.compressible, 0
-    FROM revision_files f
+    FROM ${filesIn(range, limit, sql`f.*`)}
     JOIN revisions r ON r.project_slug = f.project_slug AND r.revision_id = f.revision_id
-    WHERE r.manifest_id IS NULL AND ${range}
+    WHERE r.manifest_id IS NULL
     ON CONFLICT (project_slug, manifest_id, path) DO NOTHING`.execute(db);
 }
 
