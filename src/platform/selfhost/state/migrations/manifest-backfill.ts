@@ -1,6 +1,16 @@
-import { type Kysely, type RawBuilder, sql } from "kysely";
+import { type Kysely, sql } from "kysely";
 import { manifestDigest } from "../../../../core/manifest-digest.js";
 import type { ManifestEntry } from "../../../../core/manifest.js";
+import {
+  copyFiles,
+  type FileRow,
+  type Filled,
+  KEY,
+  openRevisions,
+  readFiles,
+  recordManifests,
+  type RevisionRow,
+} from "./manifest-backfill-rows.js";
 
 /*
  * The manifests of the revisions kept when `manifests` was added (sqlite/0003, postgres/0009):
@@ -35,9 +45,6 @@ import type { ManifestEntry } from "../../../../core/manifest.js";
 /** File rows one statement of the backfill reads or copies at most. */
 export const BACKFILL_SLICE_ROWS = 50_000;
 
-/** `manifests` rows one INSERT writes (6 parameters each, far from either engine's limit). */
-const MANIFESTS_PER_STATEMENT = 1_000;
-
 /** How the backfill runs on an engine. */
 export interface BackfillOptions {
   /** Runs one slice's writes: a transaction of its own on SQLite, as they come on PostgreSQL. */
@@ -46,39 +53,10 @@ export interface BackfillOptions {
   sliceRows?: number;
 }
 
-/** A revision still without a manifest. */
-interface RevisionRow {
-  project_slug: string;
-  revision_id: string;
-  created_at: number | string;
-  row_bytes: number | string;
-}
-
-/** One of its files, with its blob's size (NULL without a `blobs` row). */
-interface FileRow extends RevisionRow {
-  path: string;
-  hash: string;
-  size: number | string | null;
-  open: number | string;
-}
-
-/** A manifest to record: a revision's, with what its rows hold. */
-interface Filled {
-  projectSlug: string;
-  id: string;
-  digest: string | null;
-  fileCount: number;
-  rowBytes: number;
-  createdAt: number;
-}
-
 /** Fills `manifests` and `manifest_files` from `revision_files` for every revision without a manifest. */
 export async function fillManifests(db: Kysely<unknown>, options: BackfillOptions): Promise<void> {
   const sliceRows = options.sliceRows ?? BACKFILL_SLICE_ROWS;
-  const first = (
-    await sql<{ project_slug: string; revision_id: string }>`SELECT project_slug, revision_id
-      FROM revisions WHERE manifest_id IS NULL ORDER BY project_slug, revision_id LIMIT 1`.execute(db)
-  ).rows[0];
+  const [first] = await openRevisions(db, 1);
   if (first === undefined) return;
   let after = sql`(f.project_slug, f.revision_id) >= (${first.project_slug}, ${first.revision_id})`;
   let open: { row: FileRow; entries: ManifestEntry[] } | undefined;
@@ -109,42 +87,6 @@ export async function fillManifests(db: Kysely<unknown>, options: BackfillOption
   await fillEmpty(db, options, sliceRows);
 }
 
-const KEY = sql`(f.project_slug, f.revision_id, f.path)`;
-
-/**
- * `revision_files AS f` where `range` holds, at most `limit` rows in key order. A subquery of its
- * own: joined to `revisions`, PostgreSQL's planner misjudged the share of the rows the key range
- * keeps and sorted every file left at each slice (5.6 s a slice of 1.1M files; 0.4 s so).
- */
-function filesIn(range: RawBuilder<unknown>, limit: number, columns: RawBuilder<unknown>) {
-  return sql`(SELECT ${columns} FROM revision_files f WHERE ${range}
-    ORDER BY f.project_slug, f.revision_id, f.path LIMIT ${limit}) AS f`;
-}
-
-/**
- * The next `limit` files after `after`, with their blob's size and their revision's row; `open`
- * 0 for a file of no revision (a failed publish) or of one that has its manifest already.
- */
-async function readFiles(db: Kysely<unknown>, after: RawBuilder<unknown>, limit: number): Promise<FileRow[]> {
-  const query = sql<FileRow>`SELECT f.project_slug, f.revision_id, f.path, f.hash, b.size, r.created_at,
-      r.row_bytes, CASE WHEN r.revision_id IS NOT NULL AND r.manifest_id IS NULL THEN 1 ELSE 0 END AS open
-    FROM ${filesIn(after, limit, sql`f.project_slug, f.revision_id, f.path, f.hash`)}
-    LEFT JOIN revisions r ON r.project_slug = f.project_slug AND r.revision_id = f.revision_id
-    LEFT JOIN blobs b ON b.hash = f.hash
-    ORDER BY f.project_slug, f.revision_id, f.path`;
-  return (await query.execute(db)).rows;
-}
-
-/** Copies the files in `range` (the rows readFiles read) of revisions without a manifest into theirs. */
-async function copyFiles(db: Kysely<unknown>, range: RawBuilder<unknown>, limit: number): Promise<void> {
-  await sql`INSERT INTO manifest_files (project_slug, manifest_id, path, hash, content_type, compressible, removed)
-    SELECT f.project_slug, f.revision_id, f.path, f.hash, f.content_type, f.compressible, 0
-    FROM ${filesIn(range, limit, sql`f.*`)}
-    JOIN revisions r ON r.project_slug = f.project_slug AND r.revision_id = f.revision_id
-    WHERE r.manifest_id IS NULL
-    ON CONFLICT (project_slug, manifest_id, path) DO NOTHING`.execute(db);
-}
-
 /** The manifest of a revision (`row`) with `entries`, of no digest when a size is unknown. */
 function manifestOf(row: RevisionRow, entries: ManifestEntry[]): Filled {
   const known = entries.every((entry) => Number.isFinite(entry.size));
@@ -158,29 +100,10 @@ function manifestOf(row: RevisionRow, entries: ManifestEntry[]): Filled {
   };
 }
 
-/** Writes the manifests' rows and has each revision name its own. */
-async function recordManifests(db: Kysely<unknown>, filled: Filled[]): Promise<void> {
-  for (let start = 0; start < filled.length; start += MANIFESTS_PER_STATEMENT) {
-    const slice = filled.slice(start, start + MANIFESTS_PER_STATEMENT);
-    const values = slice.map(
-      (m) =>
-        sql`(${m.projectSlug}, ${m.id}, ${m.digest}, NULL, ${m.fileCount}, ${m.rowBytes}, ${m.createdAt})`,
-    );
-    await sql`INSERT INTO manifests (project_slug, id, digest, base_id, file_count, row_bytes, created_at)
-      VALUES ${sql.join(values)} ON CONFLICT (project_slug, id) DO NOTHING`.execute(db);
-    const keys = slice.map((m) => sql`(${m.projectSlug}, ${m.id})`);
-    await sql`UPDATE revisions SET manifest_id = revision_id
-      WHERE (project_slug, revision_id) IN (VALUES ${sql.join(keys)})`.execute(db);
-  }
-}
-
 /** The revisions without a file: an empty manifest each, a slice of revisions at a time. */
 async function fillEmpty(db: Kysely<unknown>, options: BackfillOptions, sliceRows: number): Promise<void> {
   for (;;) {
-    const rows = (
-      await sql<RevisionRow>`SELECT project_slug, revision_id, created_at, row_bytes FROM revisions
-        WHERE manifest_id IS NULL ORDER BY project_slug, revision_id LIMIT ${sliceRows}`.execute(db)
-    ).rows;
+    const rows = await openRevisions(db, sliceRows);
     if (rows.length === 0) return;
     await options.inSlice((trx) =>
       recordManifests(
