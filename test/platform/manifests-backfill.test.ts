@@ -21,6 +21,7 @@ import { openPostgres } from "../../src/shared/database/postgres.js";
 import { openSqlite } from "../../src/shared/database/sqlite.js";
 import { describePostgres, testPostgres } from "../support/postgres.js";
 import { tempDir } from "../support/server.js";
+import { ACCOUNT, testPlatform, type TestPlatform } from "../support/test-platform.js";
 
 // The move of revision_files into manifests (sqlite/0003, postgres/0009, manifest-backfill.ts),
 // two files a slice: revisions spanning slices, slices spanning revisions.
@@ -36,6 +37,8 @@ interface Engine {
   previous: string;
   /** SQL making any write of green/r2's `revisions` row fail (a crash there), and undoing it. */
   crash: { on: string; off: string };
+  /** The platform on the database `open` gave last (closed first), migrated as it runs. */
+  platform(): Promise<TestPlatform>;
 }
 
 const blob = (n: number) => n.toString(16).padStart(32, "0");
@@ -191,12 +194,47 @@ function suite(engine: Engine) {
     });
     await expectMoved(db);
   });
+
+  it(`${engine.name}: a publish of a moved revision's files names its manifest (found by the digest the publish computes), writing no file row`, async () => {
+    await (await open()).destroy();
+    opened = [];
+    const t = await engine.platform();
+    try {
+      const files = await rowsOf(t.database.db, sql`SELECT * FROM manifest_files`);
+      // blue/r1's files; the project's latest full manifest (a delta's base) is r3's, empty.
+      const entries = REVISIONS["blue"]!["r1"]!.map(([path, n]) => ({ path, hash: blob(n), size: n * 10 }));
+      const expiresAt = new Date(t.clock.ms + 60_000);
+      const session = await t.platform.openUploadSession({
+        projectSlug: "blue",
+        entries,
+        expiresAt,
+        manifestDigest: manifestDigest(entries),
+      });
+      expect(session.buckets).toEqual([]);
+      const completionJwt = await t.tokens.sign(["completion"], session.sessionId, ACCOUNT, expiresAt);
+      await t.platform.publishRevision({
+        projectSlug: "blue",
+        revisionId: "r7",
+        sessionId: session.sessionId,
+        completionJwt,
+        hostnames: ["blue.test"],
+        expiresAt,
+      });
+      expect(
+        await rowsOf(t.database.db, sql`SELECT manifest_id FROM revisions WHERE revision_id = 'r7'`),
+      ).toEqual([{ manifest_id: "r1" }]);
+      expect(await rowsOf(t.database.db, sql`SELECT * FROM manifest_files`)).toEqual(files);
+    } finally {
+      await t.remove();
+    }
+  });
 }
 
 describe("the manifests backfill on SQLite", () => {
   let dir: ReturnType<typeof tempDir> | undefined;
   afterEach(() => dir?.cleanup());
   suite({
+    platform: () => testPlatform(undefined, undefined, undefined, dir!.path),
     dialect: "sqlite",
     open: async () => {
       dir = tempDir("manifests-backfill-");
@@ -214,11 +252,13 @@ describe("the manifests backfill on SQLite", () => {
 });
 
 await describePostgres("the manifests backfill on PostgreSQL", () => {
+  let last: ReturnType<typeof testPostgres>;
   suite({
+    platform: () => testPlatform(undefined, undefined, last),
     dialect: "postgres",
     open: async () => {
-      const options = testPostgres();
-      return { db: await openPostgres<PlatformTables>(options), schema: options.schema };
+      last = testPostgres();
+      return { db: await openPostgres<PlatformTables>(last), schema: last.schema };
     },
     migrations: { ...POSTGRES_PLATFORM_MIGRATIONS, "0009_manifests": postgresManifests(2) },
     name: "0009_manifests",
