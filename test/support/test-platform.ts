@@ -39,15 +39,16 @@ export const UPLOAD_URL = "http://127.0.0.1:1/upload";
 export const hashOf = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 32);
 
 /**
- * A platform on a new temporary folder, with `storage` limits when given, its clock at `ms`; its
- * database on SQLite in the folder, or on PostgreSQL when `postgres` is given.
+ * A platform on a new temporary folder (or `dir`, removed with it), with `storage` limits when
+ * given, its clock at `ms`; its database on SQLite in the folder, or on PostgreSQL when `postgres`
+ * is given.
  */
 export async function testPlatform(
   storage?: StorageLimits,
   ms = 1_000_000,
   postgres?: PostgresOptions,
+  dir = mkdtempSync(join(tmpdir(), "selfhost-platform-")),
 ): Promise<TestPlatform> {
-  const dir = mkdtempSync(join(tmpdir(), "selfhost-platform-"));
   const database = await openPlatformDatabase(dir, postgres);
   const files: ContentFiles = { packs: new ContentDirectory(dir), storage: new DiskPackStorage(dir) };
   const reader = new BlobReader(database, files.packs, files.storage);

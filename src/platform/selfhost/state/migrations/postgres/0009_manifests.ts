@@ -1,20 +1,27 @@
 import { type Kysely, type Migration, sql } from "kysely";
-import { FILL_MANIFESTS } from "../backfills.js";
+import { fillManifests } from "../manifest-backfill.js";
 
 /**
  * Manifests stored once (issue 32), as on SQLite (sqlite/0003_manifests.ts): `manifests` and
  * `manifest_files`, `revisions.manifest_id`, `upload_sessions.manifest_digest`; existing
  * revisions' files move into a full manifest each, then revision_files goes (with its NOTIFY
  * triggers). The new tables notify nothing: the edge reaches a manifest through a `revisions` row
- * only, whose writes notify, and a manifest never changes while a revision names it.
+ * only, whose writes notify, and a manifest never changes while a revision names it. The move goes
+ * in slices of `sliceRows` files a statement (manifest-backfill.ts), all in the Migrator's one
+ * transaction: a crash undoes it whole.
  */
-export const migration: Migration = {
-  async up(db: Kysely<unknown>) {
-    for (const statement of STATEMENTS) await sql.raw(statement).execute(db);
-    for (const statement of FILL_MANIFESTS) await sql.raw(statement).execute(db);
-    await sql`DROP TABLE revision_files`.execute(db);
-  },
-};
+export function manifestsMigration(sliceRows?: number): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      for (const statement of STATEMENTS) await sql.raw(statement).execute(db);
+      await fillManifests(db, { inSlice: (work) => work(db), ...(sliceRows && { sliceRows }) });
+      await sql`DROP TABLE revision_files`.execute(db);
+    },
+  };
+}
+
+/** 0009_manifests as it runs: BACKFILL_SLICE_ROWS files a statement. */
+export const migration: Migration = manifestsMigration();
 
 const STATEMENTS = [
   `CREATE TABLE manifests (

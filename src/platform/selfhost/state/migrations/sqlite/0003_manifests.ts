@@ -1,5 +1,5 @@
 import { type Kysely, type Migration, sql } from "kysely";
-import { FILL_MANIFESTS } from "../backfills.js";
+import { fillManifests } from "../manifest-backfill.js";
 import { addColumn, createTable, type TableDeclaration } from "./0001_platform-tables.js";
 
 /*
@@ -41,28 +41,36 @@ const MANIFEST_FILES: TableDeclaration = {
 };
 
 /**
- * The tables, the columns and the move. Like 0002 it leaves what a file has already as it is (a
- * folder some tests rebuild without the Migrator's record, from today's schema: 0001 then made an
- * empty revision_files again, which goes).
+ * The tables, the columns and the move, each part done only when not done yet: the Migrator opens
+ * no transaction on SQLite, so a crash leaves the tables made and the move part done, and the
+ * next start goes on from there (each slice of `sliceRows` files is a transaction of its own,
+ * manifest-backfill.ts). Like 0002 it leaves what a file has already as it is (a folder some tests
+ * rebuild without the Migrator's record, from today's schema: 0001 then made an empty
+ * revision_files again, which goes, and every revision names its manifest already).
  */
-export const migration: Migration = {
-  async up(db: Kysely<unknown>) {
-    const tables = sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table'`;
-    const existing = new Set((await tables.execute(db)).rows.map((row) => row.name));
-    const created = !existing.has("manifests");
-    if (created) await createTable(db, "manifests", MANIFESTS);
-    if (!existing.has("manifest_files")) await createTable(db, "manifest_files", MANIFEST_FILES);
-    if (!(await hasColumn(db, "revisions", "manifest_id"))) {
-      await addColumn(db, "revisions", ["manifest_id", "TEXT"]);
-    }
-    if (!(await hasColumn(db, "upload_sessions", "manifest_digest"))) {
-      await addColumn(db, "upload_sessions", ["manifest_digest", "TEXT"]);
-    }
-    if (!existing.has("revision_files")) return;
-    if (created) for (const statement of FILL_MANIFESTS) await sql.raw(statement).execute(db);
-    await sql`DROP TABLE revision_files`.execute(db);
-  },
-};
+export function manifestsMigration(sliceRows?: number): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      const tables = sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table'`;
+      const existing = new Set((await tables.execute(db)).rows.map((row) => row.name));
+      if (!existing.has("manifests")) await createTable(db, "manifests", MANIFESTS);
+      if (!existing.has("manifest_files")) await createTable(db, "manifest_files", MANIFEST_FILES);
+      if (!(await hasColumn(db, "revisions", "manifest_id"))) {
+        await addColumn(db, "revisions", ["manifest_id", "TEXT"]);
+      }
+      if (!(await hasColumn(db, "upload_sessions", "manifest_digest"))) {
+        await addColumn(db, "upload_sessions", ["manifest_digest", "TEXT"]);
+      }
+      if (!existing.has("revision_files")) return;
+      const inSlice = (work: (trx: Kysely<unknown>) => Promise<void>) => db.transaction().execute(work);
+      await fillManifests(db, { inSlice, ...(sliceRows && { sliceRows }) });
+      await sql`DROP TABLE revision_files`.execute(db);
+    },
+  };
+}
+
+/** 0003_manifests as it runs: BACKFILL_SLICE_ROWS files a statement. */
+export const migration: Migration = manifestsMigration();
 
 async function hasColumn(db: Kysely<unknown>, table: string, column: string): Promise<boolean> {
   const { rows } = await sql<{ name: string }>`SELECT name FROM pragma_table_info(${table})`.execute(db);
