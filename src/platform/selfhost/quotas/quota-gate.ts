@@ -10,7 +10,8 @@ import {
   recordCharge,
   recordOwner,
 } from "./project-charges.js";
-import { contentCharge, keptCharge, manifestCharge, REVISION_BYTES, rowsCharge } from "./quota-charges.js";
+import { keptCharge } from "./kept-charge.js";
+import { contentCharge, manifestCharge, REVISION_BYTES, rowsCharge } from "./quota-charges.js";
 import { describeBytes, type StorageLimits } from "./storage-limits.js";
 
 /** What a prepare adds to its project's charge, and what it puts in its client's pending bytes. */
