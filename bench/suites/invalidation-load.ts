@@ -8,6 +8,12 @@ import { runWrk } from "../lib/wrk.js";
 export interface InvalidationFigure {
   /** Publishes a second asked for, and done during the load. */
   rate: number;
+  /**
+   * The control: the same publishes sent to another server process on its own database, whose
+   * edge is not the one measured and tells it nothing: the machine does the same work, and what
+   * the measured edge loses beyond this row is what its own publishes cost it.
+   */
+  elsewhere?: boolean;
   publishedPerSecond: number;
   rps: number;
   p99Ms: number;
@@ -41,25 +47,34 @@ export async function invalidationLoad(
   urls: { api: string; edge: string },
   work: string,
   seconds: number,
+  controlApi?: string,
 ): Promise<InvalidationFigure[]> {
   const hosts: string[] = [];
   for (let i = 0; i < WARM_SITES; i++) hosts.push((await deployFiles(urls.api, page())).hostname);
   const others: ApiProject[] = [];
   for (let i = 0; i < OTHER_SITES; i++) others.push(await createProject(urls.api));
+  const controls: ApiProject[] = [];
+  for (let i = 0; controlApi !== undefined && i < OTHER_SITES; i++)
+    controls.push(await createProject(controlApi));
+  const steps: { rate: number; api: string; projects: ApiProject[]; elsewhere?: boolean }[] = [
+    ...PUBLISH_RATES.map((rate) => ({ rate, api: urls.api, projects: others })),
+    ...(controlApi === undefined ? [] : [{ rate: 10, api: controlApi, projects: controls, elsewhere: true }]),
+  ];
   const hostsFile = join(work, "warm-hosts.txt");
   writeFileSync(hostsFile, `${hosts.join("\n")}\n`);
   const first = await runWrk({ url: `${urls.edge}/`, seconds: 2, hostsFile });
   if (first.errors > 0)
     throw new Error(`the edge answered ${first.errors} of ${first.requests} requests with errors`);
   const figures: InvalidationFigure[] = [];
-  for (const rate of PUBLISH_RATES) {
-    const publisher = publishAt(urls.api, rate, others);
+  for (const { rate, api, projects, elsewhere } of steps) {
+    const publisher = publishAt(api, rate, projects);
     const load = await runWrk({ url: `${urls.edge}/`, seconds, hostsFile });
     const published = await publisher.stop();
     if (load.errors > 0)
       throw new Error(`the edge answered ${load.errors} of ${load.requests} requests with errors`);
     figures.push({
       rate,
+      ...(elsewhere ? { elsewhere } : {}),
       publishedPerSecond: published / load.seconds,
       rps: load.rps,
       p99Ms: load.p99Ms,
