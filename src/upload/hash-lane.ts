@@ -1,6 +1,6 @@
 import type { PartTarget } from "./base64-part.js";
 import { Base64PartText } from "./base64-quads.js";
-import type { LaneChannel } from "./part-hash-pool.js";
+import type { LaneChannel } from "./part-hash-channel.js";
 
 /**
  * A part hashed on a hashing thread (UPLOAD_HASH_THREADS). This thread cuts, checks and decodes
