@@ -1,5 +1,5 @@
 import type { AssetHasher } from "../core/asset-hash.js";
-import { Base64Quads, decodeQuads } from "./base64-quads.js";
+import { Base64PartText } from "./base64-quads.js";
 import type { PartSink } from "./multipart.js";
 
 export { PartContentError } from "./part-content-error.js";
@@ -16,29 +16,33 @@ export interface PartTarget {
  * size); the caller keeps them only once the hash matches.
  */
 export class Base64PartSink implements PartSink {
-  private readonly quads = new Base64Quads();
-  size = 0;
+  private readonly text: Base64PartText;
 
   constructor(
     private readonly hasher: AssetHasher,
     private readonly target: PartTarget | undefined,
-    private readonly maxBytes: number,
+    maxBytes: number,
   ) {
     hasher.reset();
+    this.text = new Base64PartText(maxBytes);
+  }
+
+  /** Decoded bytes so far. */
+  get size(): number {
+    return this.text.size;
   }
 
   async write(chunk: Buffer): Promise<void> {
-    const quads = this.quads.take(chunk);
-    if (quads === undefined) return;
-    const { bytes, canonical } = decodeQuads(quads, this.size, this.maxBytes);
-    this.size += bytes.length;
+    const decoded = this.text.decode(chunk);
+    if (decoded === undefined) return;
+    const { quads, bytes, canonical } = decoded;
     // Canonical text is hashed as it came, as bytes: no string is made of it again.
     this.hasher.updateBase64(canonical ? quads : bytes.toString("base64"));
     if (this.target) await this.target.append(bytes);
   }
 
   async end(): Promise<void> {
-    this.quads.end();
+    this.text.end();
   }
 
   /** The asset hash of what was received, once `end` has resolved. */

@@ -5,8 +5,47 @@ const EMPTY = Buffer.alloc(0);
 const EQUALS = 0x3d;
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
+/** Whole quads of a part's text, decoded: `canonical` when the text is the canonical base64 of `bytes`. */
+export interface DecodedQuads {
+  quads: Buffer;
+  bytes: Buffer;
+  canonical: boolean;
+}
+
+/**
+ * A part's base64 text as it comes in chunks: cut into whole quads, checked, decoded and counted
+ * against `maxBytes`. What is done with the bytes and how they are hashed is the caller's
+ * (`Base64PartSink` on this thread, `HashLane` on a hashing thread); what is taken or refused is
+ * decided here, the same for both.
+ */
+export class Base64PartText {
+  private readonly quads = new Base64Quads();
+  private decoded = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  /** Decoded bytes so far. */
+  get size(): number {
+    return this.decoded;
+  }
+
+  /** The quads `chunk` completes, decoded, or undefined when it completes none. */
+  decode(chunk: Buffer): DecodedQuads | undefined {
+    const quads = this.quads.take(chunk);
+    if (quads === undefined) return undefined;
+    const decoded = decodeQuads(quads, this.decoded, this.maxBytes);
+    this.decoded += decoded.bytes.length;
+    return decoded;
+  }
+
+  /** Refuses text that ended short of a whole quad. */
+  end(): void {
+    this.quads.end();
+  }
+}
+
 /** Cuts a part's base64 text, as it comes in chunks, into whole quads for `decodeQuads`. */
-export class Base64Quads {
+class Base64Quads {
   /** The last 0 to 3 bytes of text, short of a whole quad. */
   private carry: Buffer = EMPTY;
   private padded = false;
@@ -37,17 +76,13 @@ export class Base64Quads {
  * the hash takes the canonical base64 of `bytes`, so that non-canonical padding cannot pass other
  * content off under a hash.
  */
-export function decodeQuads(
-  quads: Buffer,
-  sizeBefore: number,
-  maxBytes: number,
-): { bytes: Buffer; canonical: boolean } {
+function decodeQuads(quads: Buffer, sizeBefore: number, maxBytes: number): DecodedQuads {
   const bytes = Buffer.from(quads.toString("latin1"), "base64");
   if (sizeBefore + bytes.length > maxBytes) throw new PartContentError(`content exceeds ${maxBytes} bytes`);
   // Anything not canonical is rare: only a broken or hostile client sends it.
   const canonical = isCanonical(quads, bytes.length);
   if (!canonical) checkBase64(quads.toString("latin1"));
-  return { bytes, canonical };
+  return { quads, bytes, canonical };
 }
 
 /**
