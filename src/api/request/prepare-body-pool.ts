@@ -1,6 +1,5 @@
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
+import { workerScript } from "../../shared/worker-script.js";
 import type { PrepareBodyAnswer, PrepareBodyRequest } from "./prepare-body-worker.js";
 
 /** How the pool's worker is sized and how long it outlives its last body. */
@@ -58,7 +57,8 @@ export class PrepareBodyPool {
 
   private started(): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(workerFile(), {
+    // Relative to this module: the worker script is compiled into this folder.
+    const worker = new Worker(workerScript("prepare-body-worker.js", import.meta.url), {
       resourceLimits: { maxYoungGenerationSizeMb: this.youngGenerationMb },
     });
     // Idle, it keeps no process alive.
@@ -93,16 +93,6 @@ export class PrepareBodyPool {
     }, this.idleMs);
     this.idleTimer.unref();
   }
-}
-
-/**
- * The worker's compiled file. Run from the sources (the tests, through vitest), this module is
- * TypeScript, which a worker cannot load: it takes the built copy in dist/ (the tests build it first).
- */
-function workerFile(): URL {
-  const sibling = new URL("./prepare-body-worker.js", import.meta.url);
-  if (existsSync(fileURLToPath(sibling))) return sibling;
-  return new URL("../../../dist/api/request/prepare-body-worker.js", import.meta.url);
 }
 
 /** The pool the service's prepare route uses. */
