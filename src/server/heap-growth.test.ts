@@ -31,7 +31,7 @@ describe("limitHeapGrowth", () => {
     }
   });
 
-  it("SERVER_NODE_FLAGS: the binary, npm start and the image's command all pass them to node", () => {
+  it("SERVER_NODE_FLAGS: the binary, npm start, the image's command and the bench's server all pass them to node", () => {
     const flags = SERVER_NODE_FLAGS.join(" ");
     expect(read("bin/deploy-server.js").split("\n")[0]).toBe(`#!/usr/bin/env -S node ${flags}`);
     const start = (JSON.parse(read("package.json")) as { scripts: { start: string } }).scripts.start;
@@ -39,6 +39,10 @@ describe("limitHeapGrowth", () => {
     const command = read("Dockerfile").match(/^CMD (.*)$/m)?.[1];
     expect(command).toBe(
       JSON.stringify(["node", ...SERVER_NODE_FLAGS, "dist/server/main.js"]).replaceAll(",", ", "),
+    );
+    // The bench compiles apart from src/ and keeps its own copy of the flags.
+    expect(read("bench/lib/server-process.ts")).toContain(
+      `const SERVER_NODE_FLAGS = ${JSON.stringify(SERVER_NODE_FLAGS)};`,
     );
   });
 });
