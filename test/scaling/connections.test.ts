@@ -6,7 +6,7 @@ import { startBalancer, type Balancer } from "../support/balancer.js";
 import { describePostgres, TEST_DATABASE_URL } from "../support/postgres.js";
 import { type RoleUrls, type ServerProcess, spawnProcess } from "../support/server-process.js";
 import { tempDir } from "../support/server.js";
-import { startObjectStore, TEST_BUCKET, type TestObjectStore } from "../support/s3-server.js";
+import { objectStoreEnv, startObjectStore, type TestObjectStore } from "../support/s3-server.js";
 
 type Process = ServerProcess<RoleUrls>;
 
@@ -40,12 +40,7 @@ await describePostgres(
         DATABASE_URL: url.href,
         CREATE_LIMIT_PER_ADDRESS: "1000",
         LOG_LEVEL: "warn",
-        OBJECT_STORE_URL: `s3://${TEST_BUCKET}/connections/`,
-        AWS_ACCESS_KEY_ID: "S3RVER",
-        AWS_SECRET_ACCESS_KEY: "S3RVER",
-        AWS_REGION: "us-east-1",
-        S3_ENDPOINT: objectStore.endpoint,
-        S3_FORCE_PATH_STYLE: "true",
+        ...objectStoreEnv(objectStore, "connections/"),
       };
       const start = async (roles: string, env: Record<string, string> = {}) => {
         const dir = tempDir();

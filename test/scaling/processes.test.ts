@@ -10,7 +10,7 @@ import { describePostgres, testPostgres } from "../support/postgres.js";
 import { type RoleUrls, type ServerProcess, spawnProcess } from "../support/server-process.js";
 import { sumOf } from "../support/prometheus-text.js";
 import { tempDir } from "../support/server.js";
-import { startObjectStore, TEST_BUCKET, type TestObjectStore } from "../support/s3-server.js";
+import { objectStoreEnv, startObjectStore, type TestObjectStore } from "../support/s3-server.js";
 
 type Process = ServerProcess<RoleUrls>;
 
@@ -55,7 +55,7 @@ await describePostgres(
         DATABASE_SCHEMA: schema,
         CREATE_LIMIT_PER_ADDRESS: "1000",
         LOG_LEVEL: "warn",
-        ...objectStoreEnv(objectStore),
+        ...objectStoreEnv(objectStore, "processes/"),
       };
       // The first process migrates; the others find the schema ready (they would wait on its lock).
       uploads = [await start("upload"), await start("upload")];
@@ -181,18 +181,6 @@ await describePostgres(
     });
   },
 );
-
-/** The settings that put every process's packs in one bucket of `store`, under their own prefix. */
-function objectStoreEnv(store: TestObjectStore): Record<string, string> {
-  return {
-    OBJECT_STORE_URL: `s3://${TEST_BUCKET}/processes/`,
-    AWS_ACCESS_KEY_ID: "S3RVER",
-    AWS_SECRET_ACCESS_KEY: "S3RVER",
-    AWS_REGION: "us-east-1",
-    S3_ENDPOINT: store.endpoint,
-    S3_FORCE_PATH_STYLE: "true",
-  };
-}
 
 /** Requests the processes of `role` answered so far, off their /metrics. */
 async function requestCount(processes: Process[], role: string): Promise<number> {

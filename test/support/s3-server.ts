@@ -45,6 +45,21 @@ function fixFirstByteRange(store: S3rverStore, keysRead: string[]): void {
   };
 }
 
+/**
+ * The settings that put a server process's packs in TEST_BUCKET of `store`, under `prefix` (say
+ * `processes/`): what a deployment's environment says of its object store.
+ */
+export function objectStoreEnv(store: TestObjectStore, prefix: string): Record<string, string> {
+  return {
+    OBJECT_STORE_URL: `s3://${TEST_BUCKET}/${prefix}`,
+    AWS_ACCESS_KEY_ID: "S3RVER",
+    AWS_SECRET_ACCESS_KEY: "S3RVER",
+    AWS_REGION: "us-east-1",
+    S3_ENDPOINT: store.endpoint,
+    S3_FORCE_PATH_STYLE: "true",
+  };
+}
+
 /** Starts s3rver with one empty bucket, TEST_BUCKET. */
 export async function startObjectStore(): Promise<TestObjectStore> {
   const directory = mkdtempSync(join(tmpdir(), "s3rver-"));
