@@ -1,7 +1,6 @@
-import { existsSync } from "node:fs";
 import { once } from "node:events";
-import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
+import { workerScript } from "../worker-script.js";
 import type { CheckpointWorkerData } from "./wal-checkpoint-worker.js";
 
 /** How often the worker checkpoints: the log then holds a fraction of a second of writes. */
@@ -17,7 +16,14 @@ const INTERVAL_MS = 100;
  * stops the worker (before the service's connection is closed, which then checkpoints the rest).
  */
 export function checkpointInWorker(file: string): () => Promise<void> {
-  const worker = new Worker(workerFile(), {
+  let script: URL;
+  try {
+    script = workerScript("wal-checkpoint-worker.js", import.meta.url);
+  } catch {
+    // No compiled worker (sources run unbuilt): the connection checkpoints alone, as by default.
+    return async () => undefined;
+  }
+  const worker = new Worker(script, {
     workerData: { file, intervalMs: INTERVAL_MS } satisfies CheckpointWorkerData,
   });
   // It keeps no process alive; if it fails, the connection checkpoints alone, as by default.
@@ -31,14 +37,4 @@ export function checkpointInWorker(file: string): () => Promise<void> {
     worker.postMessage("close");
     await exited;
   };
-}
-
-/**
- * The worker's compiled file. Run from the sources (the tests, through vitest), this module is
- * TypeScript, which a worker cannot load: it takes the built copy in dist/ (the tests build it first).
- */
-function workerFile(): URL {
-  const sibling = new URL("./wal-checkpoint-worker.js", import.meta.url);
-  if (existsSync(fileURLToPath(sibling))) return sibling;
-  return new URL("../../../dist/shared/database/wal-checkpoint-worker.js", import.meta.url);
 }
