@@ -2,13 +2,9 @@ import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestProject, deployFiles } from "../support/deploy-flow.js";
 import { edgeGet } from "../support/http.js";
-import { startBalancer, type Balancer } from "../support/balancer.js";
 import { describePostgres, TEST_DATABASE_URL } from "../support/postgres.js";
-import { type RoleUrls, type ServerProcess, spawnProcess } from "../support/server-process.js";
-import { tempDir } from "../support/server.js";
+import { type ProcessLayout, startProcessLayout } from "../support/process-layout.js";
 import { objectStoreEnv, startObjectStore, type TestObjectStore } from "../support/s3-server.js";
-
-type Process = ServerProcess<RoleUrls>;
 
 /** The connections to database `name` now. */
 async function connections(admin: pg.Client, name: string): Promise<number> {
@@ -23,9 +19,7 @@ await describePostgres(
   "the connections of the issue's layout: two API, two upload, two edge processes",
   () => {
     const name = `layout_${process.pid}_${Date.now().toString(36)}`;
-    const dirs: { path: string; cleanup(): void }[] = [];
-    const processes: Process[] = [];
-    const balancers: Balancer[] = [];
+    let layout: ProcessLayout;
     let admin: pg.Client;
     let objectStore: TestObjectStore;
 
@@ -36,39 +30,24 @@ await describePostgres(
       objectStore = await startObjectStore();
       const url = new URL(TEST_DATABASE_URL);
       url.pathname = `/${name}`;
-      const shared = {
+      layout = await startProcessLayout({
         DATABASE_URL: url.href,
         CREATE_LIMIT_PER_ADDRESS: "1000",
         LOG_LEVEL: "warn",
         ...objectStoreEnv(objectStore, "connections/"),
-      };
-      const start = async (roles: string, env: Record<string, string> = {}) => {
-        const dir = tempDir();
-        dirs.push(dir);
-        const started = await spawnProcess(dir.path, { ...shared, ROLES: roles, ...env });
-        processes.push(started);
-        return started;
-      };
-      // The first process migrates; the others find the schemas ready.
-      const uploads = [await start("upload"), await start("upload")];
-      const uploadBalancer = await startBalancer(uploads.map((p) => p.urls.upload!));
-      balancers.push(uploadBalancer);
-      const apiEnv = { UPLOAD_PUBLIC_URL: uploadBalancer.url, PUBLIC_EDGE_PORT: "8080" };
-      await Promise.all([start("api", apiEnv), start("api", apiEnv), start("edge"), start("edge")]);
+      });
     }, 120_000);
 
     afterAll(async () => {
-      await Promise.all(balancers.map((b) => b.close()));
-      await Promise.all(processes.map((p) => p.stop()));
-      for (const dir of dirs) dir.cleanup();
+      await layout?.close();
       await objectStore?.close();
       await admin?.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await admin?.end();
     });
 
     it("six processes under 24 deploys and 96 edge reads at once hold at most 6 × DATABASE_MAX_CONNECTIONS (10) between them", async () => {
-      const apis = processes.filter((p) => p.urls.api).map((p) => p.urls.api!);
-      const edges = processes.filter((p) => p.urls.edge).map((p) => p.urls.edge!);
+      const apis = layout.apis.map((p) => p.urls.api!);
+      const edges = layout.edges.map((p) => p.urls.edge!);
       let peak = 0;
       let sampling = true;
       const sampler = (async () => {

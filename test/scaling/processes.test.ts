@@ -5,14 +5,12 @@ import { runBinary, writeSite } from "../client/helpers.js";
 import { createTestProject, identity, manifestOf } from "../support/deploy-flow.js";
 import { api, edgeGet } from "../support/http.js";
 import { uploadBucket } from "../support/multipart.js";
-import { startBalancer, type Balancer } from "../support/balancer.js";
 import { describePostgres, testPostgres } from "../support/postgres.js";
-import { type RoleUrls, type ServerProcess, spawnProcess } from "../support/server-process.js";
+import { type LayoutProcess, type ProcessLayout, startProcessLayout } from "../support/process-layout.js";
 import { sumOf } from "../support/prometheus-text.js";
-import { tempDir } from "../support/server.js";
 import { objectStoreEnv, startObjectStore, type TestObjectStore } from "../support/s3-server.js";
 
-type Process = ServerProcess<RoleUrls>;
+type Process = LayoutProcess;
 
 /** Polls `edge` until `host` serves `body` at `path`; the milliseconds it took, or Infinity past `limitMs`. */
 async function servedWithin(edge: string, host: string, path: string, body: string, limitMs: number) {
@@ -28,51 +26,27 @@ async function servedWithin(edge: string, host: string, path: string, body: stri
 await describePostgres(
   "two API, two upload and two edge processes on one PostgreSQL and one object store",
   () => {
-    const dirs: { path: string; cleanup(): void }[] = [];
-    const processes: Process[] = [];
-    const balancers: Balancer[] = [];
+    let layout: ProcessLayout;
     let apis: Process[];
     let uploads: Process[];
     let edges: Process[];
-    let apiUrl: string;
-    let shared: Record<string, string>;
-    let apiEnv: Record<string, string>;
     let objectStore: TestObjectStore;
-
-    const start = async (roles: string, env: Record<string, string> = {}) => {
-      const dir = tempDir();
-      dirs.push(dir);
-      const started = await spawnProcess(dir.path, { ...shared, ROLES: roles, ...env });
-      processes.push(started);
-      return started;
-    };
 
     beforeAll(async () => {
       const { url, schema } = testPostgres();
       objectStore = await startObjectStore();
-      shared = {
+      layout = await startProcessLayout({
         DATABASE_URL: url,
         DATABASE_SCHEMA: schema,
         CREATE_LIMIT_PER_ADDRESS: "1000",
         LOG_LEVEL: "warn",
         ...objectStoreEnv(objectStore, "processes/"),
-      };
-      // The first process migrates; the others find the schema ready (they would wait on its lock).
-      uploads = [await start("upload"), await start("upload")];
-      const uploadBalancer = await startBalancer(uploads.map((p) => p.urls.upload!));
-      balancers.push(uploadBalancer);
-      apiEnv = { UPLOAD_PUBLIC_URL: uploadBalancer.url, PUBLIC_EDGE_PORT: "8080" };
-      apis = await Promise.all([start("api", apiEnv), start("api", apiEnv)]);
-      edges = await Promise.all([start("edge"), start("edge")]);
-      const apiBalancer = await startBalancer(apis.map((p) => p.urls.api!));
-      balancers.push(apiBalancer);
-      apiUrl = apiBalancer.url;
+      });
+      ({ apis, uploads, edges } = layout);
     }, 120_000);
 
     afterAll(async () => {
-      await Promise.all(balancers.map((b) => b.close()));
-      await Promise.all(processes.map((p) => p.stop()));
-      for (const dir of dirs) dir.cleanup();
+      await layout?.close();
       await objectStore?.close();
     });
 
@@ -109,12 +83,11 @@ await describePostgres(
     });
 
     it("deploy: the real client through the API balancer; a redeploy reaches both edges within 1 s", async () => {
-      const work = tempDir();
-      dirs.push(work);
-      const site = join(work.path, "site");
+      const work = layout.dir();
+      const site = join(work, "site");
       const env = {
-        DEPLOY_API_URL: apiUrl,
-        DEPLOY_CONFIG_DIR: join(work.path, "config"),
+        DEPLOY_API_URL: layout.apiUrl,
+        DEPLOY_CONFIG_DIR: join(work, "config"),
         DEPLOY_RETRY_BASE_MS: "20",
         PATH: process.env.PATH ?? "",
       };
@@ -137,16 +110,15 @@ await describePostgres(
     });
 
     it("deploy: kill -9 of an API process during the client's deploy; its retry through the other loses nothing", async () => {
-      const work = tempDir();
-      dirs.push(work);
-      const site = join(work.path, "site");
+      const work = layout.dir();
+      const site = join(work, "site");
       const files: Record<string, Buffer> = {};
       for (let i = 0; i < 40; i++) files[`assets/part-${i}.bin`] = randomBytes(200_000);
       files["index.html"] = Buffer.from("<h1>survived</h1>");
       await writeSite(site, files);
       const env = {
-        DEPLOY_API_URL: apiUrl,
-        DEPLOY_CONFIG_DIR: join(work.path, "config"),
+        DEPLOY_API_URL: layout.apiUrl,
+        DEPLOY_CONFIG_DIR: join(work, "config"),
         DEPLOY_RETRY_BASE_MS: "20",
         PATH: process.env.PATH ?? "",
       };
@@ -176,7 +148,7 @@ await describePostgres(
       // API 1 comes back on its port, behind the same balancer: the other tests, in any order,
       // find two API processes again.
       const port = new URL(apis[0]!.urls.api!).port;
-      apis[0] = await start("api", { ...apiEnv, PORT: port });
+      apis[0] = await layout.start("api", { ...layout.apiEnv, PORT: port });
       expect(apis[0].urls.api).toBe(`http://127.0.0.1:${port}`);
     });
   },
