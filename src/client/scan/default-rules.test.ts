@@ -59,6 +59,26 @@ describe("defaultRules", () => {
     expect(differ).toEqual([]);
   });
 
+  it("defaultRules: ignoresEntry decides as ignores does for every corpus path whose folders above are kept", () => {
+    for (const includeDotfiles of [false, true]) {
+      const rules = defaultRules(includeDotfiles);
+      const kept = (path: string) =>
+        path
+          .split("/")
+          .slice(0, -1)
+          .every((_, i, above) => !rules.ignores(`${above.slice(0, i + 1).join("/")}/`));
+      const checked = allPaths().filter((path) => kept(path.endsWith("/") ? path.slice(0, -1) : path));
+      expect(checked.length).toBeGreaterThan(1_000);
+      const differ = checked.filter((path) => {
+        const isFolder = path.endsWith("/");
+        const segments = (isFolder ? path.slice(0, -1) : path).split("/");
+        const entry = rules.ignoresEntry!(segments[segments.length - 1]!, segments.length === 1, isFolder);
+        return entry !== rules.ignores(path);
+      });
+      expect(differ).toEqual([]);
+    }
+  });
+
   it("defaultRules: keeps .well-known/ and what is in it, skips dotfiles inside it and a nested .well-known", () => {
     const rules = defaultRules(false);
     expect(rules.ignores(".well-known/")).toBe(false);

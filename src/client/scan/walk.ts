@@ -108,9 +108,22 @@ async function readIgnoreFile(root: string): Promise<string> {
   }
 }
 
-/** True when the rules skip `path`; notes it when only the dotfile rules, or a `.gitignore`, do. */
-function skips(state: WalkState, path: string, layers: readonly GitignoreLayer[]): boolean {
-  if (!state.rules.ignores(path)) {
+/**
+ * True when the rules skip `path`, the entry `name` of a kept folder (`top`: of the site's own);
+ * notes it when only the dotfile rules, or a `.gitignore`, do.
+ */
+function skips(
+  state: WalkState,
+  path: string,
+  layers: readonly GitignoreLayer[],
+  name: string,
+  top: boolean,
+): boolean {
+  const { rules } = state;
+  const skipped = rules.ignoresEntry
+    ? rules.ignoresEntry(name, top, path.endsWith("/"))
+    : rules.ignores(path);
+  if (!skipped) {
     if (layers.length === 0 || state.user?.test(path).unignored === true) return false;
     if (!gitignored(layers, path)) return false;
     state.skippedGitignored.push(path);
@@ -146,19 +159,20 @@ function visitDir(
   const subdirs: Array<{ abs: string; rel: string; real: string }> = [];
   // dir is absolute and normalized, entry names hold no separator: no need for join's normalize.
   const base = dir.endsWith(sep) ? dir : dir + sep;
+  const top = prefix === "";
   for (const entry of entries) {
     const abs = base + entry.name;
     const rel = prefix + entry.name;
     if (entry.isDirectory()) {
-      if (!skips(state, `${rel}/`, layers)) subdirs.push({ abs, rel, real: abs });
+      if (!skips(state, `${rel}/`, layers, entry.name, top)) subdirs.push({ abs, rel, real: abs });
     } else if (entry.isFile()) {
-      if (!skips(state, rel, layers)) addFile(state, rel, abs, statOf(abs, rel, lstatSync));
+      if (!skips(state, rel, layers, entry.name, top)) addFile(state, rel, abs, statOf(abs, rel, lstatSync));
     } else if (entry.isSymbolicLink()) {
-      const real = followLink(state, abs, rel, layers);
+      const real = followLink(state, abs, rel, layers, entry.name, top);
       if (real === undefined) continue;
       const info = statOf(real, rel, statSync);
       if (info.isDirectory()) {
-        if (skips(state, `${rel}/`, layers)) continue;
+        if (skips(state, `${rel}/`, layers, entry.name, top)) continue;
         if (chain.includes(real)) {
           state.problems.push(
             `${rel} → ${relative(state.root, real) || "."} (a loop: it points to a folder above it)`,
@@ -166,7 +180,7 @@ function visitDir(
           continue;
         }
         subdirs.push({ abs, rel, real });
-      } else if (info.isFile() && !skips(state, rel, layers)) {
+      } else if (info.isFile() && !skips(state, rel, layers, entry.name, top)) {
         addFile(state, rel, abs, info);
       }
     }
@@ -192,8 +206,10 @@ function followLink(
   abs: string,
   rel: string,
   layers: readonly GitignoreLayer[],
+  name: string,
+  top: boolean,
 ): string | undefined {
-  if (state.rules.ignores(`${rel}/`) || skips(state, rel, layers)) return undefined;
+  if (state.rules.ignores(`${rel}/`) || skips(state, rel, layers, name, top)) return undefined;
   let target: string;
   try {
     target = realpathSync.native(abs);
