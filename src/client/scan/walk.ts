@@ -4,6 +4,7 @@ import { join, relative, sep } from "node:path";
 import ignore, { type Ignore } from "ignore";
 import { CliError } from "../errors.js";
 import { defaultRules, type SkipRules } from "./default-rules.js";
+import { inFolder } from "./in-folder.js";
 import { GITIGNORE, gitignored, parentLayers, siteLayer, type GitignoreLayer } from "./gitignore.js";
 
 /** One file of the site: its path inside the site (`/` separators, no leading `/`) and its stat. */
@@ -53,6 +54,8 @@ interface WalkState {
   skippedGitignored: string[];
   files: SiteFile[];
   problems: string[];
+  /** The walk runs in the site folder (inFolder): lists and stats by paths relative to it. */
+  relative?: boolean;
 }
 
 /**
@@ -81,7 +84,11 @@ export async function walkSite(root: string, options: WalkOptions = {}): Promise
     files: [],
     problems: [],
   };
-  visitDir(state, root, "", [root], parentLayers(root));
+  const above = parentLayers(root);
+  inFolder(root, (relative) => {
+    state.relative = relative;
+    visitDir(state, root, "", [root], above);
+  });
   if (state.problems.length > 0) {
     const shown = state.problems.slice(0, 20).map((line) => `  ${line}`);
     if (state.problems.length > 20) shown.push(`  … and ${state.problems.length - 20} more`);
@@ -148,7 +155,7 @@ function visitDir(
 ): void {
   let entries: Dirent[];
   try {
-    entries = readdirSync(dir, { withFileTypes: true });
+    entries = readdirSync(state.relative ? prefix || "." : dir, { withFileTypes: true });
   } catch (error) {
     throw unreadable(prefix === "" ? "." : prefix, error);
   }
@@ -166,7 +173,8 @@ function visitDir(
     if (entry.isDirectory()) {
       if (!skips(state, `${rel}/`, layers, entry.name, top)) subdirs.push({ abs, rel, real: abs });
     } else if (entry.isFile()) {
-      if (!skips(state, rel, layers, entry.name, top)) addFile(state, rel, abs, statOf(abs, rel, lstatSync));
+      if (!skips(state, rel, layers, entry.name, top))
+        addFile(state, rel, abs, statOf(state.relative ? rel : abs, rel, lstatSync));
     } else if (entry.isSymbolicLink()) {
       const real = followLink(state, abs, rel, layers, entry.name, top);
       if (real === undefined) continue;
