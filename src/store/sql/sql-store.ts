@@ -154,6 +154,11 @@ export class SqlStore implements Store {
   }
 
   async completeDeploy(input: CompleteDeployInput): Promise<ProjectRecord> {
+    if (this.dialect.completeDeploy) {
+      const project = await this.dialect.completeDeploy(this.db, input);
+      if (!project) throw new Error(`deploy ${input.deployId} of ${input.projectSlug} is not pending`);
+      return project;
+    }
     return this.db.transaction().execute(async (trx) => {
       const deploy = await trx
         .updateTable("deploys")
