@@ -206,22 +206,27 @@ export class UploadSessions {
   async get(sessionId: string): Promise<SessionRow | undefined> {
     const row = await firstOf(
       this.database.db,
-      sql<{
-        id: string;
-        project_slug: string;
-        expires_at: number | string;
-        published_revision: string | null;
-      }>`SELECT id, project_slug, expires_at, published_revision
+      sql<SessionColumns>`SELECT id, project_slug, expires_at, published_revision
         FROM upload_sessions WHERE id = ${sessionId}`,
     );
+    return row && sessionOf(row);
+  }
+
+  /**
+   * The session and how many of its hashes it still misses (`missingCount`), in one read unless
+   * its count of hashes is not written yet: what a publish checks.
+   */
+  async getWithMissing(sessionId: string): Promise<(SessionRow & { missing: number }) | undefined> {
+    const row = await firstOf(
+      this.database.db,
+      sql<SessionColumns & { missing: number | string | null }>`SELECT id, project_slug, expires_at,
+          published_revision,
+          u.asset_hashes - (SELECT COUNT(*) FROM session_blobs h WHERE h.session_id = u.id) AS missing
+        FROM upload_sessions u WHERE u.id = ${sessionId}`,
+    );
     if (row === undefined) return undefined;
-    const session: SessionRow = {
-      id: row.id,
-      projectSlug: row.project_slug,
-      expiresAt: Number(row.expires_at),
-    };
-    if (row.published_revision !== null) session.publishedRevision = row.published_revision;
-    return session;
+    const missing = row.missing === null ? await this.missingCount(sessionId) : Number(row.missing);
+    return { ...sessionOf(row), missing };
   }
 
   /**
@@ -275,4 +280,23 @@ export class UploadSessions {
       await declareMediaTypes(trx, sessionId, bucket.mediaTypes);
     });
   }
+}
+
+/** The columns a session is read from. */
+interface SessionColumns {
+  id: string;
+  project_slug: string;
+  expires_at: number | string;
+  published_revision: string | null;
+}
+
+/** A session as read. */
+function sessionOf(row: SessionColumns): SessionRow {
+  const session: SessionRow = {
+    id: row.id,
+    projectSlug: row.project_slug,
+    expiresAt: Number(row.expires_at),
+  };
+  if (row.published_revision !== null) session.publishedRevision = row.published_revision;
+  return session;
 }
