@@ -637,6 +637,20 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       ]);
     });
 
+    it("getRevision: the project's revision by id, as listRevisions has it; undefined for another project's or an unknown id", async () => {
+      const a = projectRecord("amber");
+      const b = projectRecord("birch");
+      await store.createProject(a);
+      await store.createProject(b);
+      await completeAt(a.slug, 1, "2030-01-02T00:00:00Z");
+      const r2 = await completeAt(a.slug, 2, "2030-01-03T00:00:00Z", true);
+      const r3 = await completeAt(b.slug, 3, "2030-01-04T00:00:00Z");
+      const listed = await store.listRevisions(a.slug);
+      expect(await store.getRevision(a.slug, r2)).toEqual(listed.find((r) => r.revisionId === r2));
+      expect(await store.getRevision(a.slug, r3)).toBeUndefined();
+      expect(await store.getRevision(a.slug, "rev9999999")).toBeUndefined();
+    });
+
     it("listRevisions: the project's revisions newest first, with files and bytes from their deploy; none of another project", async () => {
       const a = projectRecord("amber");
       const b = projectRecord("birch");

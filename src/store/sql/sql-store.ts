@@ -217,6 +217,16 @@ export class SqlStore implements Store {
     return rows.map(toRevision);
   }
 
+  async getRevision(slug: string, revisionId: string): Promise<RevisionRecord | undefined> {
+    const row = await this.db
+      .selectFrom("revisions")
+      .selectAll()
+      .where("project_slug", "=", slug)
+      .where("revision_id", "=", revisionId)
+      .executeTakeFirst();
+    return row && toRevision(row);
+  }
+
   setProductionRevision(slug: string, revisionId: string): Promise<ProjectRecord | undefined> {
     return setProductionRevision(this.db, slug, revisionId);
   }
