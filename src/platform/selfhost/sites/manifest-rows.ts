@@ -68,8 +68,8 @@ export async function writeWhole(database: PlatformDatabase, target: Target, pac
  * undefined) once they are more than MAX_DELTA of the base's files. On SQLite, range by range,
  * every probe a seek (the base's row by its path, the session's by (hash, path), the delta's by
  * its path); on PostgreSQL, one EXCEPT each (hashed or sorted whatever the planner thinks of a
- * fresh table: the probes as NOT EXISTS outran the statement timeout for 20,000 rows), both in
- * one transaction.
+ * fresh table: the probes as NOT EXISTS outran the statement timeout for 20,000 rows), both and
+ * the charge in one statement.
  */
 export async function writeDelta(
   database: PlatformDatabase,
@@ -119,13 +119,19 @@ export async function writeDelta(
     key: ["path"],
   };
   const small = postgres
-    ? // One range each there (row-slices.ts): both statements in one transaction.
+    ? // One range each there (row-slices.ts): both inserts and the charge in one statement.
       await database.transaction(async (trx) => {
         await lockContent(database, trx, "shared");
-        written += await changesOf(trx, changed(session.scope));
-        await charge(trx, database.dialect, target, session.scope);
-        if (written > most) return false;
-        written += await changesOf(trx, removed(baseRows.scope));
+        const row = await firstOf(
+          trx,
+          sql<{ written: number | string; row_bytes: number | string }>`WITH
+              changed AS (${changed(session.scope)} RETURNING 1),
+              removed AS (${removed(baseRows.scope)} RETURNING 1)
+            SELECT (SELECT COUNT(*) FROM changed) + (SELECT COUNT(*) FROM removed) AS written,
+              (SELECT ${rowBytesSum(database.dialect)} FROM session_assets a WHERE ${session.scope}) AS row_bytes`,
+        );
+        written += Number(row!.written);
+        target.rowBytes += Number(row!.row_bytes);
         return written <= most;
       })
     : (await inOrderedSlices(database, session, pacer, async (trx, range) => {
