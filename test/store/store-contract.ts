@@ -232,6 +232,40 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       expect(await store.renewProject("no-such-project", at("2030-03-01T00:00:00Z"))).toBeUndefined();
     });
 
+    it("completeDeploy: a preview records its revision, counts and message, moves the expiry and leaves production", async () => {
+      const a = projectRecord("amber");
+      await store.createProject(a);
+      const first = deployRecord(a.slug, 1);
+      const preview = deployRecord(a.slug, 2);
+      const completion = (deploy: DeployRecord, minute: number) => ({
+        projectSlug: a.slug,
+        deployId: deploy.deployId,
+        completionHash: sha(`completion-${deploy.deployId}`),
+        completedAt: at(`2030-01-02T00:${minute}:00Z`),
+        projectExpiresAt: at(`2030-02-01T00:${minute}:00Z`),
+      });
+      for (const deploy of [first, preview]) await store.createDeploy(deploy);
+      await store.completeDeploy(completion(first, 10));
+      const previewed = await store.completeDeploy({
+        ...completion(preview, 20),
+        preview: true,
+        message: "try it",
+      });
+      const expected = { ...a, revisionId: first.revisionId, expiresAt: at("2030-02-01T00:20:00Z") };
+      expect(previewed).toEqual(expected);
+      expect(await store.getProject(a.slug)).toEqual(expected);
+      expect((await store.listRevisions(a.slug))[0]).toEqual({
+        revisionId: preview.revisionId,
+        deployId: preview.deployId,
+        createdAt: at("2030-01-02T00:20:00Z"),
+        fileCount: 2,
+        byteCount: 200,
+        preview: true,
+        manifestDigest: preview.manifestDigest,
+        message: "try it",
+      });
+    });
+
     it("completeDeploy: a second completion of the same deploy throws and changes nothing", async () => {
       const a = projectRecord("amber");
       await store.createProject(a);
@@ -601,6 +635,20 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
         [preview, true],
         [first, false],
       ]);
+    });
+
+    it("getRevision: the project's revision by id, as listRevisions has it; undefined for another project's or an unknown id", async () => {
+      const a = projectRecord("amber");
+      const b = projectRecord("birch");
+      await store.createProject(a);
+      await store.createProject(b);
+      await completeAt(a.slug, 1, "2030-01-02T00:00:00Z");
+      const r2 = await completeAt(a.slug, 2, "2030-01-03T00:00:00Z", true);
+      const r3 = await completeAt(b.slug, 3, "2030-01-04T00:00:00Z");
+      const listed = await store.listRevisions(a.slug);
+      expect(await store.getRevision(a.slug, r2)).toEqual(listed.find((r) => r.revisionId === r2));
+      expect(await store.getRevision(a.slug, r3)).toBeUndefined();
+      expect(await store.getRevision(a.slug, "rev9999999")).toBeUndefined();
     });
 
     it("listRevisions: the project's revisions newest first, with files and bytes from their deploy; none of another project", async () => {

@@ -1,10 +1,18 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { authenticate } from "../../core/operations/authorize.js";
 import type { Services } from "../../core/operations/services.js";
+import type { ProjectRecord } from "../../core/ports/store.js";
 import type { Limiter } from "../../core/rate-limiter.js";
 import { bearerToken } from "../../shared/bearer.js";
 import { projectSlugParam } from "./credentials.js";
 import { requireJsonContentType } from "./parse-body.js";
+
+declare module "hono" {
+  interface ContextVariableMap {
+    /** The project the request's bearer token belongs to, as `projectHeaders` found it. */
+    authenticatedProject: ProjectRecord;
+  }
+}
 
 /** Per-window limits a route counts before its body is read. */
 export interface RouteLimits {
@@ -22,7 +30,8 @@ export interface RouteLimits {
  * body is never read into memory; what of it is already on its way is discarded for at most
  * 500 ms (64 MiB) so that the client reads the answer (@hono/node-server's clean-up of an unread
  * body), then the connection is closed lingering, up to 2 s (1 MiB) more (the listener's
- * `lingerOnClose`). Everything the body holds is judged after, in the contract's order.
+ * `lingerOnClose`). Everything the body holds is judged after, in the contract's order. The
+ * project found is kept on the context (`authenticatedProject`): the handler does not read it again.
  */
 export function projectHeaders(deps: {
   services: Services;
@@ -35,6 +44,7 @@ export function projectHeaders(deps: {
     requireJsonContentType(c);
     const owner = await authenticate(deps.services, bearerToken(c.req.header("authorization")));
     await deps.limits?.perProject.hit(owner.slug);
+    c.set("authenticatedProject", owner);
     await next();
   };
 }

@@ -15,11 +15,17 @@ export interface ProjectCredentials {
   apiToken: string | undefined;
   projectHash: string;
   anonFingerprint: string;
+  /**
+   * The project `apiToken` belongs to, when the caller has authenticated it already (the API does
+   * from the headers, before the body): not read again.
+   */
+  authenticated?: ProjectRecord;
 }
 
 /**
  * The project a bearer token belongs to; 401 when the token is missing, malformed or unknown. The
- * API calls it from the headers alone, before it reads a body (contract §5), and `authorize` again.
+ * API calls it from the headers alone, before it reads a body (contract §5), and hands the project
+ * to `authorize` (`authenticated`), which calls it only when given none.
  */
 export async function authenticate(services: Services, apiToken: string | undefined): Promise<ProjectRecord> {
   if (!apiToken) throw new UnauthorizedError("missing bearer token");
@@ -40,8 +46,10 @@ export async function authorize(
   options: { allowExpired?: boolean } = {},
 ): Promise<ProjectRecord> {
   const { store } = services;
-  const owner = await authenticate(services, credentials.apiToken);
-  const project = await store.getProject(credentials.projectSlug);
+  const owner = credentials.authenticated ?? (await authenticate(services, credentials.apiToken));
+  // The token's own project is the row just read: the slug's is read only to tell 404 from 403.
+  const project =
+    owner.slug === credentials.projectSlug ? owner : await store.getProject(credentials.projectSlug);
   if (!project) throw new ProjectNotFoundError(`project ${credentials.projectSlug} not found`);
   const matches =
     owner.slug === project.slug &&

@@ -31,8 +31,8 @@ export async function renewIfUnchanged(
 ): Promise<UnchangedDeploy | undefined> {
   const { store, platform, config } = services;
   // A project never deployed has no production revision: `production` is undefined, no match.
-  const revisions = await store.listRevisions(current.slug);
-  const production = revisions.find((revision) => revision.revisionId === current.revisionId);
+  const production =
+    current.revisionId === null ? undefined : await store.getRevision(current.slug, current.revisionId);
   if (production?.manifestDigest !== digest) return undefined;
   const expiresAt = projectExpiry(services.now(), config.projectTtlSeconds);
   await callPlatform(() => platform.updateSite(current.slug, siteSettings(current, config.sites, expiresAt)));

@@ -193,6 +193,8 @@ export interface Store {
   renewProject(slug: string, expiresAt: string): Promise<ProjectRecord | undefined>;
   /** The project's kept revisions, newest first. */
   listRevisions(slug: string): Promise<RevisionRecord[]>;
+  /** One kept revision of the project, or undefined. */
+  getRevision(slug: string, revisionId: string): Promise<RevisionRecord | undefined>;
   /** Makes a kept revision the project's revision; undefined (nothing changed) when it has none such. */
   setProductionRevision(slug: string, revisionId: string): Promise<ProjectRecord | undefined>;
   /**

@@ -6,6 +6,7 @@ import { migrate, type MigrationReport } from "../../shared/database/migrator.js
 import { isUniqueViolation, openPostgres, type PostgresOptions } from "../../shared/database/postgres.js";
 import type { MetadataTables } from "../sql/schema.js";
 import { type SqlDialect, SqlStore } from "../sql/sql-store.js";
+import { completeDeployStatement } from "./complete-deploy.js";
 import { POSTGRES_MIGRATIONS } from "./migrations.js";
 import { PostgresRateLimiter } from "./postgres-rate-limiter.js";
 import { asUnavailable, guardOutages } from "./unavailable.js";
@@ -26,6 +27,7 @@ const POSTGRES: SqlDialect = {
     }
   },
   isUniqueViolation,
+  completeDeploy: completeDeployStatement,
 };
 
 /** The metadata store on PostgreSQL, migrated; outages answer DATABASE_UNAVAILABLE. */

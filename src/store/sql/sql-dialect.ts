@@ -1,4 +1,5 @@
-import type { Transaction } from "kysely";
+import type { Kysely, Transaction } from "kysely";
+import type { CompleteDeployInput, ProjectRecord } from "../../core/ports/index.js";
 import type { MetadataTables } from "./schema.js";
 
 /** What differs between the databases the store runs on. */
@@ -11,4 +12,10 @@ export interface SqlDialect {
   lockHostnames(trx: Transaction<MetadataTables>, hostnames: Array<string | null | undefined>): Promise<void>;
   /** True when `error` is a unique constraint refusing a row. */
   isUniqueViolation(error: unknown): boolean;
+  /**
+   * A deploy's completion in one statement, where the engine has one for it (PostgreSQL); the
+   * project after it, or undefined when the deploy was not pending. Absent: the store's
+   * transaction of three statements.
+   */
+  completeDeploy?(db: Kysely<MetadataTables>, input: CompleteDeployInput): Promise<ProjectRecord | undefined>;
 }

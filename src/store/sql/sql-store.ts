@@ -154,6 +154,11 @@ export class SqlStore implements Store {
   }
 
   async completeDeploy(input: CompleteDeployInput): Promise<ProjectRecord> {
+    if (this.dialect.completeDeploy) {
+      const project = await this.dialect.completeDeploy(this.db, input);
+      if (!project) throw new Error(`deploy ${input.deployId} of ${input.projectSlug} is not pending`);
+      return project;
+    }
     return this.db.transaction().execute(async (trx) => {
       const deploy = await trx
         .updateTable("deploys")
@@ -210,6 +215,16 @@ export class SqlStore implements Store {
       .orderBy("id", "desc")
       .execute();
     return rows.map(toRevision);
+  }
+
+  async getRevision(slug: string, revisionId: string): Promise<RevisionRecord | undefined> {
+    const row = await this.db
+      .selectFrom("revisions")
+      .selectAll()
+      .where("project_slug", "=", slug)
+      .where("revision_id", "=", revisionId)
+      .executeTakeFirst();
+    return row && toRevision(row);
   }
 
   setProductionRevision(slug: string, revisionId: string): Promise<ProjectRecord | undefined> {

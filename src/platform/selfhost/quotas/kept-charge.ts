@@ -100,38 +100,45 @@ export async function keptCharge(
 ): Promise<number> {
   let contentBytes = 0;
   let variantBytes = 0;
+  const rulesBytes = sql.raw(dialect === "postgres" ? "octet_length(rules)" : "length(CAST(rules AS BLOB))");
+  // The revisions' rows, rules and count, read with the last range's content (one statement in all
+  // for a project summed in one range).
+  const revisionCharges = sql`(SELECT CAST(COALESCE(SUM(row_bytes), 0) AS BIGINT) FROM revisions
+        WHERE project_slug = ${projectSlug}) AS row_bytes,
+      (SELECT CAST(COALESCE(SUM(${rulesBytes}), 0) AS BIGINT) FROM revision_rules
+        WHERE project_slug = ${projectSlug}) AS rule_bytes,
+      (SELECT COUNT(*) FROM revisions WHERE project_slug = ${projectSlug}) AS revision_count`;
+  let revisions: { row_bytes: number | string; rule_bytes: number | string; revision_count: number | string };
   const ranges = await rangesFor(trx, dialect, projectSlug, oneRangeRows);
-  for (let index = 0; index < ranges; index++) {
+  for (let index = 0; ; index++) {
     const { before, hashes } = keptHashes(dialect, projectSlug, index, ranges);
+    const last = index === ranges - 1;
     // One pass over the range's distinct blobs; the rows of one are looked at only when it is
     // large enough to have variants on disk (measured: as fast as counting content alone was).
     const row = await firstOf(
       trx,
-      sql<{ content_bytes: number | string; variant_bytes: number | string }>`${before} SELECT
+      sql<{
+        content_bytes: number | string;
+        variant_bytes: number | string;
+        row_bytes: number | string;
+        rule_bytes: number | string;
+        revision_count: number | string;
+      }>`${before} SELECT c.* ${last ? sql`, ${revisionCharges}` : sql``} FROM (SELECT
           CAST(COALESCE(SUM(b.size), 0) AS BIGINT) AS content_bytes,
           CAST(COALESCE(SUM(CASE WHEN b.size > CAST(${diskVariantsAbove} AS BIGINT) AND EXISTS (
               SELECT 1 FROM manifest_files f WHERE f.project_slug = ${projectSlug} AND f.hash = b.hash
                 AND f.compressible = 1) THEN b.size ELSE 0 END), 0) AS BIGINT) AS variant_bytes
-        FROM blobs b WHERE ${hashRange("b.hash", index, ranges)} AND b.hash IN (${hashes})`,
+        FROM blobs b WHERE ${hashRange("b.hash", index, ranges)} AND b.hash IN (${hashes})) AS c`,
     );
     contentBytes += Number(row!.content_bytes);
     variantBytes += Number(row!.variant_bytes);
+    if (last) {
+      revisions = row!;
+      break;
+    }
     if (pacer.due()) await pacer.next();
   }
-  const rulesBytes = sql.raw(dialect === "postgres" ? "octet_length(rules)" : "length(CAST(rules AS BLOB))");
-  const row = await firstOf(
-    trx,
-    sql<{
-      row_bytes: number | string;
-      rule_bytes: number | string;
-      revision_count: number | string;
-    }>`SELECT (SELECT CAST(COALESCE(SUM(row_bytes), 0) AS BIGINT) FROM revisions
-          WHERE project_slug = ${projectSlug}) AS row_bytes,
-        (SELECT CAST(COALESCE(SUM(${rulesBytes}), 0) AS BIGINT) FROM revision_rules
-          WHERE project_slug = ${projectSlug}) AS rule_bytes,
-        (SELECT COUNT(*) FROM revisions WHERE project_slug = ${projectSlug}) AS revision_count`,
-  );
-  const { row_bytes, rule_bytes, revision_count } = row!;
+  const { row_bytes, rule_bytes, revision_count } = revisions;
   return (
     contentBytes +
     VARIANT_FACTOR * variantBytes +

@@ -25,7 +25,7 @@ export async function checkCompletion(
   if (tokenSession !== input.sessionId) {
     throw new InvalidCompletionError("completion token belongs to another deploy");
   }
-  const session = await sessions.get(input.sessionId);
+  const session = await sessions.getWithMissing(input.sessionId);
   if (!session || session.projectSlug !== input.projectSlug) {
     throw new InvalidCompletionError("upload session is gone; prepare the deploy again");
   }
@@ -42,7 +42,7 @@ export async function checkCompletion(
     }
     throw new InvalidCompletionError("upload session was published already; prepare the deploy again");
   }
-  const missing = await sessions.missingCount(input.sessionId);
+  const { missing } = session;
   if (missing > 0) throw new InvalidCompletionError(`${missing} assets are still missing; upload them first`);
   // Parsed before anything is written: a revision whose rules do not parse is never published.
   return { rules: await readSessionRules(db, reader, input.sessionId) };

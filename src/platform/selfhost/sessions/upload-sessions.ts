@@ -83,12 +83,19 @@ export class UploadSessions {
     const missing = new Map<string, number>();
     // Content none of the project's kept revisions has: what this deploy adds to its quota.
     const added = new Map<string, number>();
-    await sql`INSERT INTO upload_sessions (id, project_slug, created_at, expires_at)
-      VALUES (${session.id}, ${session.projectSlug}, ${now}, ${session.expiresAt})`.execute(this.database.db);
+    const { dialect } = this.database;
+    const rowsPerSlice = dialect === "postgres" ? POSTGRES_ROWS_PER_SLICE : ROWS_PER_SLICE;
+    const slices = slicesOf(byHashPrefix(entries), rowsPerSlice);
+    // A manifest of one slice is recorded in one transaction, its session row with its count of
+    // hashes included; a longer one's row comes first and is counted once its slices are written.
+    const single = slices.length === 1;
+    const insertSession = (executor: Executor, hashes: number | null) =>
+      sql`INSERT INTO upload_sessions (id, project_slug, created_at, expires_at, asset_hashes)
+        VALUES (${session.id}, ${session.projectSlug}, ${now}, ${session.expiresAt}, ${hashes})`.execute(
+        executor,
+      );
+    if (!single) await insertSession(this.database.db, null);
     try {
-      const { dialect } = this.database;
-      const rowsPerSlice = dialect === "postgres" ? POSTGRES_ROWS_PER_SLICE : ROWS_PER_SLICE;
-      const slices = slicesOf(byHashPrefix(entries), rowsPerSlice);
       for (const [index, slice] of slices.entries()) {
         const fresh = [...new Set(slice.map((entry) => entry.hash))].filter((hash) => !held.has(hash));
         // Runs again whole if PostgreSQL aborts it (a deadlock): it changes nothing outside.
@@ -96,6 +103,7 @@ export class UploadSessions {
           // Shared with other writers, exclusive to a collection: no blob found here is deleted
           // before this transaction's rows name it.
           await lockContent(this.database, trx, "shared");
+          if (single) await insertSession(trx, fresh.length);
           const inRevision = await ownedByRevision(trx, dialect, session.projectSlug, fresh);
           const rest = fresh.filter((hash) => !inRevision.has(hash));
           const inSession = await ownedBySession(trx, dialect, session.projectSlug, rest, now);
@@ -124,9 +132,11 @@ export class UploadSessions {
         // a busy machine).
         if (pacer.due() || index < slices.length - 1) await pacer.next();
       }
-      await sql`UPDATE upload_sessions SET asset_hashes = ${held.size} WHERE id = ${session.id}`.execute(
-        this.database.db,
-      );
+      if (!single) {
+        await sql`UPDATE upload_sessions SET asset_hashes = ${held.size} WHERE id = ${session.id}`.execute(
+          this.database.db,
+        );
+      }
     } catch (error) {
       await this.discard(session.id);
       throw error;
@@ -196,22 +206,27 @@ export class UploadSessions {
   async get(sessionId: string): Promise<SessionRow | undefined> {
     const row = await firstOf(
       this.database.db,
-      sql<{
-        id: string;
-        project_slug: string;
-        expires_at: number | string;
-        published_revision: string | null;
-      }>`SELECT id, project_slug, expires_at, published_revision
+      sql<SessionColumns>`SELECT id, project_slug, expires_at, published_revision
         FROM upload_sessions WHERE id = ${sessionId}`,
     );
+    return row && sessionOf(row);
+  }
+
+  /**
+   * The session and how many of its hashes it still misses (`missingCount`), in one read unless
+   * its count of hashes is not written yet: what a publish checks.
+   */
+  async getWithMissing(sessionId: string): Promise<(SessionRow & { missing: number }) | undefined> {
+    const row = await firstOf(
+      this.database.db,
+      sql<SessionColumns & { missing: number | string | null }>`SELECT id, project_slug, expires_at,
+          published_revision,
+          u.asset_hashes - (SELECT COUNT(*) FROM session_blobs h WHERE h.session_id = u.id) AS missing
+        FROM upload_sessions u WHERE u.id = ${sessionId}`,
+    );
     if (row === undefined) return undefined;
-    const session: SessionRow = {
-      id: row.id,
-      projectSlug: row.project_slug,
-      expiresAt: Number(row.expires_at),
-    };
-    if (row.published_revision !== null) session.publishedRevision = row.published_revision;
-    return session;
+    const missing = row.missing === null ? await this.missingCount(sessionId) : Number(row.missing);
+    return { ...sessionOf(row), missing };
   }
 
   /**
@@ -265,4 +280,23 @@ export class UploadSessions {
       await declareMediaTypes(trx, sessionId, bucket.mediaTypes);
     });
   }
+}
+
+/** The columns a session is read from. */
+interface SessionColumns {
+  id: string;
+  project_slug: string;
+  expires_at: number | string;
+  published_revision: string | null;
+}
+
+/** A session as read. */
+function sessionOf(row: SessionColumns): SessionRow {
+  const session: SessionRow = {
+    id: row.id,
+    projectSlug: row.project_slug,
+    expiresAt: Number(row.expires_at),
+  };
+  if (row.published_revision !== null) session.publishedRevision = row.published_revision;
+  return session;
 }

@@ -5,6 +5,7 @@ import {
   changesOf,
   type Executor,
   firstOf,
+  lockContent,
   type PlatformDatabase,
   type SqlDialect,
 } from "../state/platform-db.js";
@@ -67,7 +68,8 @@ export async function writeWhole(database: PlatformDatabase, target: Target, pac
  * undefined) once they are more than MAX_DELTA of the base's files. On SQLite, range by range,
  * every probe a seek (the base's row by its path, the session's by (hash, path), the delta's by
  * its path); on PostgreSQL, one EXCEPT each (hashed or sorted whatever the planner thinks of a
- * fresh table: the probes as NOT EXISTS outran the statement timeout for 20,000 rows).
+ * fresh table: the probes as NOT EXISTS outran the statement timeout for 20,000 rows), both and
+ * the charge in one statement.
  */
 export async function writeDelta(
   database: PlatformDatabase,
@@ -85,48 +87,62 @@ export async function writeDelta(
     key: ["hash", "path"],
   };
   const postgres = database.dialect === "postgres";
-  let small = await inOrderedSlices(database, session, pacer, async (trx, range) => {
-    written += await changesOf(
-      trx,
-      postgres
-        ? sql`INSERT INTO manifest_files (project_slug, manifest_id, path, hash, content_type, compressible)
+  const changed = (range: RawBuilder<unknown>) =>
+    postgres
+      ? sql`INSERT INTO manifest_files (project_slug, manifest_id, path, hash, content_type, compressible)
           SELECT CAST(${projectSlug} AS TEXT), CAST(${id} AS TEXT), c.path, c.hash, c.content_type, c.compressible
           FROM (SELECT a.path, a.hash, ${TYPE} AS content_type, ${COMPRESSIBLE} AS compressible
               ${SESSION_FILES} WHERE ${range}
             EXCEPT SELECT path, hash, content_type, compressible FROM manifest_files
               WHERE project_slug = ${projectSlug} AND manifest_id = ${base.id}) AS c`
-        : sql`INSERT INTO manifest_files (project_slug, manifest_id, path, hash, content_type, compressible)
+      : sql`INSERT INTO manifest_files (project_slug, manifest_id, path, hash, content_type, compressible)
           SELECT ${projectSlug}, ${id}, a.path, a.hash, ${TYPE}, ${COMPRESSIBLE}
           ${SESSION_FILES} WHERE ${range} AND NOT EXISTS (SELECT 1 FROM manifest_files b
             WHERE b.project_slug = ${projectSlug} AND b.manifest_id = ${base.id} AND b.path = a.path
-              AND b.hash = a.hash AND b.content_type = ${TYPE} AND b.compressible = ${COMPRESSIBLE})`,
-    );
-    await charge(trx, database.dialect, target, range);
-    return written <= most;
-  });
+              AND b.hash = a.hash AND b.content_type = ${TYPE} AND b.compressible = ${COMPRESSIBLE})`;
+  const removed = (range: RawBuilder<unknown>) =>
+    postgres
+      ? sql`INSERT INTO manifest_files (project_slug, manifest_id, path, hash, content_type, compressible, removed)
+          SELECT CAST(${projectSlug} AS TEXT), CAST(${id} AS TEXT), g.path, '', '', 0, 1
+          FROM (SELECT b.path FROM manifest_files b WHERE ${range}
+            EXCEPT SELECT path FROM session_assets WHERE session_id = ${sessionId}) AS g`
+      : sql`INSERT INTO manifest_files (project_slug, manifest_id, path, hash, content_type, compressible, removed)
+        SELECT b.project_slug, ${id}, b.path, '', '', 0, 1 FROM manifest_files b
+        WHERE ${range} AND NOT EXISTS (SELECT 1 FROM session_assets a
+            WHERE a.session_id = ${sessionId} AND a.hash = b.hash AND a.path = b.path)
+          AND NOT EXISTS (SELECT 1 FROM manifest_files d
+            WHERE d.project_slug = b.project_slug AND d.manifest_id = ${id} AND d.path = b.path)`;
   const baseRows = {
     table: "manifest_files",
     alias: "b",
     scope: sql`b.project_slug = ${projectSlug} AND b.manifest_id = ${base.id}`,
     key: ["path"],
   };
-  small &&= await inOrderedSlices(database, baseRows, pacer, async (trx, range) => {
-    written += await changesOf(
-      trx,
-      postgres
-        ? sql`INSERT INTO manifest_files (project_slug, manifest_id, path, hash, content_type, compressible, removed)
-          SELECT CAST(${projectSlug} AS TEXT), CAST(${id} AS TEXT), g.path, '', '', 0, 1
-          FROM (SELECT b.path FROM manifest_files b WHERE ${range}
-            EXCEPT SELECT path FROM session_assets WHERE session_id = ${sessionId}) AS g`
-        : sql`INSERT INTO manifest_files (project_slug, manifest_id, path, hash, content_type, compressible, removed)
-        SELECT b.project_slug, ${id}, b.path, '', '', 0, 1 FROM manifest_files b
-        WHERE ${range} AND NOT EXISTS (SELECT 1 FROM session_assets a
-            WHERE a.session_id = ${sessionId} AND a.hash = b.hash AND a.path = b.path)
-          AND NOT EXISTS (SELECT 1 FROM manifest_files d
-            WHERE d.project_slug = b.project_slug AND d.manifest_id = ${id} AND d.path = b.path)`,
-    );
-    return written <= most;
-  });
+  const small = postgres
+    ? // One range each there (row-slices.ts): both inserts and the charge in one statement.
+      await database.transaction(async (trx) => {
+        await lockContent(database, trx, "shared");
+        const row = await firstOf(
+          trx,
+          sql<{ written: number | string; row_bytes: number | string }>`WITH
+              changed AS (${changed(session.scope)} RETURNING 1),
+              removed AS (${removed(baseRows.scope)} RETURNING 1)
+            SELECT (SELECT COUNT(*) FROM changed) + (SELECT COUNT(*) FROM removed) AS written,
+              (SELECT ${rowBytesSum(database.dialect)} FROM session_assets a WHERE ${session.scope}) AS row_bytes`,
+        );
+        written += Number(row!.written);
+        target.rowBytes += Number(row!.row_bytes);
+        return written <= most;
+      })
+    : (await inOrderedSlices(database, session, pacer, async (trx, range) => {
+        written += await changesOf(trx, changed(range));
+        await charge(trx, database.dialect, target, range);
+        return written <= most;
+      })) &&
+      (await inOrderedSlices(database, baseRows, pacer, async (trx, range) => {
+        written += await changesOf(trx, removed(range));
+        return written <= most;
+      }));
   if (small) return written;
   const rows = {
     table: "manifest_files",

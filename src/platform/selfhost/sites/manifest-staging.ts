@@ -41,26 +41,24 @@ export async function stageManifest(
 ): Promise<StagedManifest> {
   const { projectSlug, sessionId } = target;
   const db = database.db;
-  const session = await firstOf(
+  // One read: the session's digest, the project's complete manifest of that digest if any, else
+  // the session's count of files (what a manifest written now records).
+  const found = await firstOf(
     db,
     sql<{
-      manifest_digest: string | null;
-    }>`SELECT manifest_digest FROM upload_sessions WHERE id = ${sessionId}`,
+      digest: string | null;
+      known_id: string | null;
+      known_row_bytes: number | string | null;
+      n: number | string | null;
+    }>`SELECT s.digest, k.id AS known_id, k.row_bytes AS known_row_bytes,
+        CASE WHEN k.id IS NULL THEN (SELECT COUNT(*) FROM session_assets WHERE session_id = ${sessionId}) END AS n
+      FROM (SELECT (SELECT manifest_digest FROM upload_sessions WHERE id = ${sessionId}) AS digest) AS s
+      LEFT JOIN manifests k ON k.project_slug = ${projectSlug} AND k.digest = s.digest AND k.file_count IS NOT NULL
+      LIMIT 1`,
   );
-  const digest = session?.manifest_digest ?? null;
-  if (digest !== null) {
-    const known = await firstOf(
-      db,
-      sql<{ id: string; row_bytes: number | string }>`SELECT id, row_bytes FROM manifests
-        WHERE project_slug = ${projectSlug} AND digest = ${digest} AND file_count IS NOT NULL`,
-    );
-    if (known) return { id: known.id, rowBytes: Number(known.row_bytes) };
-  }
-  const counted = await firstOf(
-    db,
-    sql<{ n: number | string }>`SELECT COUNT(*) AS n FROM session_assets WHERE session_id = ${sessionId}`,
-  );
-  const fileCount = Number(counted!.n);
+  if (found?.known_id) return { id: found.known_id, rowBytes: Number(found.known_row_bytes) };
+  const digest = found?.digest ?? null;
+  const fileCount = Number(found?.n ?? 0);
   const id = generateOpaqueId();
   const base = await baseOf(db, projectSlug);
   await sql`INSERT INTO manifests (project_slug, id, digest, base_id, file_count, created_at)

@@ -6,6 +6,7 @@ import { deleteProjectManifests, deleteUnreferencedManifests } from "./manifest-
 import { completeManifest, isPublished, type StagedManifest, stageManifest } from "./manifest-staging.js";
 import { type ManifestGeneration, manifestGeneration, manifestWritten } from "./manifest-generation.js";
 import { type Executor, firstOf, forUpdate, type PlatformDatabase, rowsOf } from "../state/platform-db.js";
+import { replaceHosts } from "./site-hosts.js";
 
 /**
  * Writes of the published manifest: which revision each project serves, on which hostnames, and
@@ -94,7 +95,7 @@ export class SiteTables {
           ON CONFLICT (project_slug) DO UPDATE SET revision_id = excluded.revision_id,
             expires_at = excluded.expires_at, production_since = excluded.production_since`.execute(trx);
       }
-      await replaceHosts(trx, slug, input.hostnames, input.canonical);
+      await replaceHosts(trx, this.database.dialect, slug, input.hostnames, input.canonical);
       // Published: its content is the project's now (its quota), no longer pending for its client;
       // its rows are deleted next (the revision has its files), so it names no hash any more.
       await sql`UPDATE upload_sessions SET pending_bytes = 0, asset_hashes = 0,
@@ -167,7 +168,7 @@ export class SiteTables {
   ): Promise<void> {
     await this.write(projectSlug, async (trx) => {
       await upsertSiteExpiry(trx, projectSlug, expiresAt);
-      await replaceHosts(trx, projectSlug, hostnames, canonical);
+      await replaceHosts(trx, this.database.dialect, projectSlug, hostnames, canonical);
     });
   }
 
@@ -244,19 +245,4 @@ async function moveAlias(
 async function upsertSiteExpiry(trx: Executor, projectSlug: string, expiresAt: number): Promise<void> {
   await sql`INSERT INTO sites (project_slug, revision_id, expires_at) VALUES (${projectSlug}, NULL, ${expiresAt})
     ON CONFLICT (project_slug) DO UPDATE SET expires_at = excluded.expires_at`.execute(trx);
-}
-
-async function replaceHosts(
-  trx: Executor,
-  projectSlug: string,
-  hostnames: string[],
-  canonical: { hostname: string; url: string } | undefined,
-): Promise<void> {
-  await sql`DELETE FROM site_hosts WHERE project_slug = ${projectSlug}`.execute(trx);
-  for (const hostname of hostnames) {
-    const names = canonical !== undefined && canonical.hostname !== hostname ? canonical.url : null;
-    await sql`INSERT INTO site_hosts (hostname, project_slug, canonical_url) VALUES (${hostname}, ${projectSlug}, ${names})
-      ON CONFLICT (hostname) DO UPDATE SET project_slug = excluded.project_slug,
-        canonical_url = excluded.canonical_url`.execute(trx);
-  }
 }

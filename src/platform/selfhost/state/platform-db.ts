@@ -145,11 +145,13 @@ export async function lockContent(
 
 /**
  * Takes PostgreSQL's advisory locks on `keys` to the end of the transaction (in one order, so two
- * transactions never wait for each other): what counts a quota, say, before it reserves.
+ * transactions never wait for each other): what counts a quota, say, before it reserves. One
+ * statement for them all: its select list is evaluated left to right, so the order holds.
  */
 export async function lockKeys(database: PlatformDatabase, trx: Executor, keys: string[]): Promise<void> {
-  if (database.dialect !== "postgres") return;
-  for (const key of [...new Set(keys)].sort()) {
-    await sql`SELECT pg_advisory_xact_lock(hashtext(${`platform ${key}`}))`.execute(trx);
-  }
+  if (database.dialect !== "postgres" || keys.length === 0) return;
+  const locks = [...new Set(keys)]
+    .sort()
+    .map((key) => sql`pg_advisory_xact_lock(hashtext(${`platform ${key}`}))`);
+  await sql`SELECT ${sql.join(locks)}`.execute(trx);
 }
