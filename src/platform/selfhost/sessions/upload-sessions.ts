@@ -78,11 +78,16 @@ export class UploadSessions {
     now: number,
     pacer: Pacer,
   ): Promise<OpenedSession> {
-    const held = new Map<string, boolean>();
     const byHash = await hashEntriesOf(entries, pacer);
-    const missing = new Map<string, number>();
+    // What each hash comes to is known once, in the first slice naming it: its largest size is
+    // byHash's. One Set of the hashes written and two results, where a Map of whether each hash
+    // was held and one of each missing hash's size, updated for every entry, took a tenth of a
+    // 100,000-entry prepare's time on this thread.
+    const written = new Set<string>();
+    const missing: { hash: string; size: number }[] = [];
     // Content none of the project's kept revisions has: what this deploy adds to its quota.
     const added = new Map<string, number>();
+    let addedBytes = 0;
     await sql`INSERT INTO upload_sessions (id, project_slug, created_at, expires_at)
       VALUES (${session.id}, ${session.projectSlug}, ${now}, ${session.expiresAt})`.execute(this.database.db);
     try {
@@ -90,14 +95,19 @@ export class UploadSessions {
       const rowsPerSlice = dialect === "postgres" ? POSTGRES_ROWS_PER_SLICE : ROWS_PER_SLICE;
       const slices = slicesOf(byHashPrefix(entries), rowsPerSlice);
       for (const [index, slice] of slices.entries()) {
-        const fresh = [...new Set(slice.map((entry) => entry.hash))].filter((hash) => !held.has(hash));
+        const fresh: string[] = [];
+        for (const { hash } of slice) {
+          if (written.has(hash)) continue;
+          written.add(hash);
+          fresh.push(hash);
+        }
         // Runs again whole if PostgreSQL aborts it (a deadlock): it changes nothing outside.
         const owned = await this.database.transaction(async (trx) => {
           // Shared with other writers, exclusive to a collection: no blob found here is deleted
           // before this transaction's rows name it.
           await lockContent(this.database, trx, "shared");
           const inRevision = await ownedByRevision(trx, dialect, session.projectSlug, fresh);
-          const rest = fresh.filter((hash) => !inRevision.has(hash));
+          const rest = inRevision.size === 0 ? fresh : fresh.filter((hash) => !inRevision.has(hash));
           const inSession = await ownedBySession(trx, dialect, session.projectSlug, rest, now);
           await insertAssets(trx, dialect, session.id, slice);
           await insertSessionHashes(trx, dialect, session.id, fresh, byHash);
@@ -111,29 +121,24 @@ export class UploadSessions {
           // Made durable by the commit that completes the session below, before it is answered.
         }, NOT_DURABLE);
         for (const hash of fresh) {
-          if (!owned.inRevision.has(hash)) added.set(hash, 0);
-          held.set(hash, owned.inRevision.has(hash) || owned.inSession.has(hash));
-        }
-        for (const entry of slice) {
-          const addedSize = added.get(entry.hash);
-          if (addedSize !== undefined) added.set(entry.hash, Math.max(addedSize, entry.size));
-          if (!held.get(entry.hash))
-            missing.set(entry.hash, Math.max(missing.get(entry.hash) ?? 0, entry.size));
+          if (owned.inRevision.has(hash)) continue;
+          const { size } = byHash.get(hash)!;
+          added.set(hash, size);
+          addedBytes += size;
+          if (!owned.inSession.has(hash)) missing.push({ hash, size });
         }
         // A slice's transaction is a turn of the event loop at most (two of them held it 130 ms on
         // a busy machine).
         if (pacer.due() || index < slices.length - 1) await pacer.next();
       }
-      await sql`UPDATE upload_sessions SET asset_hashes = ${held.size} WHERE id = ${session.id}`.execute(
+      await sql`UPDATE upload_sessions SET asset_hashes = ${written.size} WHERE id = ${session.id}`.execute(
         this.database.db,
       );
     } catch (error) {
       await this.discard(session.id);
       throw error;
     }
-    let addedBytes = 0;
-    for (const size of added.values()) addedBytes += size;
-    return { missing: [...missing].map(([hash, size]) => ({ hash, size })), addedBytes, added };
+    return { missing, addedBytes, added };
   }
 
   /**
