@@ -197,25 +197,3 @@ export async function ownedBySession(
   );
   return new Set(rows.map((row) => row.hash));
 }
-
-/**
- * The entries in the order of their hash's first three hex digits (a counting sort, O(n)). Rows
- * written in that order land on neighbouring pages of the index on `session_assets(hash)`, so a
- * slice's commit writes a few of its pages rather than one per row: in manifest order, a
- * 100,000-entry prepare got slower with every session the database already held (1.6 s → 3.4 s
- * over four), in this order it stays near 1 s.
- */
-export function byHashPrefix(entries: ManifestEntry[]): ManifestEntry[] {
-  const starts = new Uint32Array(4097);
-  const keys = new Uint16Array(entries.length);
-  for (let i = 0; i < entries.length; i++) {
-    // The manifest's hashes are 32 lowercase hex digits (checked before).
-    const key = parseInt(entries[i]!.hash.slice(0, 3), 16);
-    keys[i] = key;
-    starts[key + 1]!++;
-  }
-  for (let key = 1; key <= 4096; key++) starts[key]! += starts[key - 1]!;
-  const ordered = new Array<ManifestEntry>(entries.length);
-  for (let i = 0; i < entries.length; i++) ordered[starts[keys[i]!]!++] = entries[i]!;
-  return ordered;
-}

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Pacer } from "../../../shared/event-loop.js";
 import { openPlatformDatabase } from "../state/sqlite-database.js";
 import { type PlatformDatabase, rowsOf } from "../state/platform-db.js";
+import { sortByHash } from "./hash-order.js";
 import { UploadSessions } from "./upload-sessions.js";
 import { hashOf } from "../../../../test/support/test-platform.js";
 
@@ -118,7 +119,7 @@ describe("UploadSessions.open", () => {
     expect(await sessions.missingCount("s")).toBe(2);
   });
 
-  it("open: a manifest over ROWS_PER_SLICE entries is written in slices, yielding between them when the pacer says so; a hash named in every slice is granted once and never asked for", async () => {
+  it("open: a manifest over ROWS_PER_SLICE entries is written in slices, yielding between them when the pacer says so; a hash whose entries span slices is granted once and never asked for", async () => {
     await kept("blue", A, 5);
     const entries = Array.from({ length: 2500 }, (_, i) => ({
       path: `/${i}`,
@@ -127,8 +128,11 @@ describe("UploadSessions.open", () => {
     }));
     const pacer = new Pacer(0);
     const opened = await sessions.open({ id: "s", projectSlug: "blue", expiresAt: 1000 }, entries, 0, pacer);
-    // 2,500 entries in slices of ROWS_PER_SLICE (500).
-    expect(pacer.pauses).toBe(5);
+    // 2,500 entries in slices of ROWS_PER_SLICE (500), after the sort into hash order (which
+    // yields as its own pacer would: here, in merging the 1,250 entries of A).
+    const sorting = new Pacer(0);
+    await sortByHash(entries, (entry) => entry.hash, sorting);
+    expect(pacer.pauses).toBe(5 + sorting.pauses);
     expect(opened.missing).toHaveLength(1250);
     expect(opened.missing.some((m) => m.hash === A)).toBe(false);
     expect(opened.addedBytes).toBe(entries.filter((e) => e.hash !== A).reduce((sum, e) => sum + e.size, 0));
