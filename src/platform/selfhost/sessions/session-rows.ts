@@ -6,8 +6,10 @@ import { compressibleFlag } from "../quotas/quota-charges.js";
 import type { Pacer } from "../../../shared/event-loop.js";
 import { deleteInSlices } from "../state/sliced-delete.js";
 import { insertMany } from "../state/column-insert.js";
+import { arrayLiteral } from "../state/array-literal.js";
 import {
   type Executor,
+  firstOf,
   forUpdate,
   type PlatformDatabase,
   rowsOf,
@@ -38,12 +40,12 @@ export const POSTGRES_ROWS_PER_SLICE = 5_000;
 const NARROW_ROWS_PER_STATEMENT = 5_000;
 
 /**
- * `column` is one of `hashes`: on PostgreSQL one array parameter (built in a moment, however
- * many), on SQLite a list of parameters (its slices are short).
+ * `column` is one of `hashes`: on PostgreSQL one array parameter (its literal built in one join,
+ * array-literal.ts), on SQLite a list of parameters (its slices are short).
  */
 export function hashIn(dialect: SqlDialect, column: string, hashes: string[]): RawBuilder<unknown> {
   return dialect === "postgres"
-    ? sql`${sql.ref(column)} = ANY(${hashes})`
+    ? sql`${sql.ref(column)} = ANY(CAST(${arrayLiteral(hashes)} AS TEXT[]))`
     : sql`${sql.ref(column)} IN (${sql.join(hashes)})`;
 }
 
@@ -156,6 +158,28 @@ export async function insertSessionBlobs(
       "ON CONFLICT (session_id, hash) DO NOTHING",
     );
   }
+}
+
+/**
+ * Whether any of the project's kept revisions names a file, or any of its live sessions has one:
+ * when neither does, none of a new session's hashes is the project's, and looking each up
+ * (ownedByRevision, ownedBySession, a probe a hash) finds nothing (a first deploy's every slice).
+ */
+export async function projectHoldsContent(
+  executor: Executor,
+  projectSlug: string,
+  now: number,
+): Promise<boolean> {
+  const row = await firstOf(
+    executor,
+    sql<{ n: number | string }>`SELECT CASE
+        WHEN EXISTS (SELECT 1 FROM manifest_files WHERE project_slug = ${projectSlug}) THEN 1
+        WHEN EXISTS (SELECT 1 FROM upload_sessions u WHERE u.project_slug = ${projectSlug}
+          AND u.expires_at > ${now}
+          AND EXISTS (SELECT 1 FROM session_blobs h WHERE h.session_id = u.id)) THEN 1
+        ELSE 0 END AS n`,
+  );
+  return Number(row!.n) === 1;
 }
 
 /**

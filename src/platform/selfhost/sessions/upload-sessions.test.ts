@@ -119,6 +119,31 @@ describe("UploadSessions.open", () => {
     expect(await sessions.missingCount("s")).toBe(2);
   });
 
+  it("open: a project with no kept revision finds what its live sessions hold, and only theirs: a project that holds nothing is asked for everything", async () => {
+    await sessions.open(
+      { id: "live", projectSlug: "blue", expiresAt: 1000 },
+      [{ path: "/c", hash: C, size: 3 }],
+      0,
+      slow(),
+    );
+    await sessions.record("live", { alreadyHeld: [C], mediaTypes: [] }, 0);
+    await sql`INSERT INTO blobs (hash, size, created_at, damaged) VALUES (${C}, 3, 0, 0)`.execute(
+      database.db,
+    );
+    const entries = [A, C].map((hash, i) => ({ path: `/${i}`, hash, size: 10 + i }));
+
+    const blue = await sessions.open({ id: "s", projectSlug: "blue", expiresAt: 1000 }, entries, 100, slow());
+    expect(blue.missing).toEqual([{ hash: A, size: 10 }]);
+    expect(blue.addedBytes).toBe(21);
+    const green = await sessions.open(
+      { id: "g", projectSlug: "green", expiresAt: 1000 },
+      entries,
+      100,
+      slow(),
+    );
+    expect(green.missing.map((m) => m.hash).sort()).toEqual([A, C].sort());
+  });
+
   it("open: a manifest over ROWS_PER_SLICE entries is written in slices, yielding between them when the pacer says so; a hash whose entries span slices is granted once and never asked for", async () => {
     await kept("blue", A, 5);
     const entries = Array.from({ length: 2500 }, (_, i) => ({

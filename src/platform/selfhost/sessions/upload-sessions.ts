@@ -12,6 +12,7 @@ import {
   ownedByRevision,
   ownedBySession,
   POSTGRES_ROWS_PER_SLICE,
+  projectHoldsContent,
   recordBlobs,
   ROWS_PER_SLICE,
   type StoredBlob,
@@ -92,6 +93,9 @@ export class UploadSessions {
       const { dialect } = this.database;
       const rowsPerSlice = dialect === "postgres" ? POSTGRES_ROWS_PER_SLICE : ROWS_PER_SLICE;
       const sliceCount = Math.ceil(ordered.length / rowsPerSlice);
+      // Read once: content the project comes to hold meanwhile (a racing upload of another of its
+      // sessions) would be missed by a slice looked up before it just as well.
+      const holds = await projectHoldsContent(this.database.db, session.projectSlug, now);
       for (let index = 0, run = 0; index < sliceCount; index++) {
         const end = Math.min((index + 1) * rowsPerSlice, ordered.length);
         const slice = ordered.slice(index * rowsPerSlice, end);
@@ -105,9 +109,10 @@ export class UploadSessions {
           // Shared with other writers, exclusive to a collection: no blob found here is deleted
           // before this transaction's rows name it.
           await lockContent(this.database, trx, "shared");
-          const inRevision = await ownedByRevision(trx, dialect, session.projectSlug, fresh);
+          const none = new Set<string>();
+          const inRevision = holds ? await ownedByRevision(trx, dialect, session.projectSlug, fresh) : none;
           const rest = inRevision.size === 0 ? fresh : fresh.filter((hash) => !inRevision.has(hash));
-          const inSession = await ownedBySession(trx, dialect, session.projectSlug, rest, now);
+          const inSession = holds ? await ownedBySession(trx, dialect, session.projectSlug, rest, now) : none;
           await insertAssets(trx, dialect, session.id, slice);
           await insertSessionHashes(trx, dialect, session.id, freshRuns);
           await insertSessionBlobs(
