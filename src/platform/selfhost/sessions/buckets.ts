@@ -1,5 +1,6 @@
 import type { Pacer } from "../../../shared/event-loop.js";
 import { sortPaced } from "../../../shared/paced-sort.js";
+import { sortByHash } from "./hash-order.js";
 
 /** Size of an asset once base64-encoded, which is what a bucket carries. */
 function encodedSize(bytes: number): number {
@@ -37,9 +38,9 @@ export async function groupIntoBuckets(
   const isLarge = (asset: { size: number }) => encodedSize(asset.size) > large;
   const sorted = [
     ...(await sortPaced(assets.filter(isLarge), (a, b) => b.size - a.size, pacer)),
-    ...(await sortPaced(
+    ...(await sortByHash(
       assets.filter((asset) => !isLarge(asset)),
-      (a, b) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0),
+      (asset) => asset.hash,
       pacer,
     )),
   ];

@@ -12,47 +12,50 @@ import { compressibleFlag } from "../quotas/quota-charges.js";
 // (NULL until one does; its paths keep the type of their extension) and whether the edge
 // compresses that type (NULL with it).
 
-/** A hash of a manifest: a path naming it and the largest size declared for it. */
-export interface HashEntry {
+/** A hash of a manifest: a path naming it, the largest size declared for it, its first entry. */
+export interface HashRun {
+  hash: string;
   path: string;
   size: number;
+  /** Where its entries start in the entries it was read from (in hash order). */
+  start: number;
 }
 
 /**
- * Each hash of `entries` once, with its smallest path and largest size, the work paced by `pacer`
- * (100,000 entries take a few milliseconds; checked every 4,096).
+ * Each hash of `ordered` (entries in hash order, sortByHash) once, with its smallest path and
+ * largest size: its entries are neighbours, so no table of the hashes is kept (lookups in one of
+ * 100,000 hashes, twice an entry, were a twentieth of a prepare's time on this thread). Paced by
+ * `pacer`, checked every 4,096 entries.
  */
-export async function hashEntriesOf(entries: ManifestEntry[], pacer: Pacer): Promise<Map<string, HashEntry>> {
-  const byHash = new Map<string, HashEntry>();
-  for (let i = 0; i < entries.length; i++) {
+export async function hashRunsOf(ordered: readonly ManifestEntry[], pacer: Pacer): Promise<HashRun[]> {
+  const runs: HashRun[] = [];
+  let run: HashRun | undefined;
+  for (let i = 0; i < ordered.length; i++) {
     if ((i & 4095) === 4095 && pacer.due()) await pacer.next();
-    const entry = entries[i]!;
-    const known = byHash.get(entry.hash);
-    if (known === undefined) byHash.set(entry.hash, { path: entry.path, size: entry.size });
-    else {
-      if (entry.path < known.path) known.path = entry.path;
-      if (entry.size > known.size) known.size = entry.size;
+    const entry = ordered[i]!;
+    if (run === undefined || entry.hash !== run.hash) {
+      run = { hash: entry.hash, path: entry.path, size: entry.size, start: i };
+      runs.push(run);
+    } else {
+      if (entry.path < run.path) run.path = entry.path;
+      if (entry.size > run.size) run.size = entry.size;
     }
   }
-  return byHash;
+  return runs;
 }
 
 /**
- * Writes the rows of `hashes`, 5,000 a statement (a slice of prepare's in one), without Kysely's
+ * Writes the rows of `runs`, 5,000 a statement (a slice of prepare's in one), without Kysely's
  * compiler (column-insert.ts).
  */
 export async function insertSessionHashes(
   trx: Executor,
   dialect: SqlDialect,
   sessionId: string,
-  hashes: string[],
-  byHash: Map<string, HashEntry>,
+  runs: readonly HashRun[],
 ): Promise<void> {
-  for (const slice of slicesOf(hashes, 5_000)) {
-    const rows = slice.map((hash) => {
-      const { path, size } = byHash.get(hash)!;
-      return [sessionId, hash, path, size, null, null];
-    });
+  for (const slice of slicesOf(runs, 5_000)) {
+    const rows = slice.map(({ hash, path, size }) => [sessionId, hash, path, size, null, null]);
     // A row already there is this one, from a slice run again.
     await insertMany(
       trx,

@@ -6,7 +6,6 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Pacer } from "../../../shared/event-loop.js";
 import { openPlatformDatabase } from "../state/sqlite-database.js";
 import { type PlatformDatabase, rowsOf } from "../state/platform-db.js";
-import { byHashPrefix } from "./session-rows.js";
 import { UploadSessions } from "./upload-sessions.js";
 
 let dir: string;
@@ -113,21 +112,5 @@ describe("UploadSessions.record", () => {
     expect(await sessions.missingCount("s1")).toBe(1);
     expect(await sessions.missingCount("s2")).toBe(1);
     expect(await packs()).toEqual([]);
-  });
-});
-
-describe("byHashPrefix", () => {
-  it("byHashPrefix: in the order of each hash's first three hex digits, entries of one prefix in manifest order", () => {
-    const entry = (path: string, prefix: string) => ({ path, hash: hash(prefix), size: 1 });
-    const entries = [
-      entry("/1", "fff"),
-      entry("/2", "001"),
-      entry("/3", "a0"),
-      entry("/4", "0019"),
-      entry("/5", "000"),
-      entry("/6", "a00f"),
-    ];
-    expect(byHashPrefix(entries).map((e) => e.path)).toEqual(["/5", "/2", "/4", "/3", "/6", "/1"]);
-    expect(byHashPrefix([])).toEqual([]);
   });
 });

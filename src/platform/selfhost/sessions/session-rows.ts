@@ -6,8 +6,10 @@ import { compressibleFlag } from "../quotas/quota-charges.js";
 import type { Pacer } from "../../../shared/event-loop.js";
 import { deleteInSlices } from "../state/sliced-delete.js";
 import { insertMany } from "../state/column-insert.js";
+import { arrayLiteral } from "../state/array-literal.js";
 import {
   type Executor,
+  firstOf,
   forUpdate,
   type PlatformDatabase,
   rowsOf,
@@ -38,12 +40,12 @@ export const POSTGRES_ROWS_PER_SLICE = 5_000;
 const NARROW_ROWS_PER_STATEMENT = 5_000;
 
 /**
- * `column` is one of `hashes`: on PostgreSQL one array parameter (built in a moment, however
- * many), on SQLite a list of parameters (its slices are short).
+ * `column` is one of `hashes`: on PostgreSQL one array parameter (its literal built in one join,
+ * array-literal.ts), on SQLite a list of parameters (its slices are short).
  */
 export function hashIn(dialect: SqlDialect, column: string, hashes: string[]): RawBuilder<unknown> {
   return dialect === "postgres"
-    ? sql`${sql.ref(column)} = ANY(${hashes})`
+    ? sql`${sql.ref(column)} = ANY(CAST(${arrayLiteral(hashes)} AS TEXT[]))`
     : sql`${sql.ref(column)} IN (${sql.join(hashes)})`;
 }
 
@@ -166,6 +168,28 @@ export async function insertSessionBlobs(
 }
 
 /**
+ * Whether any of the project's kept revisions names a file, or any of its live sessions has one:
+ * when neither does, none of a new session's hashes is the project's, and looking each up
+ * (ownedByRevision, ownedBySession, a probe a hash) finds nothing (a first deploy's every slice).
+ */
+export async function projectHoldsContent(
+  executor: Executor,
+  projectSlug: string,
+  now: number,
+): Promise<boolean> {
+  const row = await firstOf(
+    executor,
+    sql<{ n: number | string }>`SELECT CASE
+        WHEN EXISTS (SELECT 1 FROM manifest_files WHERE project_slug = ${projectSlug}) THEN 1
+        WHEN EXISTS (SELECT 1 FROM upload_sessions u WHERE u.project_slug = ${projectSlug}
+          AND u.expires_at > ${now}
+          AND EXISTS (SELECT 1 FROM session_blobs h WHERE h.session_id = u.id)) THEN 1
+        ELSE 0 END AS n`,
+  );
+  return Number(row!.n) === 1;
+}
+
+/**
  * Those of `hashes` one of the project's kept revisions names, with their bytes whole: one seek of
  * the index on (project_slug, hash) a hash. A join read every row naming a hash, so a revision of
  * 20,000 paths naming one file, kept ten times, made this 200,000 rows (up to 118 ms, issue 31).
@@ -203,26 +227,4 @@ export async function ownedBySession(
       WHERE ${hashIn(dialect, "h.hash", hashes)} AND u.project_slug = ${projectSlug} AND u.expires_at > ${now}`,
   );
   return new Set(rows.map((row) => row.hash));
-}
-
-/**
- * The entries in the order of their hash's first three hex digits (a counting sort, O(n)). Rows
- * written in that order land on neighbouring pages of the index on `session_assets(hash)`, so a
- * slice's commit writes a few of its pages rather than one per row: in manifest order, a
- * 100,000-entry prepare got slower with every session the database already held (1.6 s → 3.4 s
- * over four), in this order it stays near 1 s.
- */
-export function byHashPrefix(entries: ManifestEntry[]): ManifestEntry[] {
-  const starts = new Uint32Array(4097);
-  const keys = new Uint16Array(entries.length);
-  for (let i = 0; i < entries.length; i++) {
-    // The manifest's hashes are 32 lowercase hex digits (checked before).
-    const key = parseInt(entries[i]!.hash.slice(0, 3), 16);
-    keys[i] = key;
-    starts[key + 1]!++;
-  }
-  for (let key = 1; key <= 4096; key++) starts[key]! += starts[key - 1]!;
-  const ordered = new Array<ManifestEntry>(entries.length);
-  for (let i = 0; i < entries.length; i++) ordered[starts[keys[i]!]!++] = entries[i]!;
-  return ordered;
 }

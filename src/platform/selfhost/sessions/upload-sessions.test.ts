@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Pacer } from "../../../shared/event-loop.js";
 import { openPlatformDatabase } from "../state/sqlite-database.js";
 import { type PlatformDatabase, rowsOf } from "../state/platform-db.js";
+import { sortByHash } from "./hash-order.js";
 import { UploadSessions } from "./upload-sessions.js";
 import { hashOf } from "../../../../test/support/test-platform.js";
 
@@ -118,7 +119,32 @@ describe("UploadSessions.open", () => {
     expect(await sessions.missingCount("s")).toBe(2);
   });
 
-  it("open: a manifest over ROWS_PER_SLICE entries is written in slices, yielding between them when the pacer says so; a hash named in every slice is granted once and never asked for", async () => {
+  it("open: a project with no kept revision finds what its live sessions hold, and only theirs: a project that holds nothing is asked for everything", async () => {
+    await sessions.open(
+      { id: "live", projectSlug: "blue", expiresAt: 1000 },
+      [{ path: "/c", hash: C, size: 3 }],
+      0,
+      slow(),
+    );
+    await sessions.record("live", { alreadyHeld: [C], mediaTypes: [] }, 0);
+    await sql`INSERT INTO blobs (hash, size, created_at, damaged) VALUES (${C}, 3, 0, 0)`.execute(
+      database.db,
+    );
+    const entries = [A, C].map((hash, i) => ({ path: `/${i}`, hash, size: 10 + i }));
+
+    const blue = await sessions.open({ id: "s", projectSlug: "blue", expiresAt: 1000 }, entries, 100, slow());
+    expect(blue.missing).toEqual([{ hash: A, size: 10 }]);
+    expect(blue.addedBytes).toBe(21);
+    const green = await sessions.open(
+      { id: "g", projectSlug: "green", expiresAt: 1000 },
+      entries,
+      100,
+      slow(),
+    );
+    expect(green.missing.map((m) => m.hash).sort()).toEqual([A, C].sort());
+  });
+
+  it("open: a manifest over ROWS_PER_SLICE entries is written in slices, yielding between them when the pacer says so; a hash whose entries span slices is granted once and never asked for", async () => {
     await kept("blue", A, 5);
     const entries = Array.from({ length: 2500 }, (_, i) => ({
       path: `/${i}`,
@@ -127,8 +153,11 @@ describe("UploadSessions.open", () => {
     }));
     const pacer = new Pacer(0);
     const opened = await sessions.open({ id: "s", projectSlug: "blue", expiresAt: 1000 }, entries, 0, pacer);
-    // 2,500 entries in slices of ROWS_PER_SLICE (500).
-    expect(pacer.pauses).toBe(5);
+    // 2,500 entries in slices of ROWS_PER_SLICE (500), after the sort into hash order (which
+    // yields as its own pacer would: here, in merging the 1,250 entries of A).
+    const sorting = new Pacer(0);
+    await sortByHash(entries, (entry) => entry.hash, sorting);
+    expect(pacer.pauses).toBe(5 + sorting.pauses);
     expect(opened.missing).toHaveLength(1250);
     expect(opened.missing.some((m) => m.hash === A)).toBe(false);
     expect(opened.addedBytes).toBe(entries.filter((e) => e.hash !== A).reduce((sum, e) => sum + e.size, 0));

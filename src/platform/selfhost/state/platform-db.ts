@@ -50,7 +50,8 @@ export interface TransactionOptions {
    * the disk (`synchronous = NORMAL` for it), and the next durable commit's sync of the log makes
    * it durable too (the log is written in order). A crash before that may lose it, never half of
    * it. Each commit's sync held the thread the service shares 12 to 100 ms on a busy machine,
-   * hundreds of them a large deploy (issue 31). PostgreSQL commits on its own thread: no change.
+   * hundreds of them a large deploy (issue 31). On PostgreSQL it commits with
+   * `synchronous_commit = off`: a slice of prepare no longer waits for a flush of the log (issue 32).
    */
   durable?: boolean;
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import { migrate, type MigrationReport } from "../../../shared/database/migrator.js";
 import { openPostgres, type PostgresOptions } from "../../../shared/database/postgres.js";
 import { ManifestListener } from "../sites/manifest-listener.js";
@@ -65,10 +65,19 @@ export function postgresPlatformDatabase(
     dialect: "postgres",
     db,
     sqlite: undefined,
-    async transaction(work) {
+    async transaction(work, options) {
+      // A step that a later durable commit completes does not wait for its log to reach the disk
+      // (the later commit's flush covers it: the log is written in order), as on SQLite.
+      const run: typeof work =
+        options?.durable === false
+          ? async (trx) => {
+              await sql`SET LOCAL synchronous_commit = off`.execute(trx);
+              return work(trx);
+            }
+          : work;
       for (let attempt = 1; ; attempt++) {
         try {
-          return await db.transaction().execute(work);
+          return await db.transaction().execute(run);
         } catch (error) {
           const code = (error as { code?: unknown } | null)?.code;
           if (attempt >= ATTEMPTS || typeof code !== "string" || !RETRYABLE.has(code)) throw error;

@@ -1,0 +1,89 @@
+import { sql } from "kysely";
+import { afterEach, expect, it } from "vitest";
+import { describePostgres, testPostgres } from "../../../../test/support/postgres.js";
+import { openPostgres } from "../../../shared/database/postgres.js";
+import { arrayLiteral } from "./array-literal.js";
+import { insertMany } from "./column-insert.js";
+import { type PlatformDatabase, rowsOf } from "./platform-db.js";
+import { postgresPlatformDatabase } from "./postgres-database.js";
+
+const AWKWARD = ['a "quoted" one', "back\\slash", "comma, {brace}", "NULL", "", "ünï ✓", '\\"'];
+
+it("arrayLiteral: each element quoted, a quote or backslash escaped, null and undefined as NULL", () => {
+  expect(arrayLiteral(["ab", 1, "c"])).toBe('{"ab","1","c"}');
+  expect(arrayLiteral(['a"b', "c\\d", null, undefined, 2])).toBe('{"a\\"b","c\\\\d",NULL,NULL,"2"}');
+  expect(arrayLiteral([])).toBe("{}");
+});
+
+let database: PlatformDatabase | undefined;
+afterEach(async () => {
+  await database?.close();
+  database = undefined;
+});
+
+await describePostgres("insertMany on PostgreSQL", () => {
+  async function table(): Promise<PlatformDatabase> {
+    const db = await openPostgres<any>(testPostgres());
+    database = postgresPlatformDatabase(db, undefined);
+    await sql`CREATE TABLE t (k TEXT NOT NULL, n BIGINT, s TEXT, f INTEGER, PRIMARY KEY (k, n))`.execute(db);
+    return database;
+  }
+  const read = (db: PlatformDatabase) =>
+    rowsOf(
+      db.db,
+      sql<{ k: string; n: number; s: string | null; f: number | null }>`SELECT * FROM t ORDER BY n`,
+    );
+
+  it("insertMany: every row as given, whatever its strings hold, a column of one value sent once or not", async () => {
+    const db = await table();
+    const rows = AWKWARD.map((s, i) => ["same", i, s, i % 2 === 0 ? null : i]);
+    await insertMany(
+      db.db,
+      "postgres",
+      "INSERT INTO t (k, n, s, f)",
+      ["text", "bigint", "text", "integer"],
+      rows,
+    );
+    expect(await read(db)).toEqual(rows.map(([k, n, s, f]) => ({ k, n, s, f })));
+    // Every column of one value (a single row, or nulls throughout): still one row a row.
+    await insertMany(
+      db.db,
+      "postgres",
+      "INSERT INTO t (k, n, s, f)",
+      ["text", "bigint", "text", "integer"],
+      [["one", 100, null, null]],
+    );
+    const same = [100, 101, 102].map((n) => ["many", n, null, null]);
+    await insertMany(
+      db.db,
+      "postgres",
+      "INSERT INTO t (k, n, s, f)",
+      ["text", "bigint", "text", "integer"],
+      same,
+    );
+    const rest = (await read(db)).filter((row) => row.k !== "same");
+    expect(rest).toEqual([
+      { k: "one", n: 100, s: null, f: null },
+      { k: "many", n: 100, s: null, f: null },
+      { k: "many", n: 101, s: null, f: null },
+      { k: "many", n: 102, s: null, f: null },
+    ]);
+  });
+
+  it("transaction: one that need not be durable commits with synchronous_commit off, any other with the server's setting", async () => {
+    const db = await table();
+    const setting = (durable: boolean) =>
+      db.transaction(
+        async (trx) =>
+          (await rowsOf(trx, sql<{ synchronous_commit: string }>`SHOW synchronous_commit`))[0]!
+            .synchronous_commit,
+        { durable },
+      );
+    expect(await setting(false)).toBe("off");
+    expect(await setting(true)).toBe("on");
+    expect(
+      (await rowsOf(db.db, sql<{ synchronous_commit: string }>`SHOW synchronous_commit`))[0]!
+        .synchronous_commit,
+    ).toBe("on");
+  });
+});
