@@ -7,6 +7,7 @@ import type { EdgeStorage, StoredFile } from "./edge-storage.js";
 import { chooseEncoding, entityTag, ifRangeHolds, noneMatchHits, type Encoding } from "./negotiation.js";
 import { sendPlain } from "./plain-response.js";
 import { hasConditions, preconditionVerdict } from "./preconditions.js";
+import { readyHead, writeReadyHead, type ReadyHead } from "./ready-head.js";
 import { writeHead, writeNotModified, type ResponsePlan } from "./response-head.js";
 import type { VariantMaker } from "./variants.js";
 
@@ -41,9 +42,9 @@ export interface FileAnswer {
 interface WholeHeads {
   /** `worthCompressing` of the file, decided once (it parses the media type). */
   compressible: boolean;
-  identity: OutgoingHttpHeaders | undefined;
-  br: OutgoingHttpHeaders | undefined;
-  gzip: OutgoingHttpHeaders | undefined;
+  identity: ReadyHead | undefined;
+  br: ReadyHead | undefined;
+  gzip: ReadyHead | undefined;
 }
 
 /**
@@ -178,10 +179,10 @@ function sendWhole(
 ): void {
   let head = heads[encoding];
   // Blobs never change, so neither do their variants' lengths; the check is only a safeguard.
-  if (head === undefined || head["content-length"] !== body.length) {
-    head = heads[encoding] = wholeHead(answer, heads.compressible, encoding, body.length);
+  if (head === undefined || head.fields["content-length"] !== body.length) {
+    head = heads[encoding] = readyHead(wholeHead(answer, heads.compressible, encoding, body.length));
   }
-  res.writeHead(answer.status, head);
+  writeReadyHead(res, answer.status, head);
   if (req.method === "HEAD" || body.length === 0) res.end();
   else res.end(body);
 }
