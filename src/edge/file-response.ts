@@ -79,30 +79,7 @@ export function sendFile(
   answer: FileAnswer,
 ): void | Promise<void> {
   const { file, status, heads } = answer;
-  // The common requests of a blob in memory: no range and no validator (its wanted coding made),
-  // or a revalidation by entity tag alone, what a browser sends for a page it holds (production
-  // pages must be revalidated every time). Ready heads, one write; anything else goes the long way.
-  if (heads && req.headers.range === undefined) {
-    const conditional = hasConditions(req.headers);
-    if (!conditional || (status === 200 && onlyNoneMatch(req.headers))) {
-      const cached = source.cache.get(file.hash);
-      if (cached) {
-        const wanted = heads.compressible ? chooseEncoding(req.headers["accept-encoding"]) : "identity";
-        if (conditional) {
-          if (noneMatchHits(req.headers["if-none-match"], entityTag(file.hash, wanted))) {
-            source.cache.counts.hits++;
-            return sendNotModified(res, wanted, answer, heads);
-          }
-        } else {
-          const body = wanted === "identity" ? cached.body : cached[wanted];
-          if (body) {
-            source.cache.counts.hits++;
-            return sendWhole(req, res, body, wanted, answer, heads);
-          }
-        }
-      }
-    }
-  }
+  if (heads && req.headers.range === undefined && sentReady(req, res, source, answer, heads)) return;
   const compressible = worthCompressing(file.contentType, file.size);
   // Ranges and validators belong to the file itself; a 404 page stands in for a missing one.
   const rangeable =
@@ -135,6 +112,37 @@ export function sendFile(
       gzip: undefined,
     }))
     .then((blob) => sendFromMemory(req, res, source, blob, wanted, plan));
+}
+
+/**
+ * Answers the common requests of a blob in memory with ready heads, in one write: no validator
+ * (when its wanted coding is made), or a revalidation by entity tag alone, what a browser sends for
+ * a page it holds (production pages must be revalidated every time). False, having sent nothing,
+ * for anything else, which goes the general way.
+ */
+function sentReady(
+  req: IncomingMessage,
+  res: ServerResponse,
+  source: BlobSource,
+  answer: FileAnswer,
+  heads: ReadyHeads,
+): boolean {
+  const conditional = hasConditions(req.headers);
+  if (conditional && (answer.status !== 200 || !onlyNoneMatch(req.headers))) return false;
+  const cached = source.cache.get(answer.file.hash);
+  if (!cached) return false;
+  const wanted = heads.compressible ? chooseEncoding(req.headers["accept-encoding"]) : "identity";
+  if (conditional) {
+    if (!noneMatchHits(req.headers["if-none-match"], entityTag(answer.file.hash, wanted))) return false;
+    source.cache.counts.hits++;
+    sendNotModified(res, wanted, answer, heads);
+    return true;
+  }
+  const body = wanted === "identity" ? cached.body : cached[wanted];
+  if (!body) return false;
+  source.cache.counts.hits++;
+  sendWhole(req, res, body, wanted, answer, heads);
+  return true;
 }
 
 /**
