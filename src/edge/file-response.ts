@@ -6,7 +6,14 @@ import { streamBlob } from "./stored-blob-response.js";
 import type { EdgeStorage, StoredFile } from "./edge-storage.js";
 import { chooseEncoding, entityTag, ifRangeHolds, noneMatchHits, type Encoding } from "./negotiation.js";
 import { sendPlain } from "./plain-response.js";
-import { hasConditions, preconditionVerdict } from "./preconditions.js";
+import { hasConditions, onlyNoneMatch, preconditionVerdict } from "./preconditions.js";
+import {
+  readyHeads,
+  representationHeaders,
+  sendNotModified,
+  sendWhole,
+  type ReadyHeads,
+} from "./ready-answers.js";
 import { writeHead, writeNotModified, type ResponsePlan } from "./response-head.js";
 import type { VariantMaker } from "./variants.js";
 
@@ -33,22 +40,13 @@ export interface FileAnswer {
   fields: OutgoingHttpHeaders;
   /** The revision's publish time, in ms: what Last-Modified says and the date preconditions use. */
   lastModified: number;
-  /** Response heads of whole bodies from memory, by coding, once built (see `fileAnswer`). */
-  heads?: WholeHeads;
-}
-
-/** The heads of a whole response in each coding; a coding's entry is built on its first use. */
-interface WholeHeads {
-  /** `worthCompressing` of the file, decided once (it parses the media type). */
-  compressible: boolean;
-  identity: OutgoingHttpHeaders | undefined;
-  br: OutgoingHttpHeaders | undefined;
-  gzip: OutgoingHttpHeaders | undefined;
+  /** Its heads that do not depend on the request beyond its coding, once built (see `fileAnswer`). */
+  heads?: ReadyHeads;
 }
 
 /**
  * An answer meant to be reused across requests (the route memo keeps it): its response heads are
- * computed once per coding, so a hot file costs one `writeHead` with a ready object.
+ * computed and checked once per coding, so a hot file costs one `writeHead` with a ready head.
  */
 export function fileAnswer(
   file: StoredFile,
@@ -63,7 +61,7 @@ export function fileAnswer(
     status,
     fields,
     lastModified,
-    heads: { compressible, identity: undefined, br: undefined, gzip: undefined },
+    heads: readyHeads(compressible),
   };
 }
 
@@ -81,19 +79,7 @@ export function sendFile(
   answer: FileAnswer,
 ): void | Promise<void> {
   const { file, status, heads } = answer;
-  // The common request (no range, no validator) of a blob in memory whose wanted coding is made:
-  // ready heads, one write.
-  if (heads && req.headers.range === undefined && !hasConditions(req.headers)) {
-    const cached = source.cache.get(file.hash);
-    if (cached) {
-      const wanted = heads.compressible ? chooseEncoding(req.headers["accept-encoding"]) : "identity";
-      const body = wanted === "identity" ? cached.body : cached[wanted];
-      if (body) {
-        source.cache.counts.hits++;
-        return sendWhole(req, res, body, wanted, answer, heads);
-      }
-    }
-  }
+  if (heads && req.headers.range === undefined && sentReady(req, res, source, answer, heads)) return;
   const compressible = worthCompressing(file.contentType, file.size);
   // Ranges and validators belong to the file itself; a 404 page stands in for a missing one.
   const rangeable =
@@ -126,6 +112,37 @@ export function sendFile(
       gzip: undefined,
     }))
     .then((blob) => sendFromMemory(req, res, source, blob, wanted, plan));
+}
+
+/**
+ * Answers the common requests of a blob in memory with ready heads, in one write: no validator
+ * (when its wanted coding is made), or a revalidation by entity tag alone, what a browser sends for
+ * a page it holds (production pages must be revalidated every time). False, having sent nothing,
+ * for anything else, which goes the general way.
+ */
+function sentReady(
+  req: IncomingMessage,
+  res: ServerResponse,
+  source: BlobSource,
+  answer: FileAnswer,
+  heads: ReadyHeads,
+): boolean {
+  const conditional = hasConditions(req.headers);
+  if (conditional && (answer.status !== 200 || !onlyNoneMatch(req.headers))) return false;
+  const cached = source.cache.get(answer.file.hash);
+  if (!cached) return false;
+  const wanted = heads.compressible ? chooseEncoding(req.headers["accept-encoding"]) : "identity";
+  if (conditional) {
+    if (!noneMatchHits(req.headers["if-none-match"], entityTag(answer.file.hash, wanted))) return false;
+    source.cache.counts.hits++;
+    sendNotModified(res, wanted, answer, heads);
+    return true;
+  }
+  const body = wanted === "identity" ? cached.body : cached[wanted];
+  if (!body) return false;
+  source.cache.counts.hits++;
+  sendWhole(req, res, body, wanted, answer, heads);
+  return true;
 }
 
 /**
@@ -166,46 +183,6 @@ function sendBody(
   const span = writeHead(req, res, plan, encoding, body.length);
   if (!span) return;
   res.end(span.start === 0 && span.end === body.length - 1 ? body : body.subarray(span.start, span.end + 1));
-}
-
-function sendWhole(
-  req: IncomingMessage,
-  res: ServerResponse,
-  body: Buffer,
-  encoding: Encoding,
-  answer: FileAnswer,
-  heads: WholeHeads,
-): void {
-  let head = heads[encoding];
-  // Blobs never change, so neither do their variants' lengths; the check is only a safeguard.
-  if (head === undefined || head["content-length"] !== body.length) {
-    head = heads[encoding] = wholeHead(answer, heads.compressible, encoding, body.length);
-  }
-  res.writeHead(answer.status, head);
-  if (req.method === "HEAD" || body.length === 0) res.end();
-  else res.end(body);
-}
-
-/** The representation's fields, common to every answer with a file, on both paths. */
-function representationHeaders(answer: FileAnswer, compressible: boolean): OutgoingHttpHeaders {
-  const headers: OutgoingHttpHeaders = { ...answer.fields };
-  if (compressible) headers.vary = "Accept-Encoding";
-  if (answer.status === 200) headers["accept-ranges"] = "bytes";
-  return headers;
-}
-
-// The same fields, in the same order, as the general path (`sendFile` then `writeHead`) sends.
-function wholeHead(
-  answer: FileAnswer,
-  compressible: boolean,
-  encoding: Encoding,
-  length: number,
-): OutgoingHttpHeaders {
-  const headers = representationHeaders(answer, compressible);
-  if (answer.status === 200) headers.etag = entityTag(answer.file.hash, encoding);
-  if (encoding !== "identity") headers["content-encoding"] = encoding;
-  headers["content-length"] = length;
-  return headers;
 }
 
 // Node joins repeated headers it does not know into one string; only Set-Cookie stays a list.

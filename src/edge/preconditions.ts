@@ -58,3 +58,15 @@ export function hasConditions(headers: IncomingHttpHeaders): boolean {
     headers["if-unmodified-since"] !== undefined
   );
 }
+
+/**
+ * True when If-None-Match is the request's only precondition that counts: no If-Match or
+ * If-Unmodified-Since (If-Modified-Since is ignored beside If-None-Match, RFC 9110 §13.1.3).
+ */
+export function onlyNoneMatch(headers: IncomingHttpHeaders): boolean {
+  return (
+    headers["if-none-match"] !== undefined &&
+    headers["if-match"] === undefined &&
+    headers["if-unmodified-since"] === undefined
+  );
+}

@@ -2,6 +2,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:
 import { contentRange, unsatisfiedRange, type RangeRequest } from "./byte-range.js";
 import { entityTag, noneMatchHits, type Encoding } from "./negotiation.js";
 import { sendPlain } from "./plain-response.js";
+import { notModifiedHeaders } from "./ready-answers.js";
 import type { StoredFile } from "./edge-storage.js";
 
 /** The decisions taken from the request before any byte is read. */
@@ -18,9 +19,7 @@ export type BodySpan = { start: number; end: number } | undefined;
 /** Answers 304: the validator and caching fields of the chosen coding, not the representation's metadata. */
 export function writeNotModified(res: ServerResponse, plan: ResponsePlan, encoding: Encoding): void {
   const { headers } = plan;
-  headers.etag = entityTag(plan.file.hash, encoding);
-  delete headers["content-type"];
-  delete headers["accept-ranges"];
+  notModifiedHeaders(headers, plan.file.hash, encoding);
   res.writeHead(304, headers);
   res.end();
 }

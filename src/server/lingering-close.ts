@@ -16,11 +16,21 @@ export const LINGER_LIMITS: LingerLimits = { bytes: 1024 * 1024, ms: 2_000 };
 const CHECK_MS = 5;
 
 const lingering = new WeakSet<Socket>();
-const requests = new WeakMap<Socket, IncomingMessage>();
+// A socket's latest request, kept on the socket itself: a property store costs a request less
+// than a WeakMap's, and goes with the socket.
+const LATEST_REQUEST = Symbol("latest request");
+type RequestSocket = Socket & { [LATEST_REQUEST]?: IncomingMessage };
 
-/** Whether `socket` is closing: what it still brings is discarded, never handled as a request. */
-export function isLingering(socket: Socket): boolean {
-  return lingering.has(socket);
+/**
+ * Whether a request is to be handled: false when its socket is closing (what it still brings is
+ * discarded). Remembers it as its socket's latest, whose body a lingering close reads out; the
+ * listener calls it for every request, before its handler.
+ */
+export function admitRequest(req: IncomingMessage): boolean {
+  const socket = req.socket as RequestSocket;
+  if (lingering.has(socket)) return false;
+  socket[LATEST_REQUEST] = req;
+  return true;
 }
 
 /**
@@ -35,10 +45,10 @@ export function isLingering(socket: Socket): boolean {
  * destroyed once the client ends its side, past `limits.bytes` or after `limits.ms`. A body
  * declared larger than `limits.bytes` is cut off at once, as before: it would only be read to be
  * thrown away. `destroyAll` ends the lingering connections at once (the listener is stopping).
+ * The server's request listener must pass each request through `admitRequest` first.
  */
 export function lingerOnClose(server: Server, limits: LingerLimits = LINGER_LIMITS): { destroyAll(): void } {
   const open = new Set<Socket>();
-  server.on("request", (req: IncomingMessage) => requests.set(req.socket, req));
   server.on("connection", (socket: Socket) => {
     socket.destroySoon = function lingeringClose(this: Socket) {
       if (this.destroyed || lingering.has(this)) return;
@@ -46,7 +56,7 @@ export function lingerOnClose(server: Server, limits: LingerLimits = LINGER_LIMI
       open.add(this);
       this.once("close", () => open.delete(this));
       if (this.writable) this.end();
-      const req = requests.get(this);
+      const req = (this as RequestSocket)[LATEST_REQUEST];
       const declared = Number(req?.headers["content-length"] ?? 0);
       const bodyLeft = req !== undefined && !req.complete;
       if (this.readableEnded || (bodyLeft && declared > limits.bytes)) {

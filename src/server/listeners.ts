@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import { ServerStartingError } from "../core/errors.js";
-import { isLingering, lingerOnClose } from "./lingering-close.js";
+import { admitRequest, lingerOnClose } from "./lingering-close.js";
 
 /** How long a client may take: to send its headers, its whole request, and idle between requests. */
 export interface Timeouts {
@@ -41,7 +41,7 @@ export async function listen(
       requireHostHeader: options.requireHostHeader ?? true,
     },
     // A request that arrives on a closing connection (pipelined after a refusal) is not handled.
-    (req, res) => (isLingering(req.socket) ? req.socket.destroy() : handler(req, res)),
+    (req, res) => (admitRequest(req) ? handler(req, res) : req.socket.destroy()),
   );
   // An early answer (401, 404, 413, 429) reaches a client that is still sending its body.
   const lingering = lingerOnClose(server);

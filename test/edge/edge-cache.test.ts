@@ -87,6 +87,26 @@ describe("edge with warm caches", () => {
     expect(pinned.headers["cache-control"]).toBe("public, max-age=31536000, immutable");
   });
 
+  it("the ready 304 of a hot file is the one the general path sends, byte for byte", async () => {
+    // An If-Match: * beside the same If-None-Match takes the general path, and changes nothing.
+    const rawHead = async (lines: string[]) => {
+      const text = await edge.raw(
+        `GET /page HTTP/1.1\r\nHost: ${HOST}\r\n${lines.join("")}Connection: close\r\n\r\n`,
+      );
+      return text.replace(/^Date: .*$/m, "Date: -");
+    };
+    for (const encoding of ["", "gzip", "br"]) {
+      const accept = encoding === "" ? [] : [`Accept-Encoding: ${encoding}\r\n`];
+      const etag = (await edge.get(HOST, "/page", encoding === "" ? {} : { "accept-encoding": encoding }))
+        .headers.etag!;
+      const ready = await rawHead([...accept, `If-None-Match: ${etag}\r\n`]);
+      const general = await rawHead([...accept, `If-None-Match: ${etag}\r\n`, "If-Match: *\r\n"]);
+      expect(ready).toMatch(/^HTTP\/1\.1 304 Not Modified\r\n/);
+      expect(ready).toContain(`\r\netag: ${etag}\r\n`);
+      expect(ready).toBe(general);
+    }
+  });
+
   it("a hot 404 page keeps its own heads: no-store, no validator", async () => {
     await edge.get(HOST, "/nope");
     const hot = await edge.get(HOST, "/nope");
@@ -96,7 +116,7 @@ describe("edge with warm caches", () => {
     expect(hot.headers["accept-ranges"]).toBeUndefined();
   });
 
-  it("conditional and range requests still take the general path on a hot file", async () => {
+  it("conditional and range requests on a hot file: 304 and 206", async () => {
     const hot = await edge.get(HOST, "/");
     const etag = hot.headers.etag!;
     expect((await edge.get(HOST, "/", { "if-none-match": etag })).status).toBe(304);

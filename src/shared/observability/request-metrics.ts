@@ -38,14 +38,9 @@ export function observeNodeRequests(
   route: string,
   handler: (req: IncomingMessage, res: ServerResponse) => unknown,
 ): (req: IncomingMessage, res: ServerResponse) => void {
+  const count = metrics.requestsOf(role, route);
   const observe = (req: IncomingMessage, res: ServerResponse, started: number): void =>
-    metrics.observeRequest(
-      role,
-      route,
-      req.method ?? "",
-      res.statusCode,
-      (performance.now() - started) / 1000,
-    );
+    count(req.method ?? "", res.statusCode, (performance.now() - started) / 1000);
   return (req, res) => {
     const started = performance.now();
     handler(req, res);
