@@ -92,6 +92,27 @@ describe("pacedBody", () => {
     expect(ended).not.toHaveBeenCalled();
   });
 
+  it("pacedBody: a window judged as its chunk arrives (before the watch's timer could run) cuts the body off too", async () => {
+    // Real time: the chunk arrives after a window of waiting during which the process was busy,
+    // so the timer that would have judged the window had no turn and the chunk's arrival judges
+    // it (under a full CI run's load). That judgement was lost, and a trickle was read for ever.
+    vi.useRealTimers();
+    async function* trickle() {
+      for (;;) {
+        const until = performance.now() + PACE.windowMs + 50;
+        while (performance.now() < until); // the process busy while the client is waited for
+        yield new Uint8Array(10);
+      }
+    }
+    const error = new Error("too slow");
+    let chunks = 0;
+    const outcome = await (async () => {
+      for await (const _ of pacedBody(trickle(), PACE, () => error)) if (++chunks > 3) return "read on";
+    })().catch((reason: unknown) => reason);
+    expect(outcome).toBe(error);
+    expect(chunks).toBe(0);
+  });
+
   it("pacedBody: a body that keeps the pace passes through whole", async () => {
     async function* steady() {
       for (let i = 0; i < 5; i++) yield new Uint8Array([i]);

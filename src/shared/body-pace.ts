@@ -104,7 +104,11 @@ export async function* pacedBody(
   // never a race against one promise that lives as long as the body: each race would leave a
   // reaction on it holding that read's chunk, so a bucket's every byte stayed reachable to its end.
   let cutOff: ((error: Error) => void) | undefined;
-  const watch = watchPace(pace, () => cutOff?.((slowError = tooSlow())));
+  const watch = watchPace(pace, () => {
+    // Set apart from the call: `cutOff?.(…)` would not evaluate its argument without a wait.
+    slowError = tooSlow();
+    cutOff?.(slowError);
+  });
   let finished = false;
   try {
     for (;;) {
@@ -115,6 +119,9 @@ export async function* pacedBody(
       });
       cutOff = undefined;
       watch.arrived(next.done ? 0 : next.value.byteLength);
+      // The window may be judged here, as the chunk arrives (its timer had no turn yet): with no
+      // wait to cut short, the error is thrown now, or the watch, stopped, never calls again.
+      if (slowError !== undefined) throw slowError;
       if (next.done) {
         finished = true;
         return;

@@ -48,6 +48,8 @@ export function watchedRequest(request: Request, watch: BodyWatch): { request: R
       const { done, value } = chunk;
       if (stopped) return;
       pace.arrived(done ? 0 : value.byteLength);
+      // Judged too slow as the chunk arrived (the window's timer had no turn): errored already.
+      if (stopped) return;
       if (done) {
         stop();
         return c.close();
