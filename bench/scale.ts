@@ -23,10 +23,12 @@ const SECONDS = Number(process.env.SCALE_SECONDS ?? 10);
 const WORK = mkdtempSync(join(tmpdir(), "bench-scale-"));
 // SCALE_ONLY=invalidation runs the invalidation figures only (issue 32), on both engines;
 // SCALE_ONLY=propagation only how soon a publish shows on another process's edge;
-// SCALE_ONLY=statements only what a first deploy costs PostgreSQL, and its time on both engines.
+// SCALE_ONLY=statements only what a first deploy costs PostgreSQL, and its time on both engines;
+// SCALE_ONLY=prepare only the prepare of 100,000 entries, on both engines (SCALE_ROUNDS each).
 const ONLY_INVALIDATION = process.env.SCALE_ONLY === "invalidation";
 const ONLY_PROPAGATION = process.env.SCALE_ONLY === "propagation";
 const ONLY_STATEMENTS = process.env.SCALE_ONLY === "statements";
+const ONLY_PREPARE = process.env.SCALE_ONLY === "prepare";
 const ROUNDS = Number(process.env.SCALE_ROUNDS ?? 3);
 const PUBLISHES = Number(process.env.SCALE_PUBLISHES ?? 100);
 
@@ -211,11 +213,11 @@ async function deploysPerSecond(apiUrl: string): Promise<number> {
   return done / ((performance.now() - started) / 1000);
 }
 
-/** Median of three prepares of 100,000 entries nothing holds yet. */
-async function prepareLatency(apiUrl: string): Promise<number> {
+/** Median of `rounds` prepares of 100,000 entries nothing holds yet. */
+async function prepareLatency(apiUrl: string, rounds = 3): Promise<number> {
   const project = await createProject(apiUrl);
   const samples: number[] = [];
-  for (let round = 0; round < 3; round++) {
+  for (let round = 0; round < rounds; round++) {
     const body = prepareBody(project, manifestEntries(100_000));
     const started = performance.now();
     const reply = await postJson(`${apiUrl}/projects/${project.slug}/prepare`, body, project.token);
@@ -307,7 +309,40 @@ async function propagation(): Promise<string> {
   }
 }
 
-if (ONLY_PROPAGATION) {
+/** SCALE_ONLY=prepare: the median prepare of 100,000 entries on each engine, the two alternated. */
+async function prepares(): Promise<string> {
+  const objects = await startObjectStore();
+  const schema = `bench_scale_${process.pid}_${Date.now().toString(36)}_p`;
+  const embedded = await startServerProcess({ dataDir: join(WORK, "embedded"), env: serverEnv({}) });
+  const postgres = await startServerProcess({
+    dataDir: join(WORK, "postgres"),
+    env: serverEnv({ DATABASE_URL: DATABASE, DATABASE_SCHEMA: schema, ...objects.env }),
+  });
+  try {
+    const medians = { embedded: [] as number[], postgres: [] as number[] };
+    for (let round = 0; round < ROUNDS; round++) {
+      medians.embedded.push(await prepareLatency(embedded.urls.api, 1));
+      medians.postgres.push(await prepareLatency(postgres.urls.api, 1));
+    }
+    const cell = (all: number[]) =>
+      `${summarize(all).median.toFixed(0)} (${Math.min(...all).toFixed(0)}-${Math.max(...all).toFixed(0)})`;
+    return [
+      `| prepare of 100,000 entries, ms, median of ${ROUNDS} (range) | embedded | PostgreSQL + s3rver |`,
+      "|---|---|---|",
+      `| | ${cell(medians.embedded)} | ${cell(medians.postgres)} |`,
+    ].join("\n");
+  } finally {
+    await postgres.stop();
+    await embedded.stop();
+    await objects.close();
+  }
+}
+
+if (ONLY_PREPARE) {
+  console.log(`Machine: ${JSON.stringify(machineInfo())}.`);
+  console.log(await prepares());
+  console.log(`Load average after: ${JSON.stringify(loadavg())}.`);
+} else if (ONLY_PROPAGATION) {
   console.log(`Machine: ${JSON.stringify(machineInfo())}.`);
   console.log(await propagation());
 } else if (ONLY_STATEMENTS) {
