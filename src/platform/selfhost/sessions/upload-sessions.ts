@@ -131,7 +131,8 @@ export class UploadSessions {
             fresh.filter((hash) => inRevision.has(hash) || inSession.has(hash)),
           );
           return { inRevision, inSession };
-          // Made durable by the commit that completes the session below, before it is answered.
+          // Made durable by a later durable commit before the prepare is answered: the count of
+          // hashes below, or for a single slice the admission's (selfhost-platform.ts).
         }, NOT_DURABLE);
         for (const { hash, size } of freshRuns) {
           if (owned.inRevision.has(hash)) continue;
