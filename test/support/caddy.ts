@@ -27,16 +27,36 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
+/** How many times a start whose free port was taken meanwhile is tried again on other ports. */
+const PORT_RACE_ATTEMPTS = 3;
+
 /**
  * Runs `caddy run` on the repository's Caddyfile (or `config`), its settings from the environment
  * (free ports on 127.0.0.1, its storage under `dir`), and waits until its HTTPS port takes
- * connections.
+ * connections. A port found free can be taken by another test's process before Caddy binds it (a
+ * full CI run once lost the admin port so): such a start is tried again on new ports.
  */
 export async function startCaddy(
   dir: string,
   env: Record<string, string>,
   ports: { https?: number } = {},
   config = CADDYFILE,
+): Promise<RunningCaddy> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await launchCaddy(dir, env, ports, config);
+    } catch (error) {
+      const raced = String((error as Error).message).includes("address already in use");
+      if (!raced || attempt >= PORT_RACE_ATTEMPTS) throw error;
+    }
+  }
+}
+
+async function launchCaddy(
+  dir: string,
+  env: Record<string, string>,
+  ports: { https?: number },
+  config: string,
 ): Promise<RunningCaddy> {
   const [httpPort, adminPort] = await Promise.all([freePort(), freePort()]);
   const httpsPort = ports.https ?? (await freePort());
