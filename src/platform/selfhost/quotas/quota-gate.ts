@@ -72,6 +72,13 @@ export class QuotaGate {
   /**
    * In the transaction that reserves a session: records the project's owner, and refuses what
    * would take the project past its quota, or its owner's projects past the client quota.
+   *
+   * The project's kept charge is the one its last publish or prune recorded, when it has one:
+   * summing its content again cost every prepare of a 10,000-file project some 30 ms of SQLite
+   * (BENCHMARKS.md, issue 32), and only a publish adds to it, recording it in its transaction. A
+   * recorded charge is high at worst (a revision expired since), so a refusal is judged again on
+   * the charge summed now; a low one (revisions kept from before charges were recorded) lets a
+   * session in that its publish, which sums the charge anyway, refuses.
    */
   async admit(
     trx: Executor,
@@ -80,8 +87,17 @@ export class QuotaGate {
     added: number,
     pacer?: Pacer,
   ): Promise<void> {
+    const recorded = await chargeRowOf(trx, projectSlug);
     if (owner) await recordOwner(trx, projectSlug, owner);
     if (this.limits.projectQuotaBytes <= 0 && !this.counts(owner)) return;
+    if (recorded !== undefined) {
+      const refusal = await this.judge(trx, projectSlug, owner, recorded.chargedBytes, added).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      if (refusal === undefined) return;
+      if (!(refusal instanceof QuotaExceededError)) throw refusal;
+    }
     const kept = await keptCharge(trx, this.database.dialect, projectSlug, this.variantsAbove, pacer);
     await this.judge(trx, projectSlug, owner, kept, added);
   }
