@@ -1,0 +1,130 @@
+import { sql } from "kysely";
+import type { ManifestEntry } from "../../../core/manifest.js";
+import { forEachPaced, type Pacer } from "../../../shared/event-loop.js";
+import { rowCharge } from "../quotas/quota-charges.js";
+import { fullBaseOf } from "../sites/manifest-staging.js";
+import { MAX_DELTA } from "../sites/manifest-rows.js";
+import { insertMany } from "../state/column-insert.js";
+import { NOT_DURABLE, type PlatformDatabase, rowsOf, slicesOf } from "../state/platform-db.js";
+
+/*
+ * Delta sessions (issue 32): a redeploy of a few paths of a large site wrote a session row per
+ * path (10,000 for 100 changed), looked every hash up, and its publish compared them all with the
+ * base again. A session of a project with a full manifest B (its production's base, else its latest)
+ * is opened as a delta of B when small: B's rows are read once and compared here, and the session
+ * writes rows only for the paths added or changed, and a tombstone (hash empty) per path of B it
+ * lacks. An unchanged path's content is B's, held by B's revision (one the project keeps, or B kept
+ * for this session: manifest-cleanup.ts), so it is neither missing nor added to the quota, as the
+ * whole session's look-ups would find; unless its blob is damaged, when it is a row of the session
+ * (asked for again). The publish writes the delta straight from these rows (manifest-staging.ts).
+ * Prepares, publishes and prunes of a project take turns (the API's project lock): B stays as read.
+ */
+
+/** Rows of the base read a statement (SQLite: a few milliseconds of this thread each). */
+const BASE_ROWS_PER_READ = 2_000;
+/** Damaged blobs a delta looks at; past this many (a failing disk), a session is opened whole. */
+const MOST_DAMAGED = 10_000;
+
+/** How a session is recorded as a delta of its project's full manifest. */
+export interface DeltaPlan {
+  baseId: string;
+  /** The entries the session writes: added, changed, or whose blob is damaged. */
+  changed: ManifestEntry[];
+  /** Paths of the base the manifest lacks (a tombstone each). */
+  removed: string[];
+  /** The files of the whole manifest, and the charge of their rows (quota-charges.ts). */
+  fileCount: number;
+  rowBytes: number;
+}
+
+/**
+ * The session's delta of the project's full manifest, or undefined when it has none or the delta
+ * is over MAX_DELTA of its files (the session is opened whole, as before). Paced by `pacer`.
+ */
+export async function planDelta(
+  database: PlatformDatabase,
+  projectSlug: string,
+  entries: readonly ManifestEntry[],
+  pacer: Pacer,
+): Promise<DeltaPlan | undefined> {
+  const base = await fullBaseOf(database.db, projectSlug);
+  if (base === undefined) return undefined;
+  const most = Math.floor(base.fileCount * MAX_DELTA);
+  // Each path added or removed is a row of the delta at least.
+  if (Math.abs(entries.length - base.fileCount) > most) return undefined;
+  const damaged = await rowsOf(
+    database.db,
+    sql<{ hash: string }>`SELECT hash FROM blobs WHERE damaged <> 0 LIMIT ${MOST_DAMAGED + 1}`,
+  );
+  if (damaged.length > MOST_DAMAGED) return undefined;
+  const broken = new Set(damaged.map((row) => row.hash));
+  const held = await baseRows(database, projectSlug, base.id, pacer);
+  const changed: ManifestEntry[] = [];
+  let rowBytes = 0;
+  let over = false;
+  await forEachPaced(entries, pacer, (entry) => {
+    rowBytes += rowCharge(entry.path);
+    const hash = held.get(entry.path);
+    if (hash !== undefined) held.delete(entry.path);
+    if (hash === entry.hash && !broken.has(hash)) return;
+    changed.push(entry);
+    over ||= changed.length > most;
+  });
+  // What is left of the base's paths: those the manifest lacks.
+  if (over || changed.length + held.size > most) return undefined;
+  return { baseId: base.id, changed, removed: [...held.keys()], fileCount: entries.length, rowBytes };
+}
+
+/** The base's files, path to hash, read in pages by path (paced by `pacer` on SQLite). */
+async function baseRows(
+  database: PlatformDatabase,
+  projectSlug: string,
+  baseId: string,
+  pacer: Pacer,
+): Promise<Map<string, string>> {
+  const held = new Map<string, string>();
+  // PostgreSQL works apart from this thread: one statement.
+  const limit = database.dialect === "postgres" ? null : BASE_ROWS_PER_READ;
+  let after: string | undefined;
+  for (;;) {
+    const rows = await rowsOf(
+      database.db,
+      sql<{ path: string; hash: string }>`SELECT path, hash FROM manifest_files
+        WHERE project_slug = ${projectSlug} AND manifest_id = ${baseId} AND removed = 0
+          ${after === undefined ? sql`` : sql`AND path > ${after}`}
+        ORDER BY path ${limit === null ? sql`` : sql`LIMIT ${limit}`}`,
+    );
+    for (const row of rows) held.set(row.path, row.hash);
+    if (limit === null || rows.length < limit) return held;
+    after = rows[rows.length - 1]!.path;
+    if (pacer.due()) await pacer.next();
+  }
+}
+
+/**
+ * Writes the tombstones of a delta session, `rowsPerSlice` a transaction, the event loop free
+ * between them when `pacer` says a slice is due; made durable by the admission's commit, as the
+ * session's other rows are (upload-sessions.ts).
+ */
+export async function insertTombstones(
+  database: PlatformDatabase,
+  sessionId: string,
+  paths: readonly string[],
+  rowsPerSlice: number,
+  pacer: Pacer,
+): Promise<void> {
+  for (const slice of slicesOf(paths, rowsPerSlice)) {
+    await database.transaction(async (trx) => {
+      // A row already there is this one, from a slice run again.
+      await insertMany(
+        trx,
+        database.dialect,
+        "INSERT INTO session_assets (session_id, path, hash, size, content_type, compressible)",
+        ["text", "text", "text", "bigint", "text", "integer"],
+        slice.map((path) => [sessionId, path, "", 0, "", 0]),
+        "ON CONFLICT DO NOTHING",
+      );
+    }, NOT_DURABLE);
+    if (pacer.due()) await pacer.next();
+  }
+}
