@@ -24,6 +24,10 @@ import { NOT_DURABLE, type PlatformDatabase, rowsOf, slicesOf } from "../state/p
 const BASE_ROWS_PER_READ = 2_000;
 /** Damaged blobs a delta looks at; past this many (a failing disk), a session is opened whole. */
 const MOST_DAMAGED = 10_000;
+/** Paths of bases remembered, across them (some 20 MB at most: a 100,000-file site's). */
+const BASE_CACHE_PATHS = 100_000;
+/** The bases remembered, by database (`project/id`). */
+const caches = new WeakMap<PlatformDatabase, Map<string, ReadonlyMap<string, string>>>();
 
 /** How a session is recorded as a delta of its project's full manifest. */
 export interface DeltaPlan {
@@ -58,21 +62,62 @@ export async function planDelta(
   );
   if (damaged.length > MOST_DAMAGED) return undefined;
   const broken = new Set(damaged.map((row) => row.hash));
-  const held = await baseRows(database, projectSlug, base.id, pacer);
+  const held = await baseFiles(database, projectSlug, base.id, pacer);
   const changed: ManifestEntry[] = [];
+  // The base's paths the manifest has (a set: a path listed twice is counted once).
+  const kept = new Set<string>();
   let rowBytes = 0;
   let over = false;
   await forEachPaced(entries, pacer, (entry) => {
     rowBytes += rowCharge(entry.path);
     const hash = held.get(entry.path);
-    if (hash !== undefined) held.delete(entry.path);
+    if (hash !== undefined) kept.add(entry.path);
     if (hash === entry.hash && !broken.has(hash)) return;
     changed.push(entry);
     over ||= changed.length > most;
   });
-  // What is left of the base's paths: those the manifest lacks.
-  if (over || changed.length + held.size > most) return undefined;
-  return { baseId: base.id, changed, removed: [...held.keys()], fileCount: entries.length, rowBytes };
+  if (over || changed.length + held.size - kept.size > most) return undefined;
+  const removed: string[] = [];
+  if (kept.size < held.size) {
+    await forEachPaced([...held.keys()], pacer, (path) => {
+      if (!kept.has(path)) removed.push(path);
+    });
+  }
+  return { baseId: base.id, changed, removed, fileCount: entries.length, rowBytes };
+}
+
+/**
+ * The base's files, path to hash: remembered by its id (a complete manifest never changes, and an
+ * id is never used again), the most recently used first, BASE_CACHE_PATHS paths at most in all.
+ * Reading 10,000 rows cost some 30-60 ms of this thread a prepare, on SQLite.
+ */
+async function baseFiles(
+  database: PlatformDatabase,
+  projectSlug: string,
+  baseId: string,
+  pacer: Pacer,
+): Promise<ReadonlyMap<string, string>> {
+  let cache = caches.get(database);
+  if (cache === undefined) caches.set(database, (cache = new Map()));
+  const key = `${projectSlug}/${baseId}`;
+  const known = cache.get(key);
+  if (known !== undefined) {
+    // Most recently used last (a Map keeps the order of insertion).
+    cache.delete(key);
+    cache.set(key, known);
+    return known;
+  }
+  const held = await baseRows(database, projectSlug, baseId, pacer);
+  if (held.size > BASE_CACHE_PATHS) return held;
+  cache.set(key, held);
+  let paths = 0;
+  for (const files of cache.values()) paths += files.size;
+  for (const [oldest, files] of cache) {
+    if (paths <= BASE_CACHE_PATHS) break;
+    cache.delete(oldest);
+    paths -= files.size;
+  }
+  return held;
 }
 
 /** The base's files, path to hash, read in pages by path (paced by `pacer` on SQLite). */
