@@ -51,16 +51,16 @@ export async function planDelta(
   entries: readonly ManifestEntry[],
   pacer: Pacer,
 ): Promise<DeltaPlan | undefined> {
-  const base = await fullBaseOf(database.db, projectSlug);
+  const base = await fullBaseOf(database.db, projectSlug, true);
   if (base === undefined) return undefined;
   const most = Math.floor(base.fileCount * MAX_DELTA);
   // Each path added or removed is a row of the delta at least.
   if (Math.abs(entries.length - base.fileCount) > most) return undefined;
-  const damaged = await rowsOf(
-    database.db,
-    sql<{ hash: string }>`SELECT hash FROM blobs WHERE damaged <> 0 LIMIT ${MOST_DAMAGED + 1}`,
-  );
-  if (damaged.length > MOST_DAMAGED) return undefined;
+  if (base.damaged > MOST_DAMAGED) return undefined;
+  const damaged =
+    base.damaged === 0
+      ? []
+      : await rowsOf(database.db, sql<{ hash: string }>`SELECT hash FROM blobs WHERE damaged <> 0`);
   const broken = new Set(damaged.map((row) => row.hash));
   const held = await baseFiles(database, projectSlug, base.id, pacer);
   const changed: ManifestEntry[] = [];

@@ -55,19 +55,26 @@ export async function stageManifest(
       known_row_bytes: number | string | null;
       n: number | string | null;
       base_id: string | null;
+      base_whole: string | null;
       row_bytes: number | string | null;
     }>`SELECT s.manifest_digest AS digest, k.id AS known_id, k.row_bytes AS known_row_bytes,
-        s.base_manifest_id AS base_id, s.row_bytes,
+        s.base_manifest_id AS base_id, b.id AS base_whole, s.row_bytes,
         CASE WHEN k.id IS NOT NULL THEN NULL WHEN s.base_manifest_id IS NOT NULL THEN s.file_count
           ELSE (SELECT COUNT(*) FROM session_assets WHERE session_id = ${sessionId}) END AS n
       FROM upload_sessions s
       LEFT JOIN manifests k ON k.project_slug = ${projectSlug} AND k.digest = s.manifest_digest
         AND k.file_count IS NOT NULL
+      LEFT JOIN manifests b ON b.project_slug = ${projectSlug} AND b.id = s.base_manifest_id
+        AND b.base_id IS NULL AND b.file_count IS NOT NULL
       WHERE s.id = ${sessionId} LIMIT 1`,
   );
   if (found?.known_id) return { id: found.known_id, rowBytes: Number(found.known_row_bytes) };
   const digest = found?.digest ?? null;
   if (found?.base_id) {
+    // Never gone while the session lives; a project removed meanwhile took its sessions too.
+    if (found.base_whole === null) {
+      throw new InvalidCompletionError("upload session's base is gone; prepare the deploy again");
+    }
     const session = {
       digest,
       baseId: found.base_id,
@@ -108,23 +115,13 @@ async function stageDelta(
 ): Promise<StagedManifest> {
   const { projectSlug, sessionId } = target;
   const { baseId, rowBytes } = session;
-  const db = database.db;
-  const base = await firstOf(
-    db,
-    sql<{
-      rows: number | string;
-    }>`SELECT (SELECT COUNT(*) FROM session_assets WHERE session_id = ${sessionId}) AS rows
-      FROM manifests WHERE project_slug = ${projectSlug} AND id = ${baseId} AND base_id IS NULL
-        AND file_count IS NOT NULL`,
-  );
-  // Never so while the session lives; a project removed meanwhile took its sessions too.
-  if (base === undefined)
-    throw new InvalidCompletionError("upload session's base is gone; prepare the deploy again");
-  if (Number(base.rows) === 0) return { id: baseId, rowBytes };
   const id = generateOpaqueId();
   await sql`INSERT INTO manifests (project_slug, id, digest, base_id, file_count, created_at)
-    VALUES (${projectSlug}, ${id}, NULL, ${baseId}, NULL, ${target.now})`.execute(db);
-  await copyDeltaSession(database, { projectSlug, sessionId, id, rowBytes }, pacer);
+    VALUES (${projectSlug}, ${id}, NULL, ${baseId}, NULL, ${target.now})`.execute(database.db);
+  if ((await copyDeltaSession(database, { projectSlug, sessionId, id, rowBytes }, pacer)) === 0) {
+    await sql`DELETE FROM manifests WHERE project_slug = ${projectSlug} AND id = ${id}`.execute(database.db);
+    return { id: baseId, rowBytes };
+  }
   return { id, rowBytes, fresh: { digest: session.digest, baseId, fileCount: session.fileCount } };
 }
 
@@ -144,10 +141,14 @@ export async function completeManifest(
 export async function fullBaseOf(
   db: Executor,
   projectSlug: string,
-): Promise<{ id: string; fileCount: number } | undefined> {
+  withDamaged = false,
+): Promise<{ id: string; fileCount: number; damaged: number } | undefined> {
+  // With it, how many blobs are damaged (a partial index's count: they are few), in the same read.
+  const damaged = withDamaged ? sql`(SELECT COUNT(*) FROM blobs WHERE damaged <> 0)` : sql`0`;
+  type Row = { id: string; file_count: number | string; damaged: number | string };
   const production = await firstOf(
     db,
-    sql<{ id: string; file_count: number | string }>`SELECT b.id, b.file_count FROM sites s
+    sql<Row>`SELECT b.id, b.file_count, ${damaged} AS damaged FROM sites s
       JOIN revisions r ON r.project_slug = s.project_slug AND r.revision_id = s.revision_id
       JOIN manifests m ON m.project_slug = r.project_slug AND m.id = r.manifest_id
       JOIN manifests b ON b.project_slug = m.project_slug AND b.id = COALESCE(m.base_id, m.id)
@@ -157,11 +158,11 @@ export async function fullBaseOf(
     production ??
     (await firstOf(
       db,
-      sql<{ id: string; file_count: number | string }>`SELECT id, file_count FROM manifests
+      sql<Row>`SELECT id, file_count, ${damaged} AS damaged FROM manifests
         WHERE project_slug = ${projectSlug} AND base_id IS NULL AND file_count IS NOT NULL
         ORDER BY created_at DESC, id DESC LIMIT 1`,
     ));
-  return row && { id: row.id, fileCount: Number(row.file_count) };
+  return row && { id: row.id, fileCount: Number(row.file_count), damaged: Number(row.damaged) };
 }
 
 /** Whether the project has the revision published (its `revisions` row). */
