@@ -178,6 +178,35 @@ function suite(postgres?: () => PostgresOptions) {
   );
 
   it(
+    "publishRevision: a delta session that changes `_headers` and removes `_redirects` records the rules a whole session of its files records",
+    async () => {
+      await open();
+      const site = siteOf(40);
+      site.set("/_headers", HEADERS);
+      site.set("/_redirects", REDIRECTS);
+      await deploy("blue", "r1", site);
+      const next = new Map(site);
+      next.set("/_headers", "/*\n  X-Frame-Options: SAMEORIGIN\n");
+      next.delete("/_redirects");
+      const opened = await prepare("blue", next);
+      expect(await baseOfSession(opened.sessionId)).not.toBeNull();
+      await complete("blue", "r2", next, opened);
+      await deploy("green", "r2", next);
+      const rules = await rowsOf(
+        t.database.db,
+        sql<{
+          rules: string;
+        }>`SELECT rules FROM revision_rules WHERE revision_id = 'r2' ORDER BY project_slug`,
+      );
+      expect(rules).toHaveLength(2);
+      expect(rules[0]!.rules).toBe(rules[1]!.rules);
+      expect(rules[0]!.rules).toContain("SAMEORIGIN");
+      expect(rules[0]!.rules).not.toContain("/old");
+    },
+    LONG_MS,
+  );
+
+  it(
     "prune, collectGarbage: a delta session's base stays while the session is open, no revision naming it any more, with the blobs only it names; once the session is published, the base is its delta's",
     async () => {
       await open();

@@ -20,8 +20,11 @@ import { NOT_DURABLE, type PlatformDatabase, rowsOf, slicesOf } from "../state/p
  * Prepares, publishes and prunes of a project take turns (the API's project lock): B stays as read.
  */
 
-/** Rows of the base read a statement (SQLite: a few milliseconds of this thread each). */
-const BASE_ROWS_PER_READ = 2_000;
+/**
+ * Rows of the base read a statement: on SQLite a few milliseconds of this thread each; on
+ * PostgreSQL, whose rows this thread only receives, a page's map is as long a turn.
+ */
+const BASE_ROWS_PER_READ = { sqlite: 1_000, postgres: 10_000 } as const;
 /** Damaged blobs a delta looks at; past this many (a failing disk), a session is opened whole. */
 const MOST_DAMAGED = 10_000;
 /** Paths of bases remembered, across them (some 20 MB at most: a 100,000-file site's). */
@@ -62,7 +65,7 @@ export async function planDelta(
       ? []
       : await rowsOf(database.db, sql<{ hash: string }>`SELECT hash FROM blobs WHERE damaged <> 0`);
   const broken = new Set(damaged.map((row) => row.hash));
-  const held = await baseFiles(database, projectSlug, base.id, pacer);
+  const held = await baseFiles(database, projectSlug, base, pacer);
   const changed: ManifestEntry[] = [];
   // The base's paths the manifest has (a set: a path listed twice is counted once).
   const kept = new Set<string>();
@@ -94,12 +97,12 @@ export async function planDelta(
 async function baseFiles(
   database: PlatformDatabase,
   projectSlug: string,
-  baseId: string,
+  base: { id: string; fileCount: number },
   pacer: Pacer,
 ): Promise<ReadonlyMap<string, string>> {
   let cache = caches.get(database);
   if (cache === undefined) caches.set(database, (cache = new Map()));
-  const key = `${projectSlug}/${baseId}`;
+  const key = `${projectSlug}/${base.id}`;
   const known = cache.get(key);
   if (known !== undefined) {
     // Most recently used last (a Map keeps the order of insertion).
@@ -107,7 +110,7 @@ async function baseFiles(
     cache.set(key, known);
     return known;
   }
-  const held = await baseRows(database, projectSlug, baseId, pacer);
+  const held = await baseRows(database, projectSlug, base, pacer);
   if (held.size > BASE_CACHE_PATHS) return held;
   cache.set(key, held);
   let paths = 0;
@@ -120,27 +123,29 @@ async function baseFiles(
   return held;
 }
 
-/** The base's files, path to hash, read in pages by path (paced by `pacer` on SQLite). */
+/**
+ * The base's files, path to hash, read in pages by path, the event loop free between them when
+ * `pacer` says a slice is due; a full manifest's count of files says when the last was read.
+ */
 async function baseRows(
   database: PlatformDatabase,
   projectSlug: string,
-  baseId: string,
+  base: { id: string; fileCount: number },
   pacer: Pacer,
 ): Promise<Map<string, string>> {
   const held = new Map<string, string>();
-  // PostgreSQL works apart from this thread: one statement.
-  const limit = database.dialect === "postgres" ? null : BASE_ROWS_PER_READ;
+  const limit = BASE_ROWS_PER_READ[database.dialect];
   let after: string | undefined;
   for (;;) {
     const rows = await rowsOf(
       database.db,
       sql<{ path: string; hash: string }>`SELECT path, hash FROM manifest_files
-        WHERE project_slug = ${projectSlug} AND manifest_id = ${baseId} AND removed = 0
+        WHERE project_slug = ${projectSlug} AND manifest_id = ${base.id} AND removed = 0
           ${after === undefined ? sql`` : sql`AND path > ${after}`}
-        ORDER BY path ${limit === null ? sql`` : sql`LIMIT ${limit}`}`,
+        ORDER BY path LIMIT ${limit}`,
     );
     for (const row of rows) held.set(row.path, row.hash);
-    if (limit === null || rows.length < limit) return held;
+    if (rows.length < limit || held.size >= base.fileCount) return held;
     after = rows[rows.length - 1]!.path;
     if (pacer.due()) await pacer.next();
   }

@@ -6,13 +6,14 @@ import { ROWS_PER_SLICE } from "../sessions/session-rows.js";
 
 /*
  * A manifest goes once no revision names it, no delta has it for base and no unpublished session
- * is a delta of it (sessions/delta-open.ts; until the sweep deletes it once expired): after a prune, a publish
- * that failed (what it staged), or a crash between staging and publishing (found by the next
- * cleanup). Its files go first, in slices paced by the pacer, then its row, so a crash between
- * leaves a row the next cleanup finds. Callers hold the project's lock (publishes take turns).
+ * is a delta of it (sessions/delta-open.ts; an expired one until the sweep deletes it): after a
+ * prune, a publish that failed (what it staged), or a crash between staging and publishing (found
+ * by the next cleanup). Its files go first, in slices paced by the pacer, then its row, so a crash
+ * between leaves a row the next cleanup finds. Callers hold the project's lock (publishes take
+ * turns, and prepares with them).
  */
 
-/** Deletes the project's manifests that nothing names (a delta's base once its last delta or session went). */
+/** Deletes the project's manifests that nothing names (a base once its last delta and session went). */
 export async function deleteUnreferencedManifests(
   database: PlatformDatabase,
   projectSlug: string,
