@@ -207,6 +207,31 @@ function suite(postgres?: () => PostgresOptions) {
   );
 
   it(
+    "publishRevision: an unchanged path of a delta session keeps the media type an upload declared for it in the base, as a manifest shared by digest does",
+    async () => {
+      await open();
+      const site = siteOf(40);
+      site.set("/data.bin", "data v1");
+      await deploy("blue", "r1", site, new Map([["data v1", "application/x-declared"]]));
+      const next = new Map(site);
+      next.set("/d0/p0.html", "changed");
+      const opened = await prepare("blue", next);
+      expect(await baseOfSession(opened.sessionId)).not.toBeNull();
+      await complete("blue", "r2", next, opened);
+      const files = await served("blue", "r2", ["/data.bin", "/d0/p0.html"]);
+      expect(files["/data.bin"]).toMatchObject({
+        hash: hashOf("data v1"),
+        contentType: "application/x-declared",
+      });
+      expect(files["/d0/p0.html"]).toMatchObject({
+        hash: hashOf("changed"),
+        contentType: "text/html; charset=utf-8",
+      });
+    },
+    LONG_MS,
+  );
+
+  it(
     "prune, collectGarbage: a delta session's base stays while the session is open, no revision naming it any more, with the blobs only it names; once the session is published, the base is its delta's",
     async () => {
       await open();
