@@ -25,7 +25,7 @@ function toLayoutBeforePacks(dataDir: string): void {
       writeFileSync(join(dir, hash), bytes);
     }
     // That code came before the Migrator too: its files have no table of applied migrations.
-    db.exec(`DROP INDEX blobs_pack; DROP TABLE packs;
+    db.exec(`DROP INDEX blobs_pack; DROP INDEX blobs_damaged; DROP TABLE packs;
       ALTER TABLE blobs DROP COLUMN pack; ALTER TABLE blobs DROP COLUMN pack_offset;
       ALTER TABLE blobs DROP COLUMN damaged;
       DROP TABLE platform_migration; DROP TABLE platform_migration_lock;`);

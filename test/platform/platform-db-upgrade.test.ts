@@ -163,13 +163,20 @@ describe("a platform.sqlite written before the Migrator", () => {
  * A table's rows of the dump as the migrations after 0001 leave them: the columns they add
  * appended (sqlite/0002_session_published: upload_sessions.published_revision; 0003_manifests:
  * upload_sessions.manifest_digest, empty, and revisions.manifest_id, the manifest made of each
- * revision's files, named by its id); revision_files gone (its rows are the manifests').
+ * revision's files, named by its id; 0004_delta_sessions: upload_sessions.base_manifest_id,
+ * file_count and row_bytes, empty); revision_files gone (its rows are the manifests').
  */
 function withLaterColumns(table: string, rows: string[] | undefined): string[] | undefined {
   if (table === "revision_files") return undefined;
   const added: (row: Record<string, unknown>) => Record<string, unknown> =
     table === "upload_sessions"
-      ? () => ({ published_revision: null, manifest_digest: null })
+      ? () => ({
+          published_revision: null,
+          manifest_digest: null,
+          base_manifest_id: null,
+          file_count: null,
+          row_bytes: null,
+        })
       : table === "revisions"
         ? (row) => ({ manifest_id: row["revision_id"] })
         : () => ({});

@@ -23,6 +23,7 @@ const MIGRATIONS = [
   "0007_session_published",
   "0008_manifest_notify_project",
   "0009_manifests",
+  "0010_delta_sessions",
 ];
 
 await describePostgres("the platform database on PostgreSQL", () => {

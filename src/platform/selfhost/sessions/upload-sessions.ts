@@ -5,6 +5,7 @@ import { Pacer } from "../../../shared/event-loop.js";
 import { readPartRun } from "./part-runs.js";
 import { sortByHash } from "./hash-order.js";
 import { declareMediaTypes, hashRunsOf, insertSessionHashes } from "./session-hashes.js";
+import { insertTombstones, planDelta } from "./delta-open.js";
 import {
   deleteSessionRows,
   insertAssets,
@@ -70,7 +71,9 @@ export class UploadSessions {
    * free between them once `pacer` says a slice is due. Nobody can use the session before this
    * returns (its upload token does not exist yet) and each blob is looked up in the transaction
    * that writes the row naming it, so a half-written session only ever keeps content alive. If a
-   * slice fails, what was written is removed.
+   * slice fails, what was written is removed. A session of a project with a full manifest is
+   * recorded as a delta of it when small (delta-open.ts): its rows are then the paths added or
+   * changed, and a tombstone per path removed.
    */
   async open(
     session: SessionRow,
@@ -81,7 +84,8 @@ export class UploadSessions {
     // In hash order: rows so written land on neighbouring pages of every index keyed by hash
     // (in manifest order, a 100,000-entry prepare got slower with every session the database
     // already held, 1.6 s → 3.4 s over four), and each hash's entries are neighbours.
-    const ordered = await sortByHash(entries, (entry) => entry.hash, pacer);
+    const delta = await planDelta(this.database, session.projectSlug, entries, pacer);
+    const ordered = await sortByHash(delta?.changed ?? entries, (entry) => entry.hash, pacer);
     const runs = await hashRunsOf(ordered, pacer);
     const missing: { hash: string; size: number }[] = [];
     // Content none of the project's kept revisions has: what this deploy adds to its quota.
@@ -94,8 +98,10 @@ export class UploadSessions {
     // hashes included; a longer one's row comes first and is counted once its slices are written.
     const single = sliceCount === 1;
     const insertSession = (executor: Executor, hashes: number | null) =>
-      sql`INSERT INTO upload_sessions (id, project_slug, created_at, expires_at, asset_hashes)
-        VALUES (${session.id}, ${session.projectSlug}, ${now}, ${session.expiresAt}, ${hashes})`.execute(
+      sql`INSERT INTO upload_sessions (id, project_slug, created_at, expires_at, asset_hashes,
+          base_manifest_id, file_count, row_bytes)
+        VALUES (${session.id}, ${session.projectSlug}, ${now}, ${session.expiresAt}, ${hashes},
+          ${delta?.baseId ?? null}, ${delta?.fileCount ?? null}, ${delta?.rowBytes ?? null})`.execute(
         executor,
       );
     if (!single) await insertSession(this.database.db, null);
@@ -149,6 +155,7 @@ export class UploadSessions {
           this.database.db,
         );
       }
+      if (delta) await insertTombstones(this.database, session.id, delta.removed, rowsPerSlice, pacer);
     } catch (error) {
       await this.discard(session.id);
       throw error;
@@ -263,7 +270,7 @@ export class UploadSessions {
     const slow = await firstOf(
       this.database.db,
       sql<{ n: number | string }>`SELECT COUNT(DISTINCT s.hash) AS n FROM session_assets s
-        WHERE s.session_id = ${sessionId} AND NOT EXISTS
+        WHERE s.session_id = ${sessionId} AND s.hash <> '' AND NOT EXISTS
           (SELECT 1 FROM session_blobs h WHERE h.session_id = s.session_id AND h.hash = s.hash)`,
     );
     return Number(slow!.n);

@@ -5,13 +5,15 @@ import { deleteInSlices, type KeyedRows } from "../state/sliced-delete.js";
 import { ROWS_PER_SLICE } from "../sessions/session-rows.js";
 
 /*
- * A manifest goes once no revision names it and no delta has it for base: after a prune, a publish
- * that failed (what it staged), or a crash between staging and publishing (found by the next
- * cleanup). Its files go first, in slices paced by the pacer, then its row, so a crash between
- * leaves a row the next cleanup finds. Callers hold the project's lock (publishes take turns).
+ * A manifest goes once no revision names it, no delta has it for base and no unpublished session
+ * is a delta of it (sessions/delta-open.ts; an expired one until the sweep deletes it): after a
+ * prune, a publish that failed (what it staged), or a crash between staging and publishing (found
+ * by the next cleanup). Its files go first, in slices paced by the pacer, then its row, so a crash
+ * between leaves a row the next cleanup finds. Callers hold the project's lock (publishes take
+ * turns, and prepares with them).
  */
 
-/** Deletes the project's manifests that nothing names (a delta's base once its last delta went). */
+/** Deletes the project's manifests that nothing names (a base once its last delta and session went). */
 export async function deleteUnreferencedManifests(
   database: PlatformDatabase,
   projectSlug: string,
@@ -22,7 +24,9 @@ export async function deleteUnreferencedManifests(
       database.db,
       sql<{ id: string }>`SELECT m.id FROM manifests m WHERE m.project_slug = ${projectSlug}
         AND NOT EXISTS (SELECT 1 FROM revisions r WHERE r.project_slug = m.project_slug AND r.manifest_id = m.id)
-        AND NOT EXISTS (SELECT 1 FROM manifests d WHERE d.project_slug = m.project_slug AND d.base_id = m.id)`,
+        AND NOT EXISTS (SELECT 1 FROM manifests d WHERE d.project_slug = m.project_slug AND d.base_id = m.id)
+        AND NOT EXISTS (SELECT 1 FROM upload_sessions u WHERE u.project_slug = m.project_slug
+          AND u.base_manifest_id = m.id AND u.published_revision IS NULL)`,
     );
     if (doomed.length === 0) return;
     for (const { id } of doomed) {

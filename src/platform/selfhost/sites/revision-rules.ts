@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import {
   decodeRulesFile,
   HEADERS_FILE,
@@ -6,7 +7,7 @@ import {
   type SiteRules,
 } from "../../../core/site-rules/index.js";
 import type { BlobReader } from "../content/blob-reader.js";
-import type { PlatformDatabase } from "../state/platform-db.js";
+import { type PlatformDatabase, rowsOf } from "../state/platform-db.js";
 
 /**
  * Reads and parses the rules files of an upload session's manifest (at the site's root). Returns
@@ -18,12 +19,18 @@ export async function readSessionRules(
   reader: BlobReader,
   sessionId: string,
 ): Promise<string | undefined> {
-  const rows = await database.db
-    .selectFrom("session_assets")
-    .select(["path", "hash"])
-    .where("session_id", "=", sessionId)
-    .where("path", "in", [`/${REDIRECTS_FILE}`, `/${HEADERS_FILE}`])
-    .execute();
+  const paths = sql.join([`/${REDIRECTS_FILE}`, `/${HEADERS_FILE}`]);
+  // A delta session (sessions/delta-open.ts) names a file its base has unchanged by no row of its
+  // own: the base's then, unless the session has a row of the path (changed, or a tombstone).
+  const rows = await rowsOf(
+    database.db,
+    sql<{ path: string; hash: string }>`SELECT path, hash FROM session_assets
+      WHERE session_id = ${sessionId} AND path IN (${paths}) AND hash <> ''
+      UNION ALL SELECT f.path, f.hash FROM upload_sessions u
+        JOIN manifest_files f ON f.project_slug = u.project_slug AND f.manifest_id = u.base_manifest_id
+      WHERE u.id = ${sessionId} AND f.path IN (${paths}) AND f.removed = 0
+        AND NOT EXISTS (SELECT 1 FROM session_assets a WHERE a.session_id = u.id AND a.path = f.path)`,
+  );
   if (rows.length === 0) return undefined;
   const text = async (name: string): Promise<string | undefined> => {
     const row = rows.find((candidate) => candidate.path === `/${name}`);

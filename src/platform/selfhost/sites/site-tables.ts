@@ -214,7 +214,7 @@ export class SiteTables {
         hash: string;
       }>`SELECT hash FROM manifest_files WHERE project_slug = ${projectSlug} AND removed = 0
         UNION SELECT hash FROM session_assets
-          WHERE session_id IN (SELECT id FROM upload_sessions WHERE project_slug = ${projectSlug})`,
+          WHERE hash <> '' AND session_id IN (SELECT id FROM upload_sessions WHERE project_slug = ${projectSlug})`,
     );
     return rows.map((row) => row.hash);
   }

@@ -31,8 +31,16 @@ export interface PlatformTables {
     published_revision: string | null;
     /** `manifestDigest` of its manifest (core/manifest-digest.ts), when prepare gave it. */
     manifest_digest: Generated<string | null>;
+    /** A delta session's base: the full manifest its rows are a delta of (sessions/delta-open.ts). */
+    base_manifest_id: Generated<string | null>;
+    /** A delta session's count of files, and the charge of their rows (its own rows are fewer). */
+    file_count: Generated<number | null>;
+    row_bytes: Generated<number | null>;
   };
-  /** The manifest of an upload session, a row per path. */
+  /**
+   * The manifest of an upload session, a row per path; of a delta session, a row per path added or
+   * changed and a tombstone (hash empty) per path of its base it lacks.
+   */
   session_assets: {
     session_id: string;
     path: string;

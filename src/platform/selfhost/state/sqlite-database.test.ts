@@ -87,6 +87,7 @@ const CURRENT = Object.fromEntries(
   Object.keys(PRIMARY_KEYS).map((table) => [table, keyedColumns(table as keyof typeof PRIMARY_KEYS)]),
 );
 const INDEXES = [
+  "blobs_damaged",
   "blobs_pack",
   "manifest_files_hash",
   "manifest_files_project_hash",

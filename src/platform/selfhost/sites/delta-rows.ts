@@ -1,0 +1,45 @@
+import { sql } from "kysely";
+import type { Pacer } from "../../../shared/event-loop.js";
+import { changesOf, type PlatformDatabase } from "../state/platform-db.js";
+import { inOrderedSlices } from "./row-slices.js";
+import type { Target } from "./manifest-rows.js";
+
+// The rows of a delta session (sessions/delta-open.ts) written as a delta manifest of its base at
+// publish: they are the delta already (compared with the base when the session opened), so each is
+// copied, nothing compared again.
+
+/**
+ * Copies a delta session's rows into the manifest: a path added or changed with the type an upload
+ * declared for its hash, else its extension's (as manifest-rows.ts writes a session's files), a
+ * tombstone (hash empty) as a removed row. Returns how many it wrote.
+ */
+export async function copyDeltaSession(
+  database: PlatformDatabase,
+  target: Target,
+  pacer: Pacer,
+): Promise<number> {
+  const { projectSlug, sessionId, id } = target;
+  const rows = {
+    table: "session_assets",
+    alias: "a",
+    scope: sql`a.session_id = ${sessionId}`,
+    key: ["hash", "path"],
+  };
+  let written = 0;
+  await inOrderedSlices(database, rows, pacer, async (trx, range) => {
+    written += await changesOf(
+      trx,
+      sql`INSERT INTO manifest_files
+          (project_slug, manifest_id, path, hash, content_type, compressible, removed)
+        SELECT CAST(${projectSlug} AS TEXT), CAST(${id} AS TEXT), a.path, a.hash,
+          CASE WHEN a.hash = '' THEN '' ELSE COALESCE(h.media_type, a.content_type) END,
+          CASE WHEN a.hash = '' THEN 0 ELSE COALESCE(h.compressible, a.compressible) END,
+          CASE WHEN a.hash = '' THEN 1 ELSE 0 END
+        FROM session_assets a
+        LEFT JOIN session_hashes h ON h.session_id = a.session_id AND h.hash = a.hash
+        WHERE ${range}`,
+    );
+    return true;
+  });
+  return written;
+}
