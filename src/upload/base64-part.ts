@@ -52,4 +52,13 @@ export class Base64PartSink implements PartSink {
   hash(extension: string): string {
     return this.hasher.finish(extension);
   }
+
+  /** Ends the part and gives its asset hash (`end`, then `hash`): what `PartDecoder` asks. */
+  async finish(extension: string): Promise<string> {
+    this.text.end();
+    return this.hash(extension);
+  }
+
+  /** Nothing to drop: its bytes went to the target, which the refused bucket discards. */
+  async abandon(): Promise<void> {}
 }

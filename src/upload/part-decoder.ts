@@ -41,17 +41,8 @@ export class PartDecoders {
       return new HashLane(this.pool.lane(), target, maxBytes, this.scratch);
     }
     this.hasher ??= await AssetHasher.create();
-    const sink = new Base64PartSink(this.hasher, target, maxBytes, this.scratch);
-    return {
-      write: (chunk) => sink.write(chunk),
-      finish: async (extension) => {
-        await sink.end();
-        return sink.hash(extension);
-      },
-      get size() {
-        return sink.size;
-      },
-      abandon: async () => undefined,
-    };
+    // The sink itself, not an object literal around it: one with a getter cost a runtime call to
+    // make, for every part (about a microsecond; 44 ms of a 50,000-file deploy's profile).
+    return new Base64PartSink(this.hasher, target, maxBytes, this.scratch);
   }
 }
