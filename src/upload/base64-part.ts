@@ -1,11 +1,13 @@
 import type { AssetHasher } from "../core/asset-hash.js";
 import { Base64PartText } from "./base64-quads.js";
+import type { Base64Scratch } from "./base64-scratch.js";
 import type { PartSink } from "./multipart.js";
 
 export { PartContentError } from "./part-content-error.js";
 
 /** Where a part's decoded bytes go: appended to the bucket's pack, or nowhere (held already). */
 export interface PartTarget {
+  /** Takes the bytes (a view of a reused buffer: copied or written before it resolves, not kept). */
   append(bytes: Uint8Array): Promise<void>;
 }
 
@@ -22,9 +24,10 @@ export class Base64PartSink implements PartSink {
     private readonly hasher: AssetHasher,
     private readonly target: PartTarget | undefined,
     maxBytes: number,
+    scratch?: Base64Scratch,
   ) {
     hasher.reset();
-    this.text = new Base64PartText(maxBytes);
+    this.text = new Base64PartText(maxBytes, scratch);
   }
 
   /** Decoded bytes so far. */
@@ -49,4 +52,13 @@ export class Base64PartSink implements PartSink {
   hash(extension: string): string {
     return this.hasher.finish(extension);
   }
+
+  /** Ends the part and gives its asset hash (`end`, then `hash`): what `PartDecoder` asks. */
+  async finish(extension: string): Promise<string> {
+    this.text.end();
+    return this.hash(extension);
+  }
+
+  /** Nothing to drop: its bytes went to the target, which the refused bucket discards. */
+  async abandon(): Promise<void> {}
 }

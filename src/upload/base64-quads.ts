@@ -1,11 +1,17 @@
+import { Base64Scratch } from "./base64-scratch.js";
 import { PartContentError } from "./part-content-error.js";
 
 const NOT_BASE64 = /[^A-Za-z0-9+/=]/;
-const EMPTY = Buffer.alloc(0);
 const EQUALS = 0x3d;
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+/** 1 for each byte of the alphabet and `=`: a quad's unfinished tail is checked without a string. */
+const BASE64_BYTES = new Uint8Array(256);
+for (const char of ALPHABET + "=") BASE64_BYTES[char.charCodeAt(0)] = 1;
 
-/** Whole quads of a part's text, decoded: `canonical` when the text is the canonical base64 of `bytes`. */
+/**
+ * Whole quads of a part's text, decoded: `canonical` when the text is the canonical base64 of
+ * `bytes`. Both are views of the chunk or of the request's scratch: good until the next `decode`.
+ */
 export interface DecodedQuads {
   quads: Buffer;
   bytes: Buffer;
@@ -22,7 +28,10 @@ export class Base64PartText {
   private readonly quads = new Base64Quads();
   private decoded = 0;
 
-  constructor(private readonly maxBytes: number) {}
+  constructor(
+    private readonly maxBytes: number,
+    private readonly scratch = new Base64Scratch(),
+  ) {}
 
   /** Decoded bytes so far. */
   get size(): number {
@@ -31,9 +40,9 @@ export class Base64PartText {
 
   /** The quads `chunk` completes, decoded, or undefined when it completes none. */
   decode(chunk: Buffer): DecodedQuads | undefined {
-    const quads = this.quads.take(chunk);
+    const quads = this.quads.take(chunk, this.scratch);
     if (quads === undefined) return undefined;
-    const decoded = decodeQuads(quads, this.decoded, this.maxBytes);
+    const decoded = decodeQuads(quads, this.decoded, this.maxBytes, this.scratch);
     this.decoded += decoded.bytes.length;
     return decoded;
   }
@@ -46,18 +55,25 @@ export class Base64PartText {
 
 /** Cuts a part's base64 text, as it comes in chunks, into whole quads for `decodeQuads`. */
 class Base64Quads {
-  /** The last 0 to 3 bytes of text, short of a whole quad. */
-  private carry: Buffer = EMPTY;
+  /** How many bytes of text, 0 to 3, short of a whole quad, wait in the scratch's `carry`. */
+  private carried = 0;
   private padded = false;
 
-  /** The whole quads `chunk` completes (a view when it can be), or undefined when none. */
-  take(chunk: Buffer): Buffer | undefined {
+  /**
+   * The whole quads `chunk` completes, or undefined when none: a view of the chunk, or of the
+   * scratch when a quad was left unfinished before it (joined there, not in a new buffer).
+   */
+  take(chunk: Buffer, scratch: Base64Scratch): Buffer | undefined {
     if (this.padded && chunk.length > 0) throw new PartContentError("content continues after base64 padding");
-    const text = this.carry.length === 0 ? chunk : Buffer.concat([this.carry, chunk]);
+    const text = this.carried === 0 ? chunk : scratch.join(this.carried, chunk);
     const usable = text.length - (text.length % 4);
-    // Copied: a view would keep the whole chunk alive.
-    this.carry = Buffer.from(text.subarray(usable));
-    if (NOT_BASE64.test(this.carry.toString("latin1"))) throw new PartContentError("content is not base64");
+    this.carried = text.length - usable;
+    for (let i = 0; i < this.carried; i++) {
+      const byte = text[usable + i]!;
+      if (BASE64_BYTES[byte] === 0) throw new PartContentError("content is not base64");
+      // Copied: a view would keep the whole chunk alive, or see the scratch change.
+      scratch.carry[i] = byte;
+    }
     if (usable === 0) return undefined;
     if (text[usable - 1] === EQUALS) this.padded = true;
     return text.subarray(0, usable);
@@ -65,7 +81,7 @@ class Base64Quads {
 
   /** Refuses text that ended short of a whole quad. */
   end(): void {
-    if (this.carry.length > 0) throw new PartContentError("base64 content is truncated");
+    if (this.carried > 0) throw new PartContentError("base64 content is truncated");
   }
 }
 
@@ -76,8 +92,18 @@ class Base64Quads {
  * the hash takes the canonical base64 of `bytes`, so that non-canonical padding cannot pass other
  * content off under a hash.
  */
-function decodeQuads(quads: Buffer, sizeBefore: number, maxBytes: number): DecodedQuads {
-  const bytes = Buffer.from(quads.toString("latin1"), "base64");
+function decodeQuads(
+  quads: Buffer,
+  sizeBefore: number,
+  maxBytes: number,
+  scratch: Base64Scratch,
+): DecodedQuads {
+  const length = quads.length;
+  const padding = quads[length - 1] === EQUALS ? (quads[length - 2] === EQUALS ? 2 : 1) : 0;
+  // At most what `Buffer.from(text, "base64")` would make room for: the same decoder, the same bytes.
+  const most = (length / 4) * 3 - padding;
+  const room = scratch.room(most);
+  const bytes = room.subarray(0, room.write(quads.toString("latin1"), 0, most, "base64"));
   if (sizeBefore + bytes.length > maxBytes) throw new PartContentError(`content exceeds ${maxBytes} bytes`);
   // Anything not canonical is rare: only a broken or hostile client sends it.
   const canonical = isCanonical(quads, bytes.length);

@@ -1,5 +1,6 @@
 import type { PartTarget } from "./base64-part.js";
 import { Base64PartText } from "./base64-quads.js";
+import type { Base64Scratch } from "./base64-scratch.js";
 import type { LaneChannel } from "./part-hash-channel.js";
 
 /**
@@ -16,8 +17,9 @@ export class HashLane {
     private readonly channel: LaneChannel,
     private readonly target: PartTarget | undefined,
     maxBytes: number,
+    scratch?: Base64Scratch,
   ) {
-    this.text = new Base64PartText(maxBytes);
+    this.text = new Base64PartText(maxBytes, scratch);
   }
 
   /** Decoded bytes so far; all of them once `finish` has resolved. */

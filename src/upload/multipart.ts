@@ -142,10 +142,14 @@ export async function parseMultipart(
 
 function parseHeaders(text: string): PartHeaders {
   const headers: Record<string, string> = {};
-  for (const line of text.split("\r\n")) {
-    const colon = line.indexOf(":");
-    if (colon <= 0) throw new MultipartError("malformed multipart part header");
-    headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  // Line by line in place, not split into an array first: a part's headers are parsed per part.
+  for (let start = 0; start <= text.length;) {
+    const eol = text.indexOf("\r\n", start);
+    const end = eol === -1 ? text.length : eol;
+    const colon = text.indexOf(":", start);
+    if (colon <= start || colon >= end) throw new MultipartError("malformed multipart part header");
+    headers[text.slice(start, colon).trim().toLowerCase()] = text.slice(colon + 1, end).trim();
+    start = end + 2;
   }
   const disposition = headers["content-disposition"];
   if (!disposition || !/^form-data\b/i.test(disposition)) {
@@ -158,8 +162,20 @@ function parseHeaders(text: string): PartHeaders {
   };
 }
 
-function dispositionParam(disposition: string, key: string): string | undefined {
-  const match = new RegExp(`;\\s*${key}=(?:"((?:[^"\\\\]|\\\\.)*)"|([^;\\s]*))`, "i").exec(disposition);
+/** A Content-Disposition parameter's pattern, made once per name (a part looks up two). */
+const paramPatterns = {
+  name: dispositionPattern("name"),
+  filename: dispositionPattern("filename"),
+};
+
+function dispositionPattern(key: string): RegExp {
+  return new RegExp(`;\\s*${key}=(?:"((?:[^"\\\\]|\\\\.)*)"|([^;\\s]*))`, "i");
+}
+
+function dispositionParam(disposition: string, key: keyof typeof paramPatterns): string | undefined {
+  const match = paramPatterns[key].exec(disposition);
   if (!match) return undefined;
-  return match[1] !== undefined ? match[1].replace(/\\(.)/g, "$1") : match[2];
+  const quoted = match[1];
+  if (quoted === undefined) return match[2];
+  return quoted.includes("\\") ? quoted.replace(/\\(.)/g, "$1") : quoted;
 }

@@ -1,5 +1,6 @@
 import { AssetHasher } from "../core/asset-hash.js";
 import { Base64PartSink, type PartTarget } from "./base64-part.js";
+import { Base64Scratch } from "./base64-scratch.js";
 import { HashLane } from "./hash-lane.js";
 import type { PartHashPool } from "./part-hash-pool.js";
 
@@ -22,10 +23,12 @@ export interface PartDecoder {
 
 /**
  * Where one bucket's parts are hashed: on the hashing threads when there is a pool (but small
- * parts), else on this thread with one hasher for all the bucket's parts, a chunk at a time.
+ * parts), else on this thread with one hasher for all the bucket's parts, a chunk at a time. Its
+ * parts, one after another, are decoded through one scratch.
  */
 export class PartDecoders {
   private hasher: AssetHasher | undefined;
+  private readonly scratch = new Base64Scratch();
 
   constructor(private readonly pool: PartHashPool | undefined) {}
 
@@ -35,19 +38,11 @@ export class PartDecoders {
    */
   async open(target: PartTarget | undefined, maxBytes: number, declaredSize: number): Promise<PartDecoder> {
     if (this.pool !== undefined && declaredSize >= THREAD_MIN_PART_BYTES) {
-      return new HashLane(this.pool.lane(), target, maxBytes);
+      return new HashLane(this.pool.lane(), target, maxBytes, this.scratch);
     }
-    const sink = new Base64PartSink((this.hasher ??= await AssetHasher.create()), target, maxBytes);
-    return {
-      write: (chunk) => sink.write(chunk),
-      finish: async (extension) => {
-        await sink.end();
-        return sink.hash(extension);
-      },
-      get size() {
-        return sink.size;
-      },
-      abandon: async () => undefined,
-    };
+    this.hasher ??= await AssetHasher.create();
+    // The sink itself, not an object literal around it: one with a getter cost a runtime call to
+    // make, for every part (about a microsecond; 44 ms of a 50,000-file deploy's profile).
+    return new Base64PartSink(this.hasher, target, maxBytes, this.scratch);
   }
 }

@@ -3,10 +3,12 @@ import { type HashThread, type Lane, MAX_PENDING_BYTES, release } from "./part-h
 
 /** Decoded bytes of a part sent to its thread in one message. */
 const BATCH_BYTES = 512 * 1024;
+/** The first batch buffer of a part; it doubles up to BATCH_BYTES (most parts are far smaller). */
+const FIRST_BATCH_BYTES = 64 * 1024;
 
 /** One part on a hashing thread: its decoded bytes go in order, and its hash comes back at the end. */
 export interface LaneChannel {
-  /** Hands decoded bytes over (unchanged by the caller after); resolves when the thread has room for more. */
+  /** Hands decoded bytes over (copied at once: the caller reuses them); resolves when the thread has room for more. */
   hash(bytes: Uint8Array): Promise<void> | undefined;
   /** Ends the part; resolves with its asset hash. */
   finish(extension: string): Promise<string>;
@@ -20,29 +22,36 @@ export function laneChannel(thread: HashThread, id: number, lane: Lane): LaneCha
     thread.worker.postMessage(message, transfer);
   // Bytes gathered for the next message: one message per BATCH_BYTES, not one per body chunk (a
   // postMessage cost the main thread about as much as hashing the chunk would have), copied into
-  // one new buffer that is transferred: the decoded chunks' own buffers took longer to transfer
-  // than to copy.
-  let batch: Uint8Array[] = [];
+  // one buffer that is transferred: the decoded chunks' own buffers took longer to transfer than
+  // to copy, and are reused by the decoder.
+  let batch: Buffer | undefined;
   let batched = 0;
   let posted = false;
-  const post = (end?: string) => {
-    const bytes = Buffer.allocUnsafeSlow(batched);
-    let at = 0;
-    for (const piece of batch) {
-      bytes.set(piece, at);
-      at += piece.byteLength;
+  const gather = (bytes: Uint8Array) => {
+    const needed = batched + bytes.byteLength;
+    if (batch === undefined || batch.length < needed) {
+      // A part's later batches are likely whole: they start at full size.
+      const next = batch !== undefined ? 2 * batch.length : posted ? BATCH_BYTES : FIRST_BATCH_BYTES;
+      const bigger = Buffer.allocUnsafeSlow(Math.max(needed, Math.min(BATCH_BYTES, next)));
+      if (batch !== undefined) bigger.set(batch.subarray(0, batched));
+      batch = bigger;
     }
+    batch.set(bytes, batched);
+    batched = needed;
+  };
+  const post = (end?: string) => {
+    const bytes = batch?.subarray(0, batched) ?? Buffer.alloc(0);
     thread.pending += batched;
-    batch = [];
+    batch = undefined;
     batched = 0;
     posted = true;
-    send({ lane: id, bytes: [bytes], end }, [bytes.buffer]);
+    // Made by allocUnsafeSlow above: its own ArrayBuffer, never a shared one.
+    send({ lane: id, bytes: [bytes], end }, bytes.length > 0 ? [bytes.buffer as ArrayBuffer] : []);
   };
   return {
     hash: (bytes) => {
       if (lane.failure) throw lane.failure;
-      batch.push(bytes);
-      batched += bytes.byteLength;
+      gather(bytes);
       if (batched < BATCH_BYTES) return undefined;
       post();
       if (thread.pending <= MAX_PENDING_BYTES) return undefined;

@@ -6,6 +6,7 @@ export type { PartRun, PartState, ReceivedBucket, StoredBlob };
 export interface PackDraft {
   /** Bytes appended so far: where the next blob starts. */
   readonly length: number;
+  /** Appends the bytes: a view of a buffer the caller reuses once this resolves, so never kept. */
   append(bytes: Uint8Array): Promise<void>;
   /** Drops it: nothing of it was recorded. */
   discard(): Promise<void>;

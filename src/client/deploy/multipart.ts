@@ -48,17 +48,31 @@ export function bucketBody(assets: readonly BucketAsset[]): MultipartBody {
   const length =
     assets.reduce((sum, asset, i) => sum + heads[i]!.length + base64Length(asset.file.size) + 2, 0) +
     tail.length;
+  // A batch is sent once it holds BATCH_BYTES: room for that, one more small file's part, the tail.
+  const batchRoom =
+    BATCH_BYTES +
+    heads.reduce((most, head) => Math.max(most, head.length), 0) +
+    base64Length(WHOLE_READ_BYTES) +
+    crlf.length +
+    tail.length;
   async function* stream(onSent?: (files: number, bytes: number) => void): AsyncGenerator<Buffer> {
     // Small files' parts are gathered into one chunk of about BATCH_BYTES: a chunk and a stream
-    // per file cost more than the file for thousands of small ones.
-    let batch: Buffer[] = [];
+    // per file cost more than the file for thousands of small ones. Written into it as they are
+    // made (the base64 text too), not each into a buffer of its own and then all copied together.
+    let batch: Buffer | undefined;
     let batched = 0;
+    const append = (piece: Buffer | string) => {
+      batch ??= Buffer.allocUnsafeSlow(batchRoom);
+      batched +=
+        typeof piece === "string" ? batch.write(piece, batched, "latin1") : piece.copy(batch, batched);
+    };
     // The files and bytes of the batch, told once the consumer has taken it (the generator resumes).
     let batchFiles = 0;
     let batchBytes = 0;
     const take = (): Buffer => {
-      const chunk = Buffer.concat(batch, batched);
-      batch = [];
+      // A new buffer for the next batch: this one is the consumer's now.
+      const chunk = batch?.subarray(0, batched) ?? Buffer.alloc(0);
+      batch = undefined;
       batched = 0;
       return chunk;
     };
@@ -71,9 +85,9 @@ export function bucketBody(assets: readonly BucketAsset[]): MultipartBody {
       const { file } = asset;
       if (file.size <= WHOLE_READ_BYTES) {
         const bytes = readSmallFile(file.absPath, file.path, file.size);
-        const text = Buffer.from(bytes.toString("base64"), "latin1");
-        batch.push(heads[i]!, text, crlf);
-        batched += heads[i]!.length + text.length + crlf.length;
+        append(heads[i]!);
+        append(bytes.toString("base64"));
+        append(crlf);
         batchFiles += 1;
         batchBytes += bytes.length;
         if (batched >= BATCH_BYTES) {
@@ -95,8 +109,7 @@ export function bucketBody(assets: readonly BucketAsset[]): MultipartBody {
       yield crlf;
       onSent?.(1, 0);
     }
-    batch.push(tail);
-    batched += tail.length;
+    append(tail);
     yield take();
     sent();
   }
