@@ -23,6 +23,7 @@ const MIGRATIONS = [
   "0007_session_published",
   "0008_manifest_notify_project",
   "0009_manifests",
+  "0011_session_assets_hash_dropped",
 ];
 
 await describePostgres("the platform database on PostgreSQL", () => {
@@ -253,6 +254,16 @@ await describePostgres("the platform database on PostgreSQL", () => {
         WHERE i.indrelid = 'session_assets'::regclass AND i.indisprimary ORDER BY array_position(i.indkey, a.attnum)`,
     );
     expect(key.map((row) => row.name)).toEqual(["session_id", "hash", "path"]);
+  });
+
+  it("0011_session_assets_hash_dropped: session_assets has no index but its key (the collector asks session_hashes)", async () => {
+    const database = await open(testPostgres());
+    const indexes = await rowsOf(
+      database.db,
+      sql<{ name: string }>`SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+        WHERE i.indrelid = 'session_assets'::regclass ORDER BY 1`,
+    );
+    expect(indexes.map((row) => row.name)).toEqual(["session_assets_pkey"]);
   });
 
   it("transaction: run again when rolled back for a deadlock or a serialization failure, up to 3 attempts; each attempt's writes undone", async () => {

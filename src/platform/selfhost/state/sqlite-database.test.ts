@@ -93,7 +93,6 @@ const INDEXES = [
   "manifests_base",
   "manifests_digest",
   "project_charges_client",
-  "session_assets_hash",
   "session_blobs_hash",
   "site_hosts_project",
   "upload_sessions_address",
