@@ -176,9 +176,13 @@ function suite(engine: Engine) {
     return db;
   };
 
+  // The migration and those before it (later ones are another test's).
+  const through = () =>
+    Object.fromEntries(Object.entries(engine.migrations).filter(([name]) => name <= engine.name));
+
   it(`${engine.name}: every revision's files into its own manifest once, with its count, charge, and the digest a publish of them computes; a failed publish's files left behind`, async () => {
     const db = await open();
-    expect(await migrate(db, engine.migrations, options)).toEqual({
+    expect(await migrate(db, through(), options)).toEqual({
       applied: [engine.name],
     });
     await expectMoved(db);
@@ -187,9 +191,9 @@ function suite(engine: Engine) {
   it(`${engine.name}: after a crash midway, the next run leaves each revision's files in its manifest once`, async () => {
     const db = await open();
     await sql.raw(engine.crash.on).execute(db);
-    await expect(migrate(db, engine.migrations, options)).rejects.toThrow(/crash/);
+    await expect(migrate(db, through(), options)).rejects.toThrow(/crash/);
     await sql.raw(engine.crash.off).execute(db);
-    expect(await migrate(db, engine.migrations, options)).toEqual({
+    expect(await migrate(db, through(), options)).toEqual({
       applied: [engine.name],
     });
     await expectMoved(db);

@@ -1,4 +1,4 @@
-import { type RawBuilder, sql } from "kysely";
+import { sql } from "kysely";
 import type { PackStorage } from "../content/pack-storage.js";
 import {
   changesOf,
@@ -7,9 +7,7 @@ import {
   type PlatformDatabase,
   rowsOf,
   slicesOf,
-  type SqlDialect,
 } from "../state/platform-db.js";
-import { arrayLiteral } from "../state/array-literal.js";
 import type { ContentDirectory } from "../content/content-directory.js";
 import type { PlatformTables } from "../state/platform-tables.js";
 
@@ -26,21 +24,12 @@ export interface CollectionResult {
   bytesFreed: number;
 }
 
-const NOT_IN_MANIFESTS = sql`NOT EXISTS (SELECT 1 FROM manifest_files f WHERE f.hash = b.hash)`;
-
-/**
- * Blob `b` is named by no open session: by none of their hashes (session_hashes has each hash of a
- * session's manifest, written with or before the manifest rows naming it). No index on hash is kept
- * for this (every prepare wrote one entry a path into it at a random place, issue 32): the hashes
- * are read once a statement. SQLite reads a `NOT IN` subquery once into a table of its own, but a
- * correlated `NOT EXISTS` again for every blob; PostgreSQL hashes `NOT EXISTS` (an anti join), but
- * a `NOT IN` too large for its memory it reads again for every blob.
- */
-function notInSessions(dialect: SqlDialect): RawBuilder<unknown> {
-  return dialect === "postgres"
-    ? sql`NOT EXISTS (SELECT 1 FROM session_hashes s WHERE s.hash = b.hash)`
-    : sql`b.hash NOT IN (SELECT hash FROM session_hashes)`;
-}
+// Named by an open session: by one of its hashes (session_hashes has each hash of a session's
+// manifest once, written with or before the rows naming it, deleted after them), through the index
+// on session_hashes(hash): one entry a distinct hash, where one on session_assets(hash) took one a
+// path of every prepare (issue 32).
+const UNREFERENCED = sql`NOT EXISTS (SELECT 1 FROM manifest_files f WHERE f.hash = b.hash)
+  AND NOT EXISTS (SELECT 1 FROM session_hashes s WHERE s.hash = b.hash)`;
 
 /**
  * Reclaims what nothing needs any more: expired upload sessions, then every blob that no revision
@@ -58,7 +47,7 @@ export async function collectGarbage(
   const { sessionsExpired, removed } = await database.transaction(async (trx) => {
     await lockContent(database, trx, "exclusive");
     const expired = await expireSessions(trx, now, batch);
-    const rows = await unreferencedBlobs(trx, database.dialect, batch);
+    const rows = await unreferencedBlobs(trx, batch);
     return { sessionsExpired: expired.sessions, removed: await deleteRows(trx, rows) };
   });
   const { deleted, ...counts } = deleteFiles(files, removed);
@@ -88,7 +77,7 @@ export async function collectGarbageStep(
         removed: { blobs: [], packs: [] },
       };
     }
-    const unreferenced = await unreferencedBlobs(trx, database.dialect, batch);
+    const unreferenced = await unreferencedBlobs(trx, batch);
     return { sessionsExpired: 0, rows: unreferenced.length, removed: await deleteRows(trx, unreferenced) };
   });
   const { deleted, ...counts } = deleteFiles(files, removed);
@@ -96,11 +85,10 @@ export async function collectGarbageStep(
   return { sessionsExpired, ...counts, done: rows === 0 };
 }
 
-async function unreferencedBlobs(trx: Executor, dialect: SqlDialect, batch: number): Promise<BlobRow[]> {
+async function unreferencedBlobs(trx: Executor, batch: number): Promise<BlobRow[]> {
   const rows = await rowsOf(
     trx,
-    sql<BlobRow>`SELECT b.hash, b.size, b.pack FROM blobs b
-      WHERE ${NOT_IN_MANIFESTS} AND ${notInSessions(dialect)} LIMIT ${batch}`,
+    sql<BlobRow>`SELECT b.hash, b.size, b.pack FROM blobs b WHERE ${UNREFERENCED} LIMIT ${batch}`,
   );
   return rows.map((row) => ({ ...row, size: Number(row.size) }));
 }
@@ -168,36 +156,15 @@ export async function reclaimBlobs(
       const found = await rowsOf(
         trx,
         sql<BlobRow>`SELECT b.hash, b.size, b.pack FROM blobs b
-          WHERE b.hash IN (${sql.join(slice)}) AND ${NOT_IN_MANIFESTS}`,
+          WHERE b.hash IN (${sql.join(slice)}) AND ${UNREFERENCED}`,
       );
       for (const row of found) rows.push({ ...row, size: Number(row.size) });
     }
-    // The sessions' hashes read once for all of them, not once a slice (no index on hash).
-    const named = await namedBySessions(
-      trx,
-      database.dialect,
-      rows.map((row) => row.hash),
-    );
-    return deleteRows(trx, named.size === 0 ? rows : rows.filter((row) => !named.has(row.hash)));
+    return deleteRows(trx, rows);
   });
   const { deleted, ...counts } = deleteFiles(files, removed);
   await deleted;
   return { sessionsExpired: 0, ...counts };
-}
-
-/** Those of `hashes` some session names, in one statement: one pass over session_hashes. */
-async function namedBySessions(trx: Executor, dialect: SqlDialect, hashes: string[]): Promise<Set<string>> {
-  if (hashes.length === 0) return new Set();
-  // One parameter whatever their number: a JSON array on SQLite, an array on PostgreSQL.
-  const wanted =
-    dialect === "postgres"
-      ? sql`s.hash = ANY(CAST(${arrayLiteral(hashes)} AS TEXT[]))`
-      : sql`s.hash IN (SELECT value FROM json_each(${JSON.stringify(hashes)}))`;
-  const rows = await rowsOf(
-    trx,
-    sql<{ hash: string }>`SELECT DISTINCT s.hash FROM session_hashes s WHERE ${wanted}`,
-  );
-  return new Set(rows.map((row) => row.hash));
 }
 
 /**

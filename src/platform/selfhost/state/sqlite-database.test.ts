@@ -94,6 +94,7 @@ const INDEXES = [
   "manifests_digest",
   "project_charges_client",
   "session_blobs_hash",
+  "session_hashes_hash",
   "site_hosts_project",
   "upload_sessions_address",
   "upload_sessions_project",

@@ -8,11 +8,11 @@ import { migration as postgres0006 } from "./postgres/0006_session_hashes.js";
 import { migration as postgres0007 } from "./postgres/0007_session_published.js";
 import { migration as postgres0008 } from "./postgres/0008_manifest_notify_project.js";
 import { migration as postgres0009 } from "./postgres/0009_manifests.js";
-import { migration as postgres0011 } from "./postgres/0011_session_assets_hash_dropped.js";
+import { migration as postgres0011 } from "./postgres/0011_session_hashes_by_hash.js";
 import { migration as sqlite0001 } from "./sqlite/0001_platform.js";
 import { migration as sqlite0002 } from "./sqlite/0002_session_published.js";
 import { migration as sqlite0003 } from "./sqlite/0003_manifests.js";
-import { migration as sqlite0005 } from "./sqlite/0005_session_assets_hash_dropped.js";
+import { migration as sqlite0005 } from "./sqlite/0005_session_hashes_by_hash.js";
 
 // The platform database's migrations, one file each under sqlite/ and postgres/, applied in the
 // order of their names by the shared Migrator (shared/database/migrator.ts). Never edit one that
@@ -26,7 +26,7 @@ export const SQLITE_PLATFORM_MIGRATIONS: Migrations = {
   "0001_platform": sqlite0001,
   "0002_session_published": sqlite0002,
   "0003_manifests": sqlite0003,
-  "0005_session_assets_hash_dropped": sqlite0005,
+  "0005_session_hashes_by_hash": sqlite0005,
 };
 
 /** Migrations of the platform database on PostgreSQL (in the `platform` schema). */
@@ -40,5 +40,5 @@ export const POSTGRES_PLATFORM_MIGRATIONS: Migrations = {
   "0007_session_published": postgres0007,
   "0008_manifest_notify_project": postgres0008,
   "0009_manifests": postgres0009,
-  "0011_session_assets_hash_dropped": postgres0011,
+  "0011_session_hashes_by_hash": postgres0011,
 };
