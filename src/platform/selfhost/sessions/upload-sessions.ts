@@ -4,7 +4,7 @@ import type { PartRun, PartState, ReceivedBucket } from "../../../core/uploaded-
 import { Pacer } from "../../../shared/event-loop.js";
 import { readPartRun } from "./part-runs.js";
 import { sortByHash } from "./hash-order.js";
-import { declareMediaTypes, hashRunsOf, insertSessionHashes } from "./session-hashes.js";
+import { declareMediaTypes, type HashRun, hashRunsOf, insertSessionHashes } from "./session-hashes.js";
 import {
   deleteSessionRows,
   insertAssets,
@@ -99,11 +99,23 @@ export class UploadSessions {
         executor,
       );
     if (!single) await insertSession(this.database.db, null);
+    const inFlight: { runs: HashRun[]; owned: Promise<Owned> }[] = [];
     try {
       // Read once: content the project comes to hold meanwhile (a racing upload of another of its
       // sessions) would be missed by a slice looked up before it just as well. Not for one slice,
       // whose two look-ups cost no more than the question.
       const holds = single || (await projectHoldsContent(this.database.db, session.projectSlug, now));
+      // On PostgreSQL a slice is written while this thread makes the next (the server's work and
+      // this thread's were taken in turn); SQLite's one connection writes them in turn anyway.
+      const window = dialect === "postgres" ? 2 : 1;
+      const account = ({ runs: written, owned }: { runs: HashRun[]; owned: Owned }) => {
+        for (const { hash, size } of written) {
+          if (owned.inRevision.has(hash)) continue;
+          added.set(hash, size);
+          addedBytes += size;
+          if (!owned.inSession.has(hash)) missing.push({ hash, size });
+        }
+      };
       for (let index = 0, run = 0; index < sliceCount; index++) {
         const end = Math.min((index + 1) * rowsPerSlice, ordered.length);
         const slice = ordered.slice(index * rowsPerSlice, end);
@@ -113,7 +125,7 @@ export class UploadSessions {
         const freshRuns = runs.slice(first, run);
         const fresh = freshRuns.map((hash) => hash.hash);
         // Runs again whole if PostgreSQL aborts it (a deadlock): it changes nothing outside.
-        const owned = await this.database.transaction(async (trx) => {
+        const owned = this.database.transaction(async (trx): Promise<Owned> => {
           // Shared with other writers, exclusive to a collection: no blob found here is deleted
           // before this transaction's rows name it.
           await lockContent(this.database, trx, "shared");
@@ -134,22 +146,23 @@ export class UploadSessions {
           // Made durable by a later durable commit before the prepare is answered: the count of
           // hashes below, or for a single slice the admission's (selfhost-platform.ts).
         }, NOT_DURABLE);
-        for (const { hash, size } of freshRuns) {
-          if (owned.inRevision.has(hash)) continue;
-          added.set(hash, size);
-          addedBytes += size;
-          if (!owned.inSession.has(hash)) missing.push({ hash, size });
-        }
+        // Awaited in turn below; a failure meanwhile is not unhandled.
+        owned.catch(() => undefined);
+        inFlight.push({ runs: freshRuns, owned });
+        if (inFlight.length >= window) account(await settled(inFlight.shift()!));
         // A slice's transaction is a turn of the event loop at most (two of them held it 130 ms on
         // a busy machine).
         if (pacer.due() || index < sliceCount - 1) await pacer.next();
       }
+      while (inFlight.length > 0) account(await settled(inFlight.shift()!));
       if (!single) {
         await sql`UPDATE upload_sessions SET asset_hashes = ${runs.length} WHERE id = ${session.id}`.execute(
           this.database.db,
         );
       }
     } catch (error) {
+      // A slice still in flight would write after the discard.
+      await Promise.allSettled(inFlight.map((slice) => slice.owned));
       await this.discard(session.id);
       throw error;
     }
@@ -290,6 +303,20 @@ export class UploadSessions {
       await declareMediaTypes(trx, sessionId, bucket.mediaTypes);
     });
   }
+}
+
+/** Which of a slice's hashes the project holds: in a kept revision, or in an open session. */
+interface Owned {
+  inRevision: Set<string>;
+  inSession: Set<string>;
+}
+
+/** A slice in flight, once written. */
+async function settled(slice: {
+  runs: HashRun[];
+  owned: Promise<Owned>;
+}): Promise<{ runs: HashRun[]; owned: Owned }> {
+  return { runs: slice.runs, owned: await slice.owned };
 }
 
 /** The columns a session is read from. */
