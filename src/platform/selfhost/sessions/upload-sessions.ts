@@ -4,7 +4,7 @@ import type { PartRun, PartState, ReceivedBucket } from "../../../core/uploaded-
 import { Pacer } from "../../../shared/event-loop.js";
 import { readPartRun } from "./part-runs.js";
 import { sortByHash } from "./hash-order.js";
-import { declareMediaTypes, type HashRun, hashRunsOf, insertSessionHashes } from "./session-hashes.js";
+import { declareMediaTypes, hashRunsOf, insertSessionHashes } from "./session-hashes.js";
 import {
   deleteSessionRows,
   insertAssets,
@@ -99,7 +99,7 @@ export class UploadSessions {
         executor,
       );
     if (!single) await insertSession(this.database.db, null);
-    const inFlight: { runs: HashRun[]; owned: Promise<Owned> }[] = [];
+    const inFlight: { runs: SliceRuns; owned: Promise<Owned> }[] = [];
     try {
       // Read once: content the project comes to hold meanwhile (a racing upload of another of its
       // sessions) would be missed by a slice looked up before it just as well. Not for one slice,
@@ -108,7 +108,7 @@ export class UploadSessions {
       // On PostgreSQL a slice is written while this thread makes the next (the server's work and
       // this thread's were taken in turn); SQLite's one connection writes them in turn anyway.
       const window = dialect === "postgres" ? 2 : 1;
-      const account = ({ runs: written, owned }: { runs: HashRun[]; owned: Owned }) => {
+      const account = ({ runs: written, owned }: { runs: SliceRuns; owned: Owned }) => {
         for (const { hash, size } of written) {
           if (owned.inRevision.has(hash)) continue;
           added.set(hash, size);
@@ -305,6 +305,9 @@ export class UploadSessions {
   }
 }
 
+/** The hashes a slice writes first, each at its largest size (HashRun). */
+type SliceRuns = readonly { hash: string; size: number }[];
+
 /** Which of a slice's hashes the project holds: in a kept revision, or in an open session. */
 interface Owned {
   inRevision: Set<string>;
@@ -313,9 +316,9 @@ interface Owned {
 
 /** A slice in flight, once written. */
 async function settled(slice: {
-  runs: HashRun[];
+  runs: SliceRuns;
   owned: Promise<Owned>;
-}): Promise<{ runs: HashRun[]; owned: Owned }> {
+}): Promise<{ runs: SliceRuns; owned: Owned }> {
   return { runs: slice.runs, owned: await slice.owned };
 }
 
