@@ -102,6 +102,10 @@ describe("parseManifest", () => {
     expect(parseManifest({ [key("/.well-known/a..b")]: { hash: HASH, size: 1 } }, SLUG, limits)).toHaveLength(
       1,
     );
+    // Three dots, or dots with more, are names.
+    for (const path of ["/...", "/a/.../b", "/..a", "/a/.b."]) {
+      expect(parseManifest({ [key(path)]: { hash: HASH, size: 1 } }, SLUG, limits), path).toHaveLength(1);
+    }
   });
 
   it("parseManifest: each value is an object { hash, size }", () => {

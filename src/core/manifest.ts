@@ -31,7 +31,8 @@ export const MAX_PATH_BYTES = 1024;
 export function parseManifest(manifest: unknown, slug: string, limits: ManifestLimits): ManifestEntry[] {
   const keys = manifestKeys(manifest, limits);
   const total = new PathBytes(limits.maxManifestBytes);
-  return keys.map((key) => checkEntry(manifest as Record<string, unknown>, key, slug, limits, total));
+  const prefix = `/${slug}/`;
+  return keys.map((key) => checkEntry(manifest as Record<string, unknown>, key, prefix, limits, total));
 }
 
 /**
@@ -50,10 +51,11 @@ export async function parseManifestSliced(
   if (keys.length > 256) await pause.next();
   const entries: ManifestEntry[] = [];
   const total = new PathBytes(limits.maxManifestBytes);
+  const prefix = `/${slug}/`;
   for (let i = 0; i < keys.length; i++) {
     // Checked every 256 entries: reading the time costs more than checking one entry.
     if ((i & 255) === 255 && pause.due()) await pause.next();
-    entries.push(checkEntry(manifest as Record<string, unknown>, keys[i]!, slug, limits, total));
+    entries.push(checkEntry(manifest as Record<string, unknown>, keys[i]!, prefix, limits, total));
   }
   return entries;
 }
@@ -84,14 +86,14 @@ class PathBytes {
   }
 }
 
+/** One entry checked: `prefix` is `/` + slug + `/` (made once a manifest, not once a key). */
 function checkEntry(
   manifest: Record<string, unknown>,
   key: string,
-  slug: string,
+  prefix: string,
   limits: ManifestLimits,
   total: PathBytes,
 ): ManifestEntry {
-  const prefix = `/${slug}/`;
   if (!key.startsWith(prefix)) {
     throw new InvalidManifestError(`manifest key "${quoteForMessage(key)}" must start with "${prefix}"`);
   }
@@ -105,7 +107,11 @@ function checkEntry(
   }
   total.add(bytes);
   checkPath(key, path);
-  return { path, ...checkValue(key, manifest[key], limits) };
+  const value = manifest[key];
+  checkValue(key, value, limits);
+  // One object an entry (a spread of the value's fields made two: 100,000 more in a large prepare).
+  const { hash, size } = value as { hash: string; size: number };
+  return { path, hash, size };
 }
 
 /** Bytes of `path` in UTF-8, or MAX_PATH_BYTES + 1 once it is surely longer (not counted further). */
@@ -115,21 +121,24 @@ function pathBytes(path: string): number {
   return Buffer.byteLength(path, "utf8");
 }
 
+const BAD_SEGMENT = /\/\.{0,2}(?:\/|$)/;
+
 function checkPath(key: string, path: string): void {
   if (path.includes("\\") || CONTROL_CHARACTER.test(path)) {
     throw new InvalidManifestError(
       `manifest key "${quoteForMessage(key)}" holds a backslash or a control character`,
     );
   }
-  const segments = path.slice(1).split("/");
-  if (segments.some((segment) => segment === "" || segment === "." || segment === "..")) {
+  // `path` starts with `/`: a segment is empty, `.` or `..` where a `/` is followed by at most two
+  // dots and then a `/` or the end (one test, not an array of its segments).
+  if (BAD_SEGMENT.test(path)) {
     throw new InvalidManifestError(
       `manifest key "${quoteForMessage(key)}" has an empty, "." or ".." segment`,
     );
   }
 }
 
-function checkValue(key: string, value: unknown, limits: ManifestLimits): { hash: string; size: number } {
+function checkValue(key: string, value: unknown, limits: ManifestLimits): void {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new InvalidManifestError(`manifest["${quoteForMessage(key)}"] must be an object { hash, size }`);
   }
@@ -147,5 +156,4 @@ function checkValue(key: string, value: unknown, limits: ManifestLimits): { hash
       `manifest["${quoteForMessage(key)}"] is ${size} bytes; the limit is ${limits.maxAssetBytes} bytes per asset`,
     );
   }
-  return { hash, size };
 }

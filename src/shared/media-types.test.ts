@@ -12,6 +12,27 @@ describe("media types", () => {
     expect(mediaTypeFor("/dir.html/file")).toBe("application/octet-stream");
   });
 
+  it("mediaTypeFor: an extension naming a property of plain objects (constructor, __proto__) is unknown: bytes", () => {
+    for (const path of ["/a.constructor", "/a.__proto__", "/a.hasownproperty"]) {
+      expect(mediaTypeFor(path), path).toBe("application/octet-stream");
+    }
+  });
+
+  it("mediaTypeFor: the extension is extname's (a leading dot, dots alone, a dot in a folder name)", () => {
+    const cases: [string, string][] = [
+      ["/x/.htaccess", "application/octet-stream"],
+      ["/.a.css", "text/css; charset=utf-8"],
+      ["/a..css", "text/css; charset=utf-8"],
+      ["/a/..css", "text/css; charset=utf-8"],
+      ["/..", "application/octet-stream"],
+      ["/a.css.", "application/octet-stream"],
+      ["/a.css/b", "application/octet-stream"],
+      ["/a.css/", "text/css; charset=utf-8"],
+      ["a.css", "text/css; charset=utf-8"],
+    ];
+    for (const [path, type] of cases) expect(mediaTypeFor(path), path).toBe(type);
+  });
+
   it("isCompressible: true for text and the text-like formats, whatever the parameters and case", () => {
     for (const type of [
       "text/html; charset=utf-8",

@@ -44,13 +44,37 @@ const TYPES: Record<string, string> = {
 
 const DEFAULT_MEDIA_TYPE = "application/octet-stream";
 
+/** TYPES as a map: a plain object's lookup found `constructor` and `__proto__` (a path `/a.constructor`). */
+const BY_EXTENSION = new Map(Object.entries(TYPES));
+
 /** The media type for a path, by its extension. */
 export function mediaTypeFor(path: string): string {
-  return TYPES[posix.extname(path).slice(1).toLowerCase()] ?? DEFAULT_MEDIA_TYPE;
+  return BY_EXTENSION.get(extensionOf(path).toLowerCase()) ?? DEFAULT_MEDIA_TYPE;
 }
+
+/**
+ * `posix.extname(path)` without its dot: what follows the last dot of the last segment, unless
+ * that dot starts it. Read here directly: extname was a tenth of a 100,000-path prepare's time on
+ * the service's thread (twice a path). A path ending in `/` (no manifest path does) goes to extname.
+ */
+function extensionOf(path: string): string {
+  const slash = path.lastIndexOf("/");
+  if (slash === path.length - 1 && path.length > 0) return posix.extname(path).slice(1);
+  const dot = path.lastIndexOf(".");
+  return dot > slash + 1 ? path.slice(dot + 1) : "";
+}
+
+/** Whether each media type a path may get (mediaTypeFor) is compressible, judged once. */
+const COMPRESSIBLE = new Map(
+  [...BY_EXTENSION.values(), DEFAULT_MEDIA_TYPE].map((type) => [type, judgeCompressible(type)]),
+);
 
 /** True for media types worth compressing (text and text-like formats). */
 export function isCompressible(mediaType: string): boolean {
+  return COMPRESSIBLE.get(mediaType) ?? judgeCompressible(mediaType);
+}
+
+function judgeCompressible(mediaType: string): boolean {
   const type = mediaType.split(";")[0]!.trim().toLowerCase();
   return (
     type.startsWith("text/") ||

@@ -104,7 +104,7 @@ describe("a platform.sqlite written before the Migrator", () => {
     writeBeforeMigrator(`
       DROP TABLE session_hashes; DROP INDEX project_charges_client; DROP TABLE project_charges;
       ALTER TABLE revision_files DROP COLUMN compressible; ALTER TABLE revisions DROP COLUMN row_bytes;
-      ALTER TABLE session_assets RENAME TO newer; DROP INDEX session_assets_hash;
+      ALTER TABLE session_assets RENAME TO newer; DROP INDEX IF EXISTS session_assets_hash;
       CREATE TABLE session_assets (session_id TEXT NOT NULL, path TEXT NOT NULL, hash TEXT NOT NULL,
         size INTEGER NOT NULL, content_type TEXT NOT NULL, PRIMARY KEY (session_id, path)) WITHOUT ROWID;
       CREATE INDEX session_assets_hash ON session_assets(hash);

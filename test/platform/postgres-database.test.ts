@@ -24,6 +24,7 @@ const MIGRATIONS = [
   "0008_manifest_notify_project",
   "0009_manifests",
   "0010_delta_sessions",
+  "0011_session_hashes_by_hash",
 ];
 
 await describePostgres("the platform database on PostgreSQL", () => {
@@ -254,6 +255,20 @@ await describePostgres("the platform database on PostgreSQL", () => {
         WHERE i.indrelid = 'session_assets'::regclass AND i.indisprimary ORDER BY array_position(i.indkey, a.attnum)`,
     );
     expect(key.map((row) => row.name)).toEqual(["session_id", "hash", "path"]);
+  });
+
+  it("0011_session_hashes_by_hash: the index on hash is session_hashes', not session_assets' (whose key is its only index)", async () => {
+    const database = await open(testPostgres());
+    const indexes = await rowsOf(
+      database.db,
+      sql<{ name: string }>`SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+        WHERE i.indrelid IN ('session_assets'::regclass, 'session_hashes'::regclass) ORDER BY 1`,
+    );
+    expect(indexes.map((row) => row.name)).toEqual([
+      "session_assets_pkey",
+      "session_hashes_hash",
+      "session_hashes_pkey",
+    ]);
   });
 
   it("transaction: run again when rolled back for a deadlock or a serialization failure, up to 3 attempts; each attempt's writes undone", async () => {

@@ -29,7 +29,7 @@ function sessionAssetsKey(file: string): string[] {
 function toKeyByPath(file: string): void {
   const db = new Database(file);
   try {
-    db.exec(`ALTER TABLE session_assets RENAME TO newer; DROP INDEX session_assets_hash;
+    db.exec(`ALTER TABLE session_assets RENAME TO newer; DROP INDEX IF EXISTS session_assets_hash;
       CREATE TABLE session_assets (session_id TEXT NOT NULL, path TEXT NOT NULL, hash TEXT NOT NULL,
         size INTEGER NOT NULL, content_type TEXT NOT NULL, PRIMARY KEY (session_id, path)) WITHOUT ROWID;
       CREATE INDEX session_assets_hash ON session_assets(hash);

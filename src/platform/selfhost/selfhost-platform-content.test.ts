@@ -55,6 +55,7 @@ describe("SelfHostedPlatform content", () => {
     const second = await uploaded("s2", 5000, ["c", "dddddddddddd"]);
     // The long blobs' rows go (as a collection would): each pack is left with one live byte.
     await sql`DELETE FROM session_assets WHERE size > 1`.execute(t.database.db);
+    await sql`DELETE FROM session_hashes WHERE size > 1`.execute(t.database.db);
     await sql`DELETE FROM session_blobs WHERE hash IN (${hashOf("bbbbbbbbbb")}, ${hashOf("dddddddddddd")})`.execute(
       t.database.db,
     );

@@ -76,6 +76,7 @@ describe("compactStep", () => {
     const { pack, hashes } = await uploaded(4, 10);
     // Only the first blob stays named: 10 live bytes of 40.
     await sql`DELETE FROM session_assets WHERE path <> '/0'`.execute(database.db);
+    await sql`DELETE FROM session_hashes WHERE path <> '/0'`.execute(database.db);
     await sql`DELETE FROM session_blobs WHERE hash <> ${hashes[0]}`.execute(database.db);
     await collectGarbage(database, files, 0);
     expect(await compactStep(database, files, reader, 5)).toEqual({

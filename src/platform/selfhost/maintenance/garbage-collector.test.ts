@@ -120,7 +120,7 @@ describe("collectGarbage", () => {
   it("reclaimBlobs: of the hashes given, those nothing names go, with their pack once empty; the others stay", async () => {
     const pack = await uploaded("gone", 2, 10, 1000);
     await uploaded("kept", 1, 7, 1000);
-    await sql`DELETE FROM session_assets WHERE session_id = 'gone'`.execute(database.db);
+    await sessions.discard("gone");
     const gone = [hashOf("gone 0"), hashOf("gone 1")];
     expect(await reclaimBlobs(database, files, [...gone, hashOf("kept 0")])).toEqual({
       sessionsExpired: 0,

@@ -24,8 +24,12 @@ export interface CollectionResult {
   bytesFreed: number;
 }
 
+// Named by an open session: by one of its hashes (session_hashes has each hash of a session's
+// manifest once, written with or before the rows naming it, deleted after them), through the index
+// on session_hashes(hash): one entry a distinct hash, where one on session_assets(hash) took one a
+// path of every prepare (issue 32).
 const UNREFERENCED = sql`NOT EXISTS (SELECT 1 FROM manifest_files f WHERE f.hash = b.hash)
-  AND NOT EXISTS (SELECT 1 FROM session_assets s WHERE s.hash = b.hash)`;
+  AND NOT EXISTS (SELECT 1 FROM session_hashes s WHERE s.hash = b.hash)`;
 
 /**
  * Reclaims what nothing needs any more: expired upload sessions, then every blob that no revision

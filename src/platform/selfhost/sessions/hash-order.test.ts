@@ -25,6 +25,15 @@ describe("sortByHash", () => {
     expect(await sortByHash(odd, (item) => item.hash, new Pacer())).toEqual([...odd].sort(byHash));
   });
 
+  it("sortByHash: items in order already come back as a copy in that order; one out of place at the end, all sorted", async () => {
+    const items = Array.from({ length: 10_000 }, (_, at) => ({ hash: hash(), at })).sort(byHash);
+    const copy = await sortByHash(items, (item) => item.hash, new Pacer());
+    expect(copy).toEqual(items);
+    expect(copy).not.toBe(items);
+    const last = [...items, { hash: "0".repeat(32), at: -1 }];
+    expect(await sortByHash(last, (item) => item.hash, new Pacer())).toEqual([...last].sort(byHash));
+  });
+
   it("sortByHash: yields to the event loop when its pacer says a slice is due, and leaves its input as it was", async () => {
     const pacer = new Pacer(0);
     const items = Array.from({ length: 50_000 }, () => hash());

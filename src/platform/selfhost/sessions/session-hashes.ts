@@ -56,14 +56,13 @@ export async function insertSessionHashes(
 ): Promise<void> {
   for (const slice of slicesOf(runs, 5_000)) {
     const rows = slice.map(({ hash, path, size }) => [sessionId, hash, path, size, null, null]);
-    // A row already there is this one, from a slice run again.
+    // No ON CONFLICT: each hash is one run, written by one slice (insertAssets says why).
     await insertMany(
       trx,
       dialect,
       "INSERT INTO session_hashes (session_id, hash, path, size, media_type, compressible)",
       ["text", "text", "text", "bigint", "text", "integer"],
       rows,
-      "ON CONFLICT DO NOTHING",
     );
   }
 }

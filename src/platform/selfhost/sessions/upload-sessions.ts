@@ -105,11 +105,23 @@ export class UploadSessions {
         executor,
       );
     if (!single) await insertSession(this.database.db, null);
+    const inFlight: { runs: SliceRuns; owned: Promise<Owned> }[] = [];
     try {
       // Read once: content the project comes to hold meanwhile (a racing upload of another of its
       // sessions) would be missed by a slice looked up before it just as well. Not for one slice,
       // whose two look-ups cost no more than the question.
       const holds = single || (await projectHoldsContent(this.database.db, session.projectSlug, now));
+      // On PostgreSQL a slice is written while this thread makes the next (the server's work and
+      // this thread's were taken in turn); SQLite's one connection writes them in turn anyway.
+      const window = dialect === "postgres" ? 2 : 1;
+      const account = ({ runs: written, owned }: { runs: SliceRuns; owned: Owned }) => {
+        for (const { hash, size } of written) {
+          if (owned.inRevision.has(hash)) continue;
+          added.set(hash, size);
+          addedBytes += size;
+          if (!owned.inSession.has(hash)) missing.push({ hash, size });
+        }
+      };
       for (let index = 0, run = 0; index < sliceCount; index++) {
         const end = Math.min((index + 1) * rowsPerSlice, ordered.length);
         const slice = ordered.slice(index * rowsPerSlice, end);
@@ -119,7 +131,7 @@ export class UploadSessions {
         const freshRuns = runs.slice(first, run);
         const fresh = freshRuns.map((hash) => hash.hash);
         // Runs again whole if PostgreSQL aborts it (a deadlock): it changes nothing outside.
-        const owned = await this.database.transaction(async (trx) => {
+        const owned = this.database.transaction(async (trx): Promise<Owned> => {
           // Shared with other writers, exclusive to a collection: no blob found here is deleted
           // before this transaction's rows name it.
           await lockContent(this.database, trx, "shared");
@@ -140,16 +152,15 @@ export class UploadSessions {
           // Made durable by a later durable commit before the prepare is answered: the count of
           // hashes below, or for a single slice the admission's (selfhost-platform.ts).
         }, NOT_DURABLE);
-        for (const { hash, size } of freshRuns) {
-          if (owned.inRevision.has(hash)) continue;
-          added.set(hash, size);
-          addedBytes += size;
-          if (!owned.inSession.has(hash)) missing.push({ hash, size });
-        }
+        // Awaited in turn below; a failure meanwhile is not unhandled.
+        owned.catch(() => undefined);
+        inFlight.push({ runs: freshRuns, owned });
+        if (inFlight.length >= window) account(await settled(inFlight.shift()!));
         // A slice's transaction is a turn of the event loop at most (two of them held it 130 ms on
         // a busy machine).
         if (pacer.due() || index < sliceCount - 1) await pacer.next();
       }
+      while (inFlight.length > 0) account(await settled(inFlight.shift()!));
       if (!single) {
         await sql`UPDATE upload_sessions SET asset_hashes = ${runs.length} WHERE id = ${session.id}`.execute(
           this.database.db,
@@ -157,6 +168,8 @@ export class UploadSessions {
       }
       if (delta) await insertTombstones(this.database, session.id, delta.removed, rowsPerSlice, pacer);
     } catch (error) {
+      // A slice still in flight would write after the discard.
+      await Promise.allSettled(inFlight.map((slice) => slice.owned));
       await this.discard(session.id);
       throw error;
     }
@@ -297,6 +310,23 @@ export class UploadSessions {
       await declareMediaTypes(trx, sessionId, bucket.mediaTypes);
     });
   }
+}
+
+/** The hashes a slice writes first, each at its largest size (HashRun). */
+type SliceRuns = readonly { hash: string; size: number }[];
+
+/** Which of a slice's hashes the project holds: in a kept revision, or in an open session. */
+interface Owned {
+  inRevision: Set<string>;
+  inSession: Set<string>;
+}
+
+/** A slice in flight, once written. */
+async function settled(slice: {
+  runs: SliceRuns;
+  owned: Promise<Owned>;
+}): Promise<{ runs: SliceRuns; owned: Owned }> {
+  return { runs: slice.runs, owned: await slice.owned };
 }
 
 /** The columns a session is read from. */
