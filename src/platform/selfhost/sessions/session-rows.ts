@@ -15,6 +15,7 @@ import {
   rowsOf,
   slicesOf,
   type SqlDialect,
+  type TransactionOptions,
 } from "../state/platform-db.js";
 
 // The statements an upload session writes its rows with, many rows at a time (upload-sessions.ts).
@@ -131,6 +132,7 @@ export async function deleteSessionRows(
   database: PlatformDatabase,
   sessionId: string,
   pacer: Pacer,
+  options: TransactionOptions = {},
 ): Promise<void> {
   if (database.dialect === "postgres") {
     // PostgreSQL works apart from this thread (sliced-delete.ts): the three tables in one statement.
@@ -145,9 +147,22 @@ export async function deleteSessionRows(
     { table: "session_assets", scope, key: ["hash", "path"] },
     ROWS_PER_SLICE,
     pacer,
+    options,
   );
-  await deleteInSlices(database, { table: "session_hashes", scope, key: ["hash"] }, ROWS_PER_SLICE, pacer);
-  await deleteInSlices(database, { table: "session_blobs", scope, key: ["hash"] }, ROWS_PER_SLICE, pacer);
+  await deleteInSlices(
+    database,
+    { table: "session_hashes", scope, key: ["hash"] },
+    ROWS_PER_SLICE,
+    pacer,
+    options,
+  );
+  await deleteInSlices(
+    database,
+    { table: "session_blobs", scope, key: ["hash"] },
+    ROWS_PER_SLICE,
+    pacer,
+    options,
+  );
 }
 
 /** Records that the session has these hashes (repeats are kept once). */

@@ -6,7 +6,7 @@ import { readPartRun } from "./part-runs.js";
 import { declareMediaTypes } from "./session-hashes.js";
 import { deleteSessionRows, insertSessionBlobs, recordBlobs, type StoredBlob } from "./session-rows.js";
 import { discardSession, type OpenedSession, openSession, type SessionRow } from "./session-open.js";
-import { type Executor, firstOf, type PlatformDatabase } from "../state/platform-db.js";
+import { type Executor, firstOf, NOT_DURABLE, type PlatformDatabase } from "../state/platform-db.js";
 
 /** A blob a bucket stored (its rows are written in session-rows.ts). */
 export type { StoredBlob };
@@ -33,10 +33,12 @@ export class UploadSessions {
   /**
    * Deletes the manifest rows of a session whose revision is published (its files are the
    * revision's now), a slice at a time. Its own row stays until it expires, counted as having
-   * nothing: a repeated publish of it finds its revision published and copies nothing.
+   * nothing: a repeated publish of it finds its revision published and copies nothing. No commit
+   * waits for the disk (the publish's answer waited for three syncs of the log): rows a crash
+   * leaves are deleted with the session when it expires.
    */
   async dropPublished(sessionId: string, pacer: Pacer): Promise<void> {
-    await deleteSessionRows(this.database, sessionId, pacer);
+    await deleteSessionRows(this.database, sessionId, pacer, NOT_DURABLE);
   }
 
   /**

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import { Pacer } from "../../../shared/event-loop.js";
-import { rowsOf } from "./platform-db.js";
+import { type PlatformDatabase, rowsOf } from "./platform-db.js";
 import { deleteInSlices } from "./sliced-delete.js";
 import { testPlatform, type TestPlatform } from "../../../../test/support/test-platform.js";
 
@@ -34,5 +34,34 @@ describe("deleteInSlices", () => {
     expect(left.map((row) => row.session_id)).toEqual(["s2", "s2", "s2"]);
     // 1,234 rows in slices of 100: 13 statements, a pause after each but the last.
     expect(pacer.pauses).toBe(12);
+  });
+
+  it("deleteInSlices: only the last slice's commit syncs the log, and none when options.durable is false", async () => {
+    t = await testPlatform();
+    const db = t.database.db;
+    await sql`INSERT INTO session_hashes (session_id, hash, path, size, media_type)
+      VALUES ${sql.join(Array.from({ length: 250 }, (_, i) => sql`('s1', ${`h${i}`}, ${`/${i}`}, 1, 'text/plain')`))}`.execute(
+      db,
+    );
+    // The real database, its transactions' options noted on the way.
+    const durable: boolean[] = [];
+    const noted: PlatformDatabase = Object.create(t.database) as PlatformDatabase;
+    noted.transaction = (work, options) => {
+      durable.push(options?.durable !== false);
+      return t!.database.transaction(work, options);
+    };
+    const rows = {
+      table: "session_hashes",
+      scope: [["session_id", "s1"]] as [string, string][],
+      key: ["hash"],
+    };
+    await deleteInSlices(noted, rows, 200, new Pacer(0));
+    expect(durable).toEqual([false, true]);
+    await sql`INSERT INTO session_hashes (session_id, hash, path, size, media_type)
+      VALUES ('s1', 'h', '/', 1, 'text/plain')`.execute(db);
+    durable.length = 0;
+    await deleteInSlices(noted, rows, 200, new Pacer(0), { durable: false });
+    expect(durable).toEqual([false]);
+    expect(await rowsOf(db, sql`SELECT 1 FROM session_hashes`)).toEqual([]);
   });
 });

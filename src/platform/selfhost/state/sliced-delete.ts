@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { Pacer } from "../../../shared/event-loop.js";
-import { firstOf, type PlatformDatabase } from "./platform-db.js";
+import { firstOf, type PlatformDatabase, type TransactionOptions } from "./platform-db.js";
 
 /** Rows to delete: those of `table` whose `scope` columns equal their values, in the order of `key`. */
 export interface KeyedRows {
@@ -15,13 +15,15 @@ export interface KeyedRows {
  * time in the order of their key, the event loop free between statements when `pacer` says a slice
  * is due. Each slice is a range of the index bounded
  * on both sides, found with one read: deleting "the first `size` rows" again and again read every
- * row deleted before (a page's free space is reclaimed later), quadratic in the rows.
+ * row deleted before (a page's free space is reclaimed later), quadratic in the rows. The last
+ * slice's commit syncs the log unless `options.durable` is false (rows a crash may leave).
  */
 export async function deleteInSlices(
   database: PlatformDatabase,
   rows: KeyedRows,
   size: number,
   pacer: Pacer,
+  options: TransactionOptions = {},
 ): Promise<void> {
   const table = sql.table(rows.table);
   const scoped = sql.join(
@@ -49,10 +51,10 @@ export async function deleteInSlices(
     const key = last && rows.key.map((column) => last[column]);
     const below = key === undefined ? sql`` : sql`AND (${columns}) <= ${tuple(key)}`;
     // Every slice but the last commits without waiting for the disk; the last one's sync makes
-    // them all durable (platform-db.ts, TransactionOptions).
+    // them all durable (platform-db.ts, TransactionOptions), unless `options` says none need be.
     await database.transaction(
       (trx) => sql`DELETE FROM ${table} WHERE ${scoped} ${above} ${below}`.execute(trx),
-      { durable: key === undefined },
+      { durable: key === undefined && options.durable !== false },
     );
     if (key === undefined) return;
     after = key;
