@@ -91,12 +91,12 @@ export class QuotaGate {
     if (owner) await recordOwner(trx, projectSlug, owner);
     if (this.limits.projectQuotaBytes <= 0 && !this.counts(owner)) return;
     if (recorded !== undefined) {
-      const refusal = await this.judge(trx, projectSlug, owner, recorded.chargedBytes, added).then(
-        () => undefined,
-        (error: unknown) => error,
-      );
-      if (refusal === undefined) return;
-      if (!(refusal instanceof QuotaExceededError)) throw refusal;
+      try {
+        await this.judge(trx, projectSlug, owner, recorded.chargedBytes, added);
+        return;
+      } catch (error) {
+        if (!(error instanceof QuotaExceededError)) throw error;
+      }
     }
     const kept = await keptCharge(trx, this.database.dialect, projectSlug, this.variantsAbove, pacer);
     await this.judge(trx, projectSlug, owner, kept, added);

@@ -142,28 +142,17 @@ export async function deleteSessionRows(
     return;
   }
   const scope: [string, string][] = [["session_id", sessionId]];
-  await deleteInSlices(
-    database,
-    { table: "session_assets", scope, key: ["hash", "path"] },
-    ROWS_PER_SLICE,
-    pacer,
-    options,
-  );
-  await deleteInSlices(
-    database,
-    { table: "session_hashes", scope, key: ["hash"] },
-    ROWS_PER_SLICE,
-    pacer,
-    options,
-  );
-  await deleteInSlices(
-    database,
-    { table: "session_blobs", scope, key: ["hash"] },
-    ROWS_PER_SLICE,
-    pacer,
-    options,
-  );
+  for (const [table, key] of SESSION_TABLE_KEYS) {
+    await deleteInSlices(database, { table, scope, key }, ROWS_PER_SLICE, pacer, options);
+  }
 }
+
+/** A session's row tables, each with the columns that follow `session_id` in its key. */
+const SESSION_TABLE_KEYS: readonly (readonly [string, string[]])[] = [
+  ["session_assets", ["hash", "path"]],
+  ["session_hashes", ["hash"]],
+  ["session_blobs", ["hash"]],
+];
 
 /** Records that the session has these hashes (repeats are kept once). */
 export async function insertSessionBlobs(

@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import type { Pacer } from "../../../shared/event-loop.js";
 import { changesOf, type PlatformDatabase } from "../state/platform-db.js";
 import { inOrderedSlices } from "./row-slices.js";
-import type { Target } from "./manifest-rows.js";
+import { COMPRESSIBLE, SESSION_FILES, sessionAssetRows, type Target, TYPE } from "./manifest-rows.js";
 
 // The rows of a delta session (sessions/delta-open.ts) written as a delta manifest of its base at
 // publish: they are the delta already (compared with the base when the session opened), so each is
@@ -19,25 +19,17 @@ export async function copyDeltaSession(
   pacer: Pacer,
 ): Promise<number> {
   const { projectSlug, sessionId, id } = target;
-  const rows = {
-    table: "session_assets",
-    alias: "a",
-    scope: sql`a.session_id = ${sessionId}`,
-    key: ["hash", "path"],
-  };
   let written = 0;
-  await inOrderedSlices(database, rows, pacer, async (trx, range) => {
+  await inOrderedSlices(database, sessionAssetRows(sessionId), pacer, async (trx, range) => {
     written += await changesOf(
       trx,
       sql`INSERT INTO manifest_files
           (project_slug, manifest_id, path, hash, content_type, compressible, removed)
         SELECT CAST(${projectSlug} AS TEXT), CAST(${id} AS TEXT), a.path, a.hash,
-          CASE WHEN a.hash = '' THEN '' ELSE COALESCE(h.media_type, a.content_type) END,
-          CASE WHEN a.hash = '' THEN 0 ELSE COALESCE(h.compressible, a.compressible) END,
+          CASE WHEN a.hash = '' THEN '' ELSE ${TYPE} END,
+          CASE WHEN a.hash = '' THEN 0 ELSE ${COMPRESSIBLE} END,
           CASE WHEN a.hash = '' THEN 1 ELSE 0 END
-        FROM session_assets a
-        LEFT JOIN session_hashes h ON h.session_id = a.session_id AND h.hash = a.hash
-        WHERE ${range}`,
+        ${SESSION_FILES} WHERE ${range}`,
     );
     return true;
   });

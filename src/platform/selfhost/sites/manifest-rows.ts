@@ -11,7 +11,7 @@ import {
 } from "../state/platform-db.js";
 import { deleteInSlices } from "../state/sliced-delete.js";
 import { ROWS_PER_SLICE } from "../sessions/session-rows.js";
-import { inOrderedSlices } from "./row-slices.js";
+import { inOrderedSlices, type OrderedRows } from "./row-slices.js";
 
 // The rows of a manifest written at publish from its upload session (manifest-staging.ts): whole,
 // or as a delta of a full manifest.
@@ -39,20 +39,25 @@ async function charge(trx: Executor, dialect: SqlDialect, target: Target, range:
 
 // A session row's file as the revision serves it: a type an upload declared for the hash wins
 // over its path's (session-hashes.ts).
-const SESSION_FILES = sql`FROM session_assets a
+export const SESSION_FILES = sql`FROM session_assets a
   LEFT JOIN session_hashes h ON h.session_id = a.session_id AND h.hash = a.hash`;
-const TYPE = sql`COALESCE(h.media_type, a.content_type)`;
-const COMPRESSIBLE = sql`COALESCE(h.compressible, a.compressible)`;
+export const TYPE = sql`COALESCE(h.media_type, a.content_type)`;
+export const COMPRESSIBLE = sql`COALESCE(h.compressible, a.compressible)`;
 
-/** Copies every file of the session into the manifest. */
-export async function writeWhole(database: PlatformDatabase, target: Target, pacer: Pacer): Promise<void> {
-  const { projectSlug, sessionId, id } = target;
-  const rows = {
+/** A session's rows (`session_assets AS a`), read in slices in the order of their key. */
+export function sessionAssetRows(sessionId: string): OrderedRows {
+  return {
     table: "session_assets",
     alias: "a",
     scope: sql`a.session_id = ${sessionId}`,
     key: ["hash", "path"],
   };
+}
+
+/** Copies every file of the session into the manifest. */
+export async function writeWhole(database: PlatformDatabase, target: Target, pacer: Pacer): Promise<void> {
+  const { projectSlug, sessionId, id } = target;
+  const rows = sessionAssetRows(sessionId);
   await inOrderedSlices(database, rows, pacer, async (trx, range) => {
     await sql`INSERT INTO manifest_files (project_slug, manifest_id, path, hash, content_type, compressible)
       SELECT CAST(${projectSlug} AS TEXT), CAST(${id} AS TEXT), a.path, a.hash, ${TYPE}, ${COMPRESSIBLE}
@@ -80,12 +85,7 @@ export async function writeDelta(
   const { projectSlug, sessionId, id } = target;
   const most = Math.floor(base.fileCount * MAX_DELTA);
   let written = 0;
-  const session = {
-    table: "session_assets",
-    alias: "a",
-    scope: sql`a.session_id = ${sessionId}`,
-    key: ["hash", "path"],
-  };
+  const session = sessionAssetRows(sessionId);
   const postgres = database.dialect === "postgres";
   const changed = (range: RawBuilder<unknown>) =>
     postgres
