@@ -28,7 +28,7 @@ await describePostgres("UploadSessions on PostgreSQL", () => {
       0,
       new Pacer(60_000),
     );
-    expect(opened).toEqual({ missing: [], addedBytes: 0, added: new Map() });
+    expect(opened).toEqual({ missing: [], addedBytes: 0, compressibleSizes: [] });
     expect(await sessions.missingCount("s1")).toBe(0);
     await sessions.open(
       { id: "s2", projectSlug: "blue", expiresAt: 1e12 },

@@ -97,7 +97,7 @@ export class SelfHostedPlatform implements Platform {
     }
     const { missing } = opened;
     const asked = missing.reduce((sum, asset) => sum + asset.size, 0);
-    const charge = await this.quotas.chargeOf(input.entries, opened.added, asked, pacer);
+    const charge = await this.quotas.chargeOf(input.entries, opened, asked, pacer);
     const owner = input.owner && {
       clientAddress: input.owner.clientAddress,
       createdAt: input.owner.createdAt.getTime(),

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { Pacer } from "../../../shared/event-loop.js";
-import { contentCharge, manifestCharge, REVISION_BYTES, rowCharge } from "./quota-charges.js";
+import {
+  contentCharge,
+  freshContentCharge,
+  manifestCharge,
+  REVISION_BYTES,
+  rowCharge,
+} from "./quota-charges.js";
 
 const entry = (path: string, hash: string, size: number) => ({ path, hash, size });
 
@@ -27,6 +33,12 @@ describe("quota charges", () => {
     ]);
     expect(await contentCharge(entries, fresh, 1000, new Pacer())).toBe(3 * 2000 + 100 + 5000);
     expect(await contentCharge(entries, fresh, 0, new Pacer())).toBe(3 * 2000 + 3 * 100 + 5000);
+  });
+
+  it("freshContentCharge: contentCharge's sum from the fresh bytes and the sizes of the fresh hashes a compressible path names", () => {
+    // As contentCharge's case above: a (2000, /big.txt) and b (100, /small.css) have a compressible path.
+    expect(freshContentCharge(2000 + 100 + 5000, [2000, 100], 1000)).toBe(3 * 2000 + 100 + 5000);
+    expect(freshContentCharge(2000 + 100 + 5000, [2000, 100], 0)).toBe(3 * 2000 + 3 * 100 + 5000);
   });
 
   it("manifestCharge: a revision, its rows and its distinct content as if the project kept nothing", async () => {

@@ -62,6 +62,22 @@ export async function contentCharge(
   return total;
 }
 
+/**
+ * contentCharge as opening a session counted it (OpenedSession): its fresh content's `bytes`, and
+ * `compressibleSizes`, the size of each fresh hash a path names with a compressible type. The
+ * same sum without a pass over the entries and a lookup of each hash (a twentieth of a
+ * 100,000-entry prepare's time on the service's thread, issue 32).
+ */
+export function freshContentCharge(
+  bytes: number,
+  compressibleSizes: readonly number[],
+  diskVariantsAbove: number,
+): number {
+  let total = bytes;
+  for (const size of compressibleSizes) if (size > diskVariantsAbove) total += VARIANT_FACTOR * size;
+  return total;
+}
+
 /** The charge of a whole manifest as one new revision, as if the project kept nothing else. */
 export async function manifestCharge(
   entries: readonly ManifestEntry[],

@@ -11,7 +11,13 @@ import {
   recordOwner,
 } from "./project-charges.js";
 import { keptCharge } from "./kept-charge.js";
-import { contentCharge, manifestCharge, REVISION_BYTES, rowsCharge } from "./quota-charges.js";
+import {
+  contentCharge,
+  freshContentCharge,
+  manifestCharge,
+  REVISION_BYTES,
+  rowsCharge,
+} from "./quota-charges.js";
 import { describeBytes, type StorageLimits } from "./storage-limits.js";
 
 /** What a prepare adds to its project's charge, and what it puts in its client's pending bytes. */
@@ -38,15 +44,21 @@ export class QuotaGate {
     return this.limits.diskVariantsAbove ?? 0;
   }
 
-  /** What a session of `entries` whose fresh content is `fresh` is charged (paced by `pacer`). */
+  /**
+   * What a session of `entries` is charged (paced by `pacer`), its fresh content as opening it
+   * counted (`fresh`, OpenedSession): by the sizes it counted, or for a delta session by a pass
+   * over every entry of its manifest.
+   */
   async chargeOf(
     entries: readonly ManifestEntry[],
-    fresh: ReadonlyMap<string, number>,
+    fresh: { addedBytes: number; compressibleSizes: readonly number[]; added?: ReadonlyMap<string, number> },
     asked: number,
     pacer: Pacer,
   ): Promise<PrepareCharge> {
     const rows = await rowsCharge(entries, pacer);
-    const content = await contentCharge(entries, fresh, this.variantsAbove, pacer);
+    const content = fresh.added
+      ? await contentCharge(entries, fresh.added, this.variantsAbove, pacer)
+      : freshContentCharge(fresh.addedBytes, fresh.compressibleSizes, this.variantsAbove);
     return { added: REVISION_BYTES + rows + content, pending: asked + rows };
   }
 

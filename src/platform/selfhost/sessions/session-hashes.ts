@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import type { ManifestEntry } from "../../../core/manifest.js";
 import type { Pacer } from "../../../shared/event-loop.js";
 import { type Executor, slicesOf, type SqlDialect } from "../state/platform-db.js";
-import { insertMany } from "../state/column-insert.js";
+import { insertColumns } from "../state/column-insert.js";
 import { compressibleFlag } from "../quotas/quota-charges.js";
 
 // Each distinct hash of an upload session, once (issue 31). A part is looked up by (session,
@@ -55,14 +55,25 @@ export async function insertSessionHashes(
   runs: readonly HashRun[],
 ): Promise<void> {
   for (const slice of slicesOf(runs, 5_000)) {
-    const rows = slice.map(({ hash, path, size }) => [sessionId, hash, path, size, null, null]);
+    // By column: no array a row (insertColumns).
+    const count = slice.length;
+    const hashes = new Array<string>(count);
+    const paths = new Array<string>(count);
+    const sizes = new Array<number>(count);
+    for (let i = 0; i < count; i++) {
+      const run = slice[i]!;
+      hashes[i] = run.hash;
+      paths[i] = run.path;
+      sizes[i] = run.size;
+    }
     // No ON CONFLICT: each hash is one run, written by one slice (insertAssets says why).
-    await insertMany(
+    await insertColumns(
       trx,
       dialect,
       "INSERT INTO session_hashes (session_id, hash, path, size, media_type, compressible)",
       ["text", "text", "text", "bigint", "text", "integer"],
-      rows,
+      count,
+      [{ same: sessionId }, hashes, paths, sizes, { same: null }, { same: null }],
     );
   }
 }

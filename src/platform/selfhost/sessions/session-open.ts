@@ -13,6 +13,7 @@ import {
   POSTGRES_ROWS_PER_SLICE,
   projectHoldsContent,
   ROWS_PER_SLICE,
+  typesOfPaced,
 } from "./session-rows.js";
 import { type Executor, lockContent, type PlatformDatabase, NOT_DURABLE } from "../state/platform-db.js";
 
@@ -33,8 +34,17 @@ export interface OpenedSession {
   missing: { hash: string; size: number }[];
   /** Declared bytes of the manifest's content that none of the project's kept revisions has. */
   addedBytes: number;
-  /** That content: each hash at its largest declared size. */
-  added: Map<string, number>;
+  /**
+   * The sizes of that content's hashes that one of the session's paths names with a compressible
+   * media type (by its extension): what the quota's charge for variants needs of a whole session.
+   */
+  compressibleSizes: number[];
+  /**
+   * That content, each hash at its largest declared size: of a delta session only, whose charge
+   * judges every path of its whole manifest (a Map of 100,000 hashes was a twentieth of a
+   * 100,000-entry prepare's time on the thread the service shares, issue 32).
+   */
+  added?: Map<string, number>;
 }
 
 /**
@@ -68,9 +78,12 @@ export async function openSession(
   const delta = await planDelta(database, session.projectSlug, entries, pacer);
   const ordered = await sortByHash(delta?.changed ?? entries, (entry) => entry.hash, pacer);
   const runs = await hashRunsOf(ordered, pacer);
+  // Each entry's media type once: its row's, and whether its hash's content gets variants.
+  const kinds = await typesOfPaced(ordered, pacer);
   const missing: { hash: string; size: number }[] = [];
   // Content none of the project's kept revisions has: what this deploy adds to its quota.
-  const added = new Map<string, number>();
+  const added = delta ? new Map<string, number>() : undefined;
+  const compressibleSizes: number[] = [];
   let addedBytes = 0;
   const { dialect } = database;
   const rowsPerSlice = dialect === "postgres" ? POSTGRES_ROWS_PER_SLICE : ROWS_PER_SLICE;
@@ -85,6 +98,12 @@ export async function openSession(
         ${delta?.baseId ?? null}, ${delta?.fileCount ?? null}, ${delta?.rowBytes ?? null})`.execute(executor);
   if (!single) await insertSession(database.db, null);
   const inFlight: { runs: SliceRuns; owned: Promise<Owned> }[] = [];
+  // Whether one of the entries of runs[index] (neighbours, in hash order) has a compressible type.
+  const compressibleRun = (index: number) => {
+    const end = index + 1 < runs.length ? runs[index + 1]!.start : ordered.length;
+    for (let i = runs[index]!.start; i < end; i++) if (kinds.compressible[i] === 1) return true;
+    return false;
+  };
   try {
     // Read once: content the project comes to hold meanwhile (a racing upload of another of its
     // sessions) would be missed by a slice looked up before it just as well. Not for one slice,
@@ -94,10 +113,12 @@ export async function openSession(
     // this thread's were taken in turn); SQLite's one connection writes them in turn anyway.
     const window = dialect === "postgres" ? 2 : 1;
     const account = ({ runs: written, owned }: { runs: SliceRuns; owned: Owned }) => {
-      for (const { hash, size } of written) {
+      for (let index = written.first; index < written.end; index++) {
+        const { hash, size } = runs[index]!;
         if (owned.inRevision.has(hash)) continue;
-        added.set(hash, size);
+        added?.set(hash, size);
         addedBytes += size;
+        if (compressibleRun(index)) compressibleSizes.push(size);
         if (!owned.inSession.has(hash)) missing.push({ hash, size });
       }
     };
@@ -108,6 +129,11 @@ export async function openSession(
       const first = run;
       while (run < runs.length && runs[run]!.start < end) run++;
       const freshRuns = runs.slice(first, run);
+      const start = index * rowsPerSlice;
+      const sliceKinds = {
+        types: kinds.types.slice(start, end),
+        compressible: kinds.compressible.slice(start, end),
+      };
       const fresh = freshRuns.map((hash) => hash.hash);
       // Runs again whole if PostgreSQL aborts it (a deadlock): it changes nothing outside.
       const owned = database.transaction(async (trx): Promise<Owned> => {
@@ -119,7 +145,7 @@ export async function openSession(
         const inRevision = holds ? await ownedByRevision(trx, dialect, session.projectSlug, fresh) : none;
         const rest = inRevision.size === 0 ? fresh : fresh.filter((hash) => !inRevision.has(hash));
         const inSession = holds ? await ownedBySession(trx, dialect, session.projectSlug, rest, now) : none;
-        await insertAssets(trx, dialect, session.id, slice);
+        await insertAssets(trx, dialect, session.id, slice, sliceKinds);
         await insertSessionHashes(trx, dialect, session.id, freshRuns);
         await insertSessionBlobs(
           trx,
@@ -133,7 +159,7 @@ export async function openSession(
       }, NOT_DURABLE);
       // Awaited in turn below; a failure meanwhile is not unhandled.
       owned.catch(() => undefined);
-      inFlight.push({ runs: freshRuns, owned });
+      inFlight.push({ runs: { first, end: run }, owned });
       if (inFlight.length >= window) account(await settled(inFlight.shift()!));
       // A slice's transaction is a turn of the event loop at most (two of them held it 130 ms on
       // a busy machine).
@@ -152,7 +178,9 @@ export async function openSession(
     await discardSession(database, session.id);
     throw error;
   }
-  return { missing, addedBytes, added };
+  return added
+    ? { missing, addedBytes, compressibleSizes, added }
+    : { missing, addedBytes, compressibleSizes };
 }
 
 /**
@@ -169,8 +197,11 @@ export async function discardSession(
   await sql`DELETE FROM upload_sessions WHERE id = ${sessionId}`.execute(database.db);
 }
 
-/** The hashes a slice writes first, each at its largest size (HashRun). */
-type SliceRuns = readonly { hash: string; size: number }[];
+/** The runs a slice writes first (HashRun): runs[first] up to runs[end]. */
+interface SliceRuns {
+  first: number;
+  end: number;
+}
 
 /** Which of a slice's hashes the project holds: in a kept revision, or in an open session. */
 interface Owned {

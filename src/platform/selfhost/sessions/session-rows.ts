@@ -5,7 +5,7 @@ import { mediaTypeFor } from "../../../shared/media-types.js";
 import { compressibleFlag } from "../quotas/quota-charges.js";
 import type { Pacer } from "../../../shared/event-loop.js";
 import { deleteInSlices } from "../state/sliced-delete.js";
-import { insertMany } from "../state/column-insert.js";
+import { insertColumns, insertMany } from "../state/column-insert.js";
 import { arrayLiteral } from "../state/array-literal.js";
 import {
   type Executor,
@@ -98,28 +98,72 @@ export async function recordBlobs(
   return live;
 }
 
-/** Writes manifest rows of a session, each path with the media type of its extension. */
+/**
+ * Writes manifest rows of a session, each path with the media type of its extension (`types`,
+ * with `compressible` their compressibleFlag, when the caller has them already: typesOfPaced).
+ */
 export async function insertAssets(
   trx: Executor,
   dialect: SqlDialect,
   sessionId: string,
-  entries: ManifestEntry[],
+  entries: readonly ManifestEntry[],
+  known?: EntryTypes,
 ): Promise<void> {
-  const rows = entries.map((e) => {
-    const type = mediaTypeFor(e.path);
-    return [sessionId, e.path, e.hash, e.size, type, compressibleFlag(type)];
-  });
+  // By column: no array a row (insertColumns).
+  const count = entries.length;
+  const paths = new Array<string>(count);
+  const hashes = new Array<string>(count);
+  const sizes = new Array<number>(count);
+  const { types, compressible } = known ?? typesOf(entries);
+  for (let i = 0; i < count; i++) {
+    const { path, hash, size } = entries[i]!;
+    paths[i] = path;
+    hashes[i] = hash;
+    sizes[i] = size;
+  }
   // No ON CONFLICT: a manifest's paths are unique, each is written by one slice, and a slice run
   // again (a deadlock, on PostgreSQL) was rolled back whole first. PostgreSQL inserts each row of
   // an ON CONFLICT statement speculatively: a 100,000-entry prepare's rows cost its backend twice
   // the CPU (1.3 s against 0.7 s).
-  await insertMany(
+  await insertColumns(
     trx,
     dialect,
     "INSERT INTO session_assets (session_id, path, hash, size, content_type, compressible)",
     ["text", "text", "text", "bigint", "text", "integer"],
-    rows,
+    count,
+    [{ same: sessionId }, paths, hashes, sizes, types, compressible],
   );
+}
+
+/** Each entry's media type by its extension, and its compressibleFlag. */
+export interface EntryTypes {
+  types: string[];
+  compressible: number[];
+}
+
+/** The EntryTypes of `entries`. */
+export function typesOf(entries: readonly ManifestEntry[]): EntryTypes {
+  const types = new Array<string>(entries.length);
+  const compressible = new Array<number>(entries.length);
+  for (let i = 0; i < entries.length; i++) {
+    const type = mediaTypeFor(entries[i]!.path);
+    types[i] = type;
+    compressible[i] = compressibleFlag(type);
+  }
+  return { types, compressible };
+}
+
+/** typesOf, paced by `pacer` (checked every 4,096 entries). */
+export async function typesOfPaced(entries: readonly ManifestEntry[], pacer: Pacer): Promise<EntryTypes> {
+  const types = new Array<string>(entries.length);
+  const compressible = new Array<number>(entries.length);
+  for (let i = 0; i < entries.length; i++) {
+    if ((i & 4095) === 4095 && pacer.due()) await pacer.next();
+    const type = mediaTypeFor(entries[i]!.path);
+    types[i] = type;
+    compressible[i] = compressibleFlag(type);
+  }
+  return { types, compressible };
 }
 
 /**

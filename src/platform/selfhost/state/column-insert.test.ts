@@ -3,7 +3,9 @@ import { afterEach, expect, it } from "vitest";
 import { describePostgres, testPostgres } from "../../../../test/support/postgres.js";
 import { openPostgres } from "../../../shared/database/postgres.js";
 import { arrayLiteral } from "./array-literal.js";
-import { insertMany } from "./column-insert.js";
+import { insertColumns, insertMany } from "./column-insert.js";
+import { openSqlite } from "../../../shared/database/sqlite.js";
+import { sqlitePlatformDatabase } from "./platform-db.js";
 import { type PlatformDatabase, rowsOf } from "./platform-db.js";
 import { postgresPlatformDatabase } from "./postgres-database.js";
 
@@ -19,6 +21,50 @@ let database: PlatformDatabase | undefined;
 afterEach(async () => {
   await database?.close();
   database = undefined;
+});
+
+/** Writes AWKWARD's rows by column into `t` of `db`, and reads them back in order. */
+async function byColumns(db: PlatformDatabase) {
+  await sql`CREATE TABLE t (k TEXT NOT NULL, n BIGINT, s TEXT, f INTEGER, PRIMARY KEY (k, n))`.execute(db.db);
+  const head = "INSERT INTO t (k, n, s, f)";
+  const types = ["text", "bigint", "text", "integer"];
+  const count = AWKWARD.length;
+  const flags = AWKWARD.map((_, i) => (i % 2 === 0 ? null : i));
+  await insertColumns(db.db, db.dialect, head, types, count, [
+    { same: "same" },
+    [...AWKWARD.keys()],
+    AWKWARD,
+    flags,
+  ]);
+  // A column of one value in every row given as an array, and a lone row of constants.
+  await insertColumns(db.db, db.dialect, head, types, 3, [
+    ["many", "many", "many"],
+    [100, 101, 102],
+    { same: null },
+    { same: 7 },
+  ]);
+  await insertColumns(db.db, db.dialect, head, types, 1, [
+    { same: "one" },
+    { same: 100 },
+    { same: null },
+    { same: null },
+  ]);
+  const rows = await rowsOf(
+    db.db,
+    sql<{ k: string; n: number; s: string | null; f: number | null }>`SELECT * FROM t ORDER BY k, n`,
+  );
+  return rows.map((row) => ({ ...row, n: Number(row.n) }));
+}
+
+const BY_COLUMNS = [
+  ...[100, 101, 102].map((n) => ({ k: "many", n, s: null, f: 7 })),
+  { k: "one", n: 100, s: null, f: null },
+  ...AWKWARD.map((s, n) => ({ k: "same", n, s, f: n % 2 === 0 ? null : n })),
+];
+
+it("insertColumns: on SQLite, every row as given by its columns, a column of one value given once", async () => {
+  database = sqlitePlatformDatabase(openSqlite(":memory:"));
+  expect(await byColumns(database)).toEqual(BY_COLUMNS);
 });
 
 await describePostgres("insertMany on PostgreSQL", () => {
@@ -68,6 +114,12 @@ await describePostgres("insertMany on PostgreSQL", () => {
       { k: "many", n: 101, s: null, f: null },
       { k: "many", n: 102, s: null, f: null },
     ]);
+  });
+
+  it("insertColumns: on PostgreSQL, every row as given by its columns, a column of one value given once", async () => {
+    const db = await openPostgres<any>(testPostgres());
+    database = postgresPlatformDatabase(db, undefined);
+    expect(await byColumns(database)).toEqual(BY_COLUMNS);
   });
 
   it("transaction: one that need not be durable commits with synchronous_commit off, any other with the server's setting", async () => {

@@ -1,6 +1,6 @@
 import { CompiledQuery } from "kysely";
 import type { Executor, SqlDialect } from "./platform-db.js";
-import { insertRows } from "./row-insert.js";
+import { insertParameters, insertRows } from "./row-insert.js";
 import { arrayLiteral } from "./array-literal.js";
 
 /**
@@ -47,4 +47,67 @@ export async function insertMany(
   await executor.executeQuery(
     CompiledQuery.raw(`${head} SELECT ${selected.join(", ")} FROM ${from} ${tail}`, parameters),
   );
+}
+
+/** A column of the rows insertColumns writes: the same value in every row, or a value a row. */
+export type InsertColumn = { same: unknown } | readonly unknown[];
+
+/**
+ * insertMany with the rows given by column: `count` rows, each column a value a row or one value
+ * for all. A session's manifest rows are so written without an array a row (100,000 of them a
+ * prepare, then read again column by column on PostgreSQL or flattened on SQLite).
+ */
+export async function insertColumns(
+  executor: Executor,
+  dialect: SqlDialect,
+  head: string,
+  types: readonly string[],
+  count: number,
+  columns: readonly InsertColumn[],
+  tail = "",
+): Promise<void> {
+  if (count === 0) return;
+  if (columns.length !== types.length) throw new Error("insertColumns: a type a column");
+  const valueOf = (column: InsertColumn, row: number) => (isSame(column) ? column.same : column[row]);
+  if (dialect !== "postgres") {
+    const width = columns.length;
+    const parameters = new Array<unknown>(count * width);
+    for (let c = 0; c < width; c++) {
+      const column = columns[c]!;
+      for (let row = 0, at = c; row < count; row++, at += width) parameters[at] = valueOf(column, row);
+    }
+    return insertParameters(executor, dialect, head, count, width, parameters, tail);
+  }
+  const parameters: unknown[] = [];
+  const selected: string[] = [];
+  const unnested: string[] = [];
+  const names: string[] = [];
+  for (const [c, type] of types.entries()) {
+    const column = columns[c]!;
+    // As insertMany: a column of one value goes once, unless no other is an array.
+    const alone = unnested.length === 0 && c === types.length - 1;
+    if (isSame(column) && !alone) {
+      parameters.push(column.same ?? null);
+      selected.push(`$${parameters.length}::${type}`);
+      continue;
+    }
+    if (!isSame(column) && !alone && column.every((value) => value === column[0])) {
+      parameters.push(column[0] ?? null);
+      selected.push(`$${parameters.length}::${type}`);
+      continue;
+    }
+    const values = isSame(column) ? new Array<unknown>(count).fill(column.same) : column;
+    parameters.push(arrayLiteral(values));
+    unnested.push(`$${parameters.length}::${type}[]`);
+    names.push(`c${c}`);
+    selected.push(`t.c${c}`);
+  }
+  const from = `unnest(${unnested.join(", ")}) AS t(${names.join(", ")})`;
+  await executor.executeQuery(
+    CompiledQuery.raw(`${head} SELECT ${selected.join(", ")} FROM ${from} ${tail}`, parameters),
+  );
+}
+
+function isSame(column: InsertColumn): column is { same: unknown } {
+  return !Array.isArray(column);
 }

@@ -30,8 +30,25 @@ export async function insertRows(
       throw new Error(`insertRows: a row of ${row.length} values among rows of ${width}`);
     for (const value of row) parameters[at++] = value;
   }
+  await insertParameters(executor, dialect, head, rows.length, width, parameters, tail);
+}
+
+/**
+ * Runs `head VALUES (…), (…) tail` for `count` rows of `width` values each, `parameters` holding
+ * them row after row (insertRows, or a caller that has its values by column, column-insert.ts).
+ */
+export async function insertParameters(
+  executor: Executor,
+  dialect: SqlDialect,
+  head: string,
+  count: number,
+  width: number,
+  parameters: unknown[],
+  tail = "",
+): Promise<void> {
+  if (count === 0) return;
   await executor.executeQuery(
-    CompiledQuery.raw(statementText(dialect, head, tail, rows.length, width), parameters),
+    CompiledQuery.raw(statementText(dialect, head, tail, count, width), parameters),
   );
 }
 
