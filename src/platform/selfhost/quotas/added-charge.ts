@@ -32,6 +32,9 @@ export function addsLittle(added: AddedRevision): boolean {
  * hashes over `diskVariantsAbove` bytes that it has compressible and no other manifest does (each
  * a seek through the index on manifest_files(project_slug, hash); contract §1's distinct content
  * and variants, as keptCharge counts them over every row of the project, tombstones included).
+ * The manifest's rows are read by its key, apart (MATERIALIZED): grouped where they were read,
+ * SQLite read them through the index on (project_slug, hash), every row of the project (9.5 ms
+ * against 0.9 for 300 rows of a 10,000-file project).
  */
 export async function addedCharge(
   trx: Executor,
@@ -50,7 +53,9 @@ export async function addedCharge(
       variant_bytes: number | string;
       row_bytes: number | string | null;
       rule_bytes: number | string;
-    }>`SELECT c.*,
+    }>`WITH added AS MATERIALIZED (SELECT hash, compressible FROM manifest_files
+          WHERE project_slug = ${projectSlug} AND manifest_id = ${manifestId})
+      SELECT c.*,
         (SELECT row_bytes FROM revisions WHERE project_slug = ${projectSlug}
           AND revision_id = ${added.revisionId}) AS row_bytes,
         (SELECT CAST(COALESCE(SUM(${rulesBytes}), 0) AS BIGINT) FROM revision_rules
@@ -61,8 +66,7 @@ export async function addedCharge(
           CAST(COALESCE(SUM(CASE WHEN b.size > CAST(${diskVariantsAbove} AS BIGINT) AND n.compressible = 1
               AND NOT EXISTS (SELECT 1 FROM manifest_files o WHERE ${others} AND o.compressible = 1)
             THEN b.size ELSE 0 END), 0) AS BIGINT) AS variant_bytes
-        FROM (SELECT hash, MAX(compressible) AS compressible FROM manifest_files
-            WHERE project_slug = ${projectSlug} AND manifest_id = ${manifestId} GROUP BY hash) AS n
+        FROM (SELECT hash, MAX(compressible) AS compressible FROM added GROUP BY hash) AS n
           JOIN blobs b ON b.hash = n.hash) AS c`,
   );
   const { content_bytes, variant_bytes, row_bytes, rule_bytes } = row!;
