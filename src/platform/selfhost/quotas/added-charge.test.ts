@@ -1,5 +1,11 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
+import { openPlatformDatabase } from "../state/sqlite-database.js";
+import { addedCharge } from "./added-charge.js";
+import { keepContent } from "../../../../test/support/kept-content.js";
 import { UNLIMITED } from "./storage-limits.js";
 import { keptCharge } from "./kept-charge.js";
 import { chargeRowOf, recordCharge } from "./project-charges.js";
@@ -84,3 +90,57 @@ function addedChargeSuite(name: string, postgres: boolean): void {
 
 addedChargeSuite("added charge on SQLite", false);
 await describePostgres("added charge on PostgreSQL", () => addedChargeSuite("added charge", true));
+
+describe("addedCharge", () => {
+  it("addedCharge: a manifest read a slice of paths a statement adds what one statement finds, the full sum's growth: a hash at paths of several slices counted once, its variants where a later slice first has it compressible", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "added-charge-"));
+    const database = await openPlatformDatabase(dir);
+    try {
+      const db = database.db;
+      // Kept: /f0../f59 of manifest "m", sizes 100 + i, every third compressible.
+      await keepContent(db, "p", 60);
+      const before = await keptCharge(db, "sqlite", "p", 150);
+      const keptHash = async (path: string) =>
+        (await sql<{ hash: string }>`SELECT hash FROM manifest_files WHERE path = ${path}`.execute(db))
+          .rows[0]!.hash;
+      const [x, y, z] = ["ab", "cd", "ef"].map((pair) => pair.repeat(16));
+      for (const [hash, size] of [
+        [x, 400],
+        [y, 300],
+        [z, 50],
+      ] as const) {
+        await sql`INSERT INTO blobs (hash, size, created_at, pack, pack_offset) VALUES (${hash}, ${size}, 0, NULL, NULL)`.execute(
+          db,
+        );
+      }
+      // Paths in order a..i; with three a slice: [a b c] [d e f] [g h i].
+      const rows: [string, string, number, number][] = [
+        ["/a", x!, 0, 0],
+        ["/b", y!, 0, 0],
+        ["/c", await keptHash("/f52"), 1, 0], // kept, not compressible there: its variants now count
+        ["/d", await keptHash("/f51"), 1, 0], // kept compressible: nothing
+        ["/e", x!, 0, 0],
+        ["/f", y!, 1, 0], // compressible in a later slice than its first path
+        ["/g", "", 0, 1], // a tombstone
+        ["/h", z!, 1, 0], // under the variants' bound
+        ["/i", x!, 1, 0],
+      ];
+      for (const [path, hash, compressible, removed] of rows) {
+        await sql`INSERT INTO manifest_files (project_slug, manifest_id, path, hash, content_type, compressible, removed)
+          VALUES ('p', 'n', ${path}, ${hash}, 'text/plain', ${compressible}, ${removed})`.execute(db);
+      }
+      await sql`INSERT INTO revisions (project_slug, revision_id, created_at, row_bytes, manifest_id)
+        VALUES ('p', 'r', 0, 2_000, 'n')`.execute(db);
+      await sql`INSERT INTO revision_rules (project_slug, revision_id, rules) VALUES ('p', 'r', '{"é":1}')`.execute(
+        db,
+      );
+      const grown = (await keptCharge(db, "sqlite", "p", 150)) - before;
+      const added = { revisionId: "r", manifest: { id: "n", rows: rows.length } };
+      expect(await addedCharge(db, "sqlite", "p", added, 150, undefined, 3)).toBe(grown);
+      expect(await addedCharge(db, "sqlite", "p", added, 150)).toBe(grown);
+    } finally {
+      await database.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

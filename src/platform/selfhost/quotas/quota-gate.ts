@@ -11,7 +11,7 @@ import {
   recordOwner,
 } from "./project-charges.js";
 import { keptCharge } from "./kept-charge.js";
-import { addedCharge, type AddedRevision, addsLittle } from "./added-charge.js";
+import { addedCharge, type AddedRevision } from "./added-charge.js";
 import { contentCharge, manifestCharge, REVISION_BYTES, rowsCharge } from "./quota-charges.js";
 import { describeBytes, type StorageLimits } from "./storage-limits.js";
 
@@ -109,17 +109,17 @@ export class QuotaGate {
    * once, or parts that declared compressible types their paths did not have, could make it.
    *
    * The charge is the one recorded before plus what the publish `added` (added-charge.ts), when
-   * that one is the full sum (`exact`) and the change is small: summing the whole project cost a
-   * 1%-changed redeploy of 10,000 files 21 ms of SQLite's thread in 65 statements (BENCHMARKS.md,
-   * issue 32). Otherwise (a charge from before, a manifest gone since, a large change) it is summed.
+   * that one is the full sum (`exact`): summing the whole project cost a 1%-changed redeploy of
+   * 10,000 files 21 ms of SQLite's thread in 65 statements (BENCHMARKS.md, issue 32). Otherwise (a
+   * charge from before the column, a manifest gone since, a revision published again) it is summed.
    */
   async published(trx: Executor, projectSlug: string, added?: AddedRevision, pacer?: Pacer): Promise<void> {
     const before = await chargeRowOf(trx, projectSlug);
     const base = before?.chargedBytes ?? 0;
     let after: number;
-    if (before?.exact === true && added !== undefined && addsLittle(added)) {
+    if (before?.exact === true && added !== undefined) {
       const { dialect } = this.database;
-      after = base + (await addedCharge(trx, dialect, projectSlug, added, this.variantsAbove));
+      after = base + (await addedCharge(trx, dialect, projectSlug, added, this.variantsAbove, pacer));
       await recordCharge(trx, projectSlug, after);
     } else after = await this.recharge(trx, projectSlug, pacer);
     if (after > base) await this.judge(trx, projectSlug, before?.owner, base, after - base);
