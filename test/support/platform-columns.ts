@@ -32,7 +32,7 @@ export const PLATFORM_COLUMNS = {
   manifests: ["project_slug", "id", "digest", "base_id", "file_count", "row_bytes", "created_at"],
   manifest_files: ["project_slug", "manifest_id", "path", "hash", "content_type", "compressible", "removed"],
   revision_rules: ["project_slug", "revision_id", "rules"],
-  project_charges: ["project_slug", "client_address", "created_at", "charged_bytes"],
+  project_charges: ["project_slug", "client_address", "created_at", "charged_bytes", "charge_exact"],
   settings: ["key", "value"],
 } as const satisfies { [T in PlatformTable]: readonly (keyof PlatformTables[T])[] };
 type Unlisted = {

@@ -181,7 +181,7 @@ export class SelfHostedPlatform implements Platform {
       now: now(),
       preview: input.preview,
       ...(input.alias === undefined ? {} : { alias: { name: input.alias, max: MAX_ALIASES } }),
-      check: (trx) => this.quotas.published(trx, input.projectSlug, pacer),
+      check: (trx, added) => this.quotas.published(trx, input.projectSlug, added, pacer),
     });
     // The revision has its files: the session's copies go now, not when it expires (they were
     // charged to nobody, issue 31). What a failure here leaves, the sweep removes at expiry.

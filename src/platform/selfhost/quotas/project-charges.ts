@@ -5,7 +5,9 @@ import { type Executor, firstOf } from "../state/platform-db.js";
  * The table of what each project is charged (`project_charges`): the client address that created
  * it and when (CLIENT_QUOTA_BYTES counts a client's projects created within its window), and the
  * charge of its kept revisions as of its last publish or prune, so that a client's sum over its
- * projects is one indexed query however many it has.
+ * projects is one indexed query however many it has; and whether that charge is still the full sum
+ * (`charge_exact`): a publish adds to an exact one what its revision adds (added-charge.ts), and
+ * sums the whole project again on any other.
  */
 
 /** Who created a project, and when (milliseconds since the epoch). */
@@ -23,33 +25,49 @@ export async function recordOwner(trx: Executor, projectSlug: string, owner: Pro
       created_at = COALESCE(project_charges.created_at, excluded.created_at)`.execute(trx);
 }
 
+/** A project's row of `project_charges`. */
+export interface ChargeRow {
+  owner: ProjectOwner | undefined;
+  chargedBytes: number;
+  /** True when chargedBytes is the full sum of what the project keeps now (recordCharge's). */
+  exact: boolean;
+}
+
 /** The project's owner and recorded charge, if it has a row. */
-export async function chargeRowOf(
-  trx: Executor,
-  projectSlug: string,
-): Promise<{ owner: ProjectOwner | undefined; chargedBytes: number } | undefined> {
+export async function chargeRowOf(trx: Executor, projectSlug: string): Promise<ChargeRow | undefined> {
   const row = await firstOf(
     trx,
     sql<{
       client_address: string | null;
       created_at: number | string | null;
       charged_bytes: number | string;
-    }>`
-      SELECT client_address, created_at, charged_bytes FROM project_charges WHERE project_slug = ${projectSlug}`,
+      charge_exact: number | string;
+    }>`SELECT client_address, created_at, charged_bytes, charge_exact FROM project_charges
+      WHERE project_slug = ${projectSlug}`,
   );
   if (!row) return undefined;
   const owner =
     row.client_address === null || row.created_at === null
       ? undefined
       : { clientAddress: row.client_address, createdAt: Number(row.created_at) };
-  return { owner, chargedBytes: Number(row.charged_bytes) };
+  return { owner, chargedBytes: Number(row.charged_bytes), exact: Number(row.charge_exact) === 1 };
 }
 
-/** Records the project's charge now. */
+/** Records the project's charge now: the full sum of what it keeps. */
 export async function recordCharge(trx: Executor, projectSlug: string, chargedBytes: number): Promise<void> {
-  await sql`INSERT INTO project_charges (project_slug, client_address, created_at, charged_bytes)
-    VALUES (${projectSlug}, NULL, NULL, ${chargedBytes})
-    ON CONFLICT (project_slug) DO UPDATE SET charged_bytes = excluded.charged_bytes`.execute(trx);
+  await sql`INSERT INTO project_charges (project_slug, client_address, created_at, charged_bytes, charge_exact)
+    VALUES (${projectSlug}, NULL, NULL, ${chargedBytes}, 1)
+    ON CONFLICT (project_slug) DO UPDATE SET charged_bytes = excluded.charged_bytes,
+      charge_exact = 1`.execute(trx);
+}
+
+/**
+ * Records that the project's charge may no longer be the full sum (its manifests are about to go
+ * outside a publish's or prune's accounting): its next publish sums it whole.
+ */
+export async function chargeNoLongerExact(trx: Executor, projectSlug: string): Promise<void> {
+  await sql`UPDATE project_charges SET charge_exact = 0
+    WHERE project_slug = ${projectSlug} AND charge_exact <> 0`.execute(trx);
 }
 
 /**

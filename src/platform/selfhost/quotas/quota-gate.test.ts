@@ -6,8 +6,9 @@ import { QuotaExceededError } from "../../../core/errors.js";
 import type { PlatformDatabase } from "../state/platform-db.js";
 import { openPlatformDatabase } from "../state/sqlite-database.js";
 import { keptCharge, ONE_RANGE_ROWS } from "./kept-charge.js";
-import { recordCharge } from "./project-charges.js";
+import { chargeRowOf, recordCharge } from "./project-charges.js";
 import { QuotaGate } from "./quota-gate.js";
+import { sql } from "kysely";
 import { countingStatements, keepContent } from "../../../../test/support/kept-content.js";
 
 let dir: string;
@@ -70,5 +71,30 @@ describe("QuotaGate", () => {
     const kept = await keptCharge(database.db, "sqlite", "p", 0);
     expect((await admitted(gateOf(kept + 1_000), 1_000)).refused).toBe(false);
     expect((await admitted(gateOf(kept + 1_000), 1_001)).refused).toBe(true);
+  });
+
+  it("published: adds a small publish's charge to an exact recorded one in three statements, without summing the project's content, to the full sum", async () => {
+    const db = database.db;
+    await keepContent(db, "p", ONE_RANGE_ROWS + 10);
+    await recordCharge(db, "p", await keptCharge(db, "sqlite", "p", 0));
+    // The revision the publish added: a manifest of two rows, one of content kept already.
+    const kept = await sql<{ hash: string }>`SELECT hash FROM manifest_files LIMIT 1`.execute(db);
+    const fresh = "ab".repeat(16);
+    await sql`INSERT INTO blobs (hash, size, created_at, pack, pack_offset) VALUES (${fresh}, 5000, 0, NULL, NULL)`.execute(
+      db,
+    );
+    for (const [path, hash] of [
+      ["/new", fresh],
+      ["/old", kept.rows[0]!.hash],
+    ]) {
+      await sql`INSERT INTO manifest_files (project_slug, manifest_id, path, hash, content_type, compressible, removed)
+        VALUES ('p', 'n', ${path}, ${hash}, 'text/plain', 1, 0)`.execute(db);
+    }
+    await sql`INSERT INTO revisions (project_slug, revision_id, created_at, row_bytes, manifest_id)
+      VALUES ('p', 'r', 0, 600, 'n')`.execute(db);
+    const counted = countingStatements(db);
+    await gateOf(0).published(counted.db, "p", { revisionId: "r", manifest: { id: "n", rows: 2 } });
+    expect(counted.statements()).toBe(3);
+    expect((await chargeRowOf(db, "p"))?.chargedBytes).toBe(await keptCharge(db, "sqlite", "p", 0));
   });
 });

@@ -11,6 +11,7 @@ import {
   recordOwner,
 } from "./project-charges.js";
 import { keptCharge } from "./kept-charge.js";
+import { addedCharge, type AddedRevision } from "./added-charge.js";
 import {
   contentCharge,
   freshContentCharge,
@@ -118,11 +119,21 @@ export class QuotaGate {
    * In the transaction that published a revision: records the project's charge, refusing (the
    * transaction then writes nothing) a charge that grew past a quota, as two sessions prepared at
    * once, or parts that declared compressible types their paths did not have, could make it.
+   *
+   * The charge is the one recorded before plus what the publish `added` (added-charge.ts), when
+   * that one is the full sum (`exact`): summing the whole project cost a 1%-changed redeploy of
+   * 10,000 files 21 ms of SQLite's thread in 65 statements (BENCHMARKS.md, issue 32). Otherwise (a
+   * charge from before the column, a manifest gone since, a revision published again) it is summed.
    */
-  async published(trx: Executor, projectSlug: string, pacer?: Pacer): Promise<void> {
+  async published(trx: Executor, projectSlug: string, added?: AddedRevision, pacer?: Pacer): Promise<void> {
     const before = await chargeRowOf(trx, projectSlug);
     const base = before?.chargedBytes ?? 0;
-    const after = await this.recharge(trx, projectSlug, pacer);
+    let after: number;
+    if (before?.exact === true && added !== undefined) {
+      const { dialect } = this.database;
+      after = base + (await addedCharge(trx, dialect, projectSlug, added, this.variantsAbove, pacer));
+      await recordCharge(trx, projectSlug, after);
+    } else after = await this.recharge(trx, projectSlug, pacer);
     if (after > base) await this.judge(trx, projectSlug, before?.owner, base, after - base);
   }
 

@@ -3,6 +3,7 @@ import type { Pacer } from "../../../shared/event-loop.js";
 import { type PlatformDatabase, rowsOf } from "../state/platform-db.js";
 import { deleteInSlices, type KeyedRows } from "../state/sliced-delete.js";
 import { ROWS_PER_SLICE } from "../sessions/session-rows.js";
+import { chargeNoLongerExact } from "../quotas/project-charges.js";
 
 /*
  * A manifest goes once no revision names it, no delta has it for base and no unpublished session
@@ -10,7 +11,8 @@ import { ROWS_PER_SLICE } from "../sessions/session-rows.js";
  * prune, a publish that failed (what it staged), or a crash between staging and publishing (found
  * by the next cleanup). Its files go first, in slices paced by the pacer, then its row, so a crash
  * between leaves a row the next cleanup finds. Callers hold the project's lock (publishes take
- * turns, and prepares with them).
+ * turns, and prepares with them). The project's recorded charge is no longer taken as the full sum
+ * once one goes (a prune sums it again; a publish, on that mark).
  */
 
 /** Deletes the project's manifests that nothing names (a base once its last delta and session went). */
@@ -29,6 +31,7 @@ export async function deleteUnreferencedManifests(
           AND u.base_manifest_id = m.id AND u.published_revision IS NULL)`,
     );
     if (doomed.length === 0) return;
+    await chargeNoLongerExact(database.db, projectSlug);
     for (const { id } of doomed) {
       const rows: KeyedRows = {
         table: "manifest_files",

@@ -33,8 +33,11 @@ export interface StagedManifest {
    * row per path, shared or a delta (an upper bound of what it stores, contract §1).
    */
   rowBytes: number;
-  /** Written now: what the publish's transaction records (`completeManifest`). */
-  fresh?: { digest: string | null; baseId: string | null; fileCount: number };
+  /**
+   * Written now: what the publish's transaction records (`completeManifest`), and how many rows it
+   * wrote (what the project's charge adds is found through them, quotas/added-charge.ts).
+   */
+  fresh?: { digest: string | null; baseId: string | null; fileCount: number; rows: number };
 }
 
 /** Finds the session's manifest among the project's, or writes it (a delta of a full one when small). */
@@ -96,11 +99,11 @@ export async function stageManifest(
     return { id: base.id, rowBytes: manifest.rowBytes };
   }
   if (base !== undefined && delta !== undefined) {
-    return { id, rowBytes: manifest.rowBytes, fresh: { digest, baseId: base.id, fileCount } };
+    return { id, rowBytes: manifest.rowBytes, fresh: { digest, baseId: base.id, fileCount, rows: delta } };
   }
   manifest.rowBytes = 0;
   await writeWhole(database, manifest, pacer);
-  return { id, rowBytes: manifest.rowBytes, fresh: { digest, baseId: null, fileCount } };
+  return { id, rowBytes: manifest.rowBytes, fresh: { digest, baseId: null, fileCount, rows: fileCount } };
 }
 
 /**
@@ -118,11 +121,12 @@ async function stageDelta(
   const id = generateOpaqueId();
   await sql`INSERT INTO manifests (project_slug, id, digest, base_id, file_count, created_at)
     VALUES (${projectSlug}, ${id}, NULL, ${baseId}, NULL, ${target.now})`.execute(database.db);
-  if ((await copyDeltaSession(database, { projectSlug, sessionId, id, rowBytes }, pacer)) === 0) {
+  const rows = await copyDeltaSession(database, { projectSlug, sessionId, id, rowBytes }, pacer);
+  if (rows === 0) {
     await sql`DELETE FROM manifests WHERE project_slug = ${projectSlug} AND id = ${id}`.execute(database.db);
     return { id: baseId, rowBytes };
   }
-  return { id, rowBytes, fresh: { digest: session.digest, baseId, fileCount: session.fileCount } };
+  return { id, rowBytes, fresh: { digest: session.digest, baseId, fileCount: session.fileCount, rows } };
 }
 
 /** Records a manifest written for the publish as complete (in the publish's transaction). */

@@ -7,6 +7,7 @@ import { completeManifest, isPublished, type StagedManifest, stageManifest } fro
 import { type ManifestGeneration, manifestGeneration, manifestWritten } from "./manifest-generation.js";
 import { type Executor, firstOf, forUpdate, type PlatformDatabase, rowsOf } from "../state/platform-db.js";
 import { replaceHosts } from "./site-hosts.js";
+import type { AddedRevision } from "../quotas/added-charge.js";
 
 /**
  * Writes of the published manifest: which revision each project serves, on which hostnames, and
@@ -53,8 +54,11 @@ export class SiteTables {
     rules?: string | undefined;
     /** A preview alias to move to this revision, and how many aliases a project may have. */
     alias?: { name: string; max: number };
-    /** Runs last in the transaction (the quotas); what it throws undoes the publish. */
-    check?: (trx: Executor) => Promise<void>;
+    /**
+     * Runs last in the transaction (the quotas), told what the publish added (undefined: a revision
+     * published already, nothing); what it throws undoes the publish.
+     */
+    check?: (trx: Executor, added: AddedRevision | undefined) => Promise<void>;
   }): Promise<void> {
     const { projectSlug: slug, revisionId } = input;
     const pacer = input.pacer ?? new Pacer();
@@ -100,7 +104,11 @@ export class SiteTables {
       // its rows are deleted next (the revision has its files), so it names no hash any more.
       await sql`UPDATE upload_sessions SET pending_bytes = 0, asset_hashes = 0,
         published_revision = ${revisionId} WHERE id = ${sessionId}`.execute(trx);
-      await input.check?.(trx);
+      const added = manifest && {
+        revisionId,
+        ...(manifest.fresh && { manifest: { id: manifest.id, rows: manifest.fresh.rows } }),
+      };
+      await input.check?.(trx, added);
     });
   }
 

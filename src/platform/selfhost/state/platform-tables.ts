@@ -110,6 +110,8 @@ export interface PlatformTables {
     client_address: string | null;
     created_at: number | null;
     charged_bytes: Generated<number>;
+    /** 1 when charged_bytes is the full sum of what the project keeps now (quotas/quota-gate.ts). */
+    charge_exact: Generated<number>;
   };
   settings: { key: string; value: string };
 }
