@@ -164,7 +164,7 @@ describe("a platform.sqlite written before the Migrator", () => {
  * appended (sqlite/0002_session_published: upload_sessions.published_revision; 0003_manifests:
  * upload_sessions.manifest_digest, empty, and revisions.manifest_id, the manifest made of each
  * revision's files, named by its id; 0004_delta_sessions: upload_sessions.base_manifest_id,
- * file_count and row_bytes, empty; 0007_charge_exact: project_charges.charge_exact, 0: a charge
+ * file_count and row_bytes, empty; 0006_charge_exact: project_charges.charge_exact, 0: a charge
  * recorded before is summed whole again); revision_files gone (its rows are the manifests').
  */
 function withLaterColumns(table: string, rows: string[] | undefined): string[] | undefined {

@@ -25,7 +25,7 @@ const MIGRATIONS = [
   "0009_manifests",
   "0010_delta_sessions",
   "0011_session_hashes_by_hash",
-  "0013_charge_exact",
+  "0012_charge_exact",
 ];
 
 await describePostgres("the platform database on PostgreSQL", () => {
