@@ -46,4 +46,51 @@ await describePostgres("UploadSessions on PostgreSQL", () => {
     ]);
     expect(await sessions.missingCount("s2")).toBe(0);
   });
+
+  it("record: a bucket's blobs and its declared media types, the last one of a hash kept, for this session's paths only", async () => {
+    const database = await openDatabase();
+    const sessions = new UploadSessions(database);
+    const open = (id: string, entries: { path: string; hash: string; size: number }[]) =>
+      sessions.open({ id, projectSlug: "blue", expiresAt: 1e12 }, entries, 0, new Pacer(60_000));
+    await open("s1", [
+      { path: "/a.txt", hash: A, size: 4 },
+      { path: "/a2.txt", hash: A, size: 4 },
+      { path: "/b.txt", hash: B, size: 3 },
+    ]);
+    await open("s2", [{ path: "/a.txt", hash: A, size: 4 }]);
+    const mediaTypes = [
+      { hash: A, mediaType: "image/png" },
+      { hash: B, mediaType: "font/woff2" },
+      { hash: A, mediaType: "text/css" },
+    ];
+    const blobs = [
+      { hash: B, size: 3, offset: 4 },
+      { hash: A, size: 4, offset: 0 },
+    ];
+    await sessions.record("s1", { pack: { id: "p", size: 7, blobs }, mediaTypes }, 5);
+    expect(
+      await rowsOf(
+        database.db,
+        sql`SELECT a.session_id, a.path, COALESCE(h.media_type, a.content_type) AS content_type,
+            COALESCE(h.compressible, a.compressible) AS compressible
+          FROM session_assets a JOIN session_hashes h ON h.session_id = a.session_id AND h.hash = a.hash
+          ORDER BY a.session_id, a.path`,
+      ),
+    ).toEqual([
+      { session_id: "s1", path: "/a.txt", content_type: "text/css", compressible: 1 },
+      { session_id: "s1", path: "/a2.txt", content_type: "text/css", compressible: 1 },
+      { session_id: "s1", path: "/b.txt", content_type: "font/woff2", compressible: 0 },
+      { session_id: "s2", path: "/a.txt", content_type: "text/plain; charset=utf-8", compressible: 1 },
+    ]);
+    expect(
+      await rowsOf(database.db, sql`SELECT hash, size, pack, pack_offset, damaged FROM blobs ORDER BY hash`),
+    ).toEqual([
+      { hash: A, size: 4, pack: "p", pack_offset: 0, damaged: 0 },
+      { hash: B, size: 3, pack: "p", pack_offset: 4, damaged: 0 },
+    ]);
+    expect(await rowsOf(database.db, sql`SELECT id, live_bytes FROM packs`)).toEqual([
+      { id: "p", live_bytes: 7 },
+    ]);
+    expect(await sessions.missingCount("s1")).toBe(0);
+  });
 });

@@ -1,8 +1,8 @@
-import { sql } from "kysely";
 import type { ManifestEntry } from "../../../core/manifest.js";
 import type { Pacer } from "../../../shared/event-loop.js";
 import { type Executor, slicesOf, type SqlDialect } from "../state/platform-db.js";
 import { insertColumns } from "../state/column-insert.js";
+import { insertParameters, parameterMark } from "../state/row-insert.js";
 import { compressibleFlag } from "../quotas/quota-charges.js";
 
 // Each distinct hash of an upload session, once (issue 31). A part is looked up by (session,
@@ -81,21 +81,35 @@ export async function insertSessionHashes(
 /** Records the media types a bucket's parts declared for their hashes (the last one of each kept). */
 export async function declareMediaTypes(
   trx: Executor,
+  dialect: SqlDialect,
   sessionId: string,
   mediaTypes: { hash: string; mediaType: string }[],
 ): Promise<void> {
   // One row a hash, by primary key: never every path naming it (100,000 rows for one part).
   const declared = [...new Map(mediaTypes.map((m) => [m.hash, m.mediaType]))];
   for (const slice of slicesOf(declared, 1_000)) {
-    // Whether the edge compresses it goes with the type (its variants count in the quotas).
-    const values = sql.join(
-      slice.map(
-        ([hash, mediaType]) => sql`(${hash}, ${mediaType}, CAST(${compressibleFlag(mediaType)} AS INTEGER))`,
-      ),
-    );
-    await sql`WITH declared (hash, media_type, compressible) AS (VALUES ${values})
-      UPDATE session_hashes SET media_type = declared.media_type, compressible = declared.compressible
+    // Its text kept by shape, not compiled by Kysely (row-insert.ts): 1,000 rows of three values
+    // as nodes cost this thread more than SQLite's work on them (issue 32). Whether the edge
+    // compresses a type goes with it (its variants count in the quotas).
+    const parameters = new Array<unknown>(slice.length * 3 + 1);
+    let at = 0;
+    for (const [hash, mediaType] of slice) {
+      parameters[at++] = hash;
+      parameters[at++] = mediaType;
+      parameters[at++] = compressibleFlag(mediaType);
+    }
+    parameters[at] = sessionId;
+    await insertParameters(
+      trx,
+      dialect,
+      "WITH declared (hash, media_type, compressible) AS (",
+      slice.length,
+      3,
+      parameters,
+      `) UPDATE session_hashes SET media_type = declared.media_type,
+        compressible = CAST(declared.compressible AS INTEGER)
       FROM declared
-      WHERE session_hashes.session_id = ${sessionId} AND session_hashes.hash = declared.hash`.execute(trx);
+      WHERE session_hashes.session_id = ${parameterMark(dialect, at + 1)} AND session_hashes.hash = declared.hash`,
+    );
   }
 }

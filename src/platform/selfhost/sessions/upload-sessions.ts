@@ -153,7 +153,7 @@ export class UploadSessions {
       }
       await insertSessionBlobs(trx, this.database.dialect, sessionId, verified);
       // The last type a part declared for a hash is the one kept.
-      await declareMediaTypes(trx, sessionId, bucket.mediaTypes);
+      await declareMediaTypes(trx, this.database.dialect, sessionId, bucket.mediaTypes);
     });
   }
 }

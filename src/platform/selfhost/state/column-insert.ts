@@ -76,7 +76,8 @@ export async function insertColumns(
       const column = columns[c]!;
       for (let row = 0, at = c; row < count; row++, at += width) parameters[at] = valueOf(column, row);
     }
-    return insertParameters(executor, dialect, head, count, width, parameters, tail);
+    await insertParameters(executor, dialect, head, count, width, parameters, tail);
+    return;
   }
   const parameters: unknown[] = [];
   const selected: string[] = [];

@@ -35,9 +35,11 @@ export async function insertRows(
 
 /**
  * Runs `head VALUES (…), (…) tail` for `count` rows of `width` values each, `parameters` holding
- * them row after row (insertRows, or a caller that has its values by column, column-insert.ts).
+ * them row after row (insertRows, or a caller that has its values by column, column-insert.ts),
+ * and returns the rows it answers (a `RETURNING` tail's). Parameters after the rows' (the tail's,
+ * written with parameterMark) follow them in `parameters`.
  */
-export async function insertParameters(
+export async function insertParameters<R = unknown>(
   executor: Executor,
   dialect: SqlDialect,
   head: string,
@@ -45,11 +47,17 @@ export async function insertParameters(
   width: number,
   parameters: unknown[],
   tail = "",
-): Promise<void> {
-  if (count === 0) return;
-  await executor.executeQuery(
+): Promise<R[]> {
+  if (count === 0) return [];
+  const result = await executor.executeQuery<R>(
     CompiledQuery.raw(statementText(dialect, head, tail, count, width), parameters),
   );
+  return result.rows;
+}
+
+/** The mark of the `position`th parameter of a statement (from 1): `?` on SQLite, `$n` on PostgreSQL. */
+export function parameterMark(dialect: SqlDialect, position: number): string {
+  return dialect === "postgres" ? `$${position}` : "?";
 }
 
 /**
@@ -70,7 +78,7 @@ function statementText(
   for (let row = 0; row < count; row++) {
     const marks = new Array<string>(width);
     for (let column = 0; column < width; column++)
-      marks[column] = dialect === "postgres" ? `$${row * width + column + 1}` : "?";
+      marks[column] = parameterMark(dialect, row * width + column + 1);
     tuples[row] = `(${marks.join(", ")})`;
   }
   text = `${head} VALUES ${tuples.join(", ")} ${tail}`;
