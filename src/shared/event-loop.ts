@@ -14,20 +14,31 @@ export const SLICE_MS = 20;
  * slice has lasted `sliceMs` awaits `next()`, which yields to the event loop and starts the next.
  */
 export class Pacer {
-  private started = performance.now();
+  private started: number;
   /** How many times the work yielded (for tests and logs). */
   pauses = 0;
 
-  constructor(private readonly sliceMs = SLICE_MS) {}
+  /** `now`: the clock slices are timed by, in milliseconds (tests set it). */
+  constructor(
+    readonly sliceMs = SLICE_MS,
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    this.started = now();
+  }
 
   due(): boolean {
-    return performance.now() - this.started >= this.sliceMs;
+    return this.spent() >= this.sliceMs;
+  }
+
+  /** Milliseconds the current slice has held the thread so far. */
+  spent(): number {
+    return this.now() - this.started;
   }
 
   async next(): Promise<void> {
     this.pauses++;
     await yieldToEventLoop();
-    this.started = performance.now();
+    this.started = this.now();
   }
 }
 

@@ -64,4 +64,39 @@ describe("deleteInSlices", () => {
     expect(durable).toEqual([false]);
     expect(await rowsOf(db, sql`SELECT 1 FROM session_hashes`)).toEqual([]);
   });
+
+  it("deleteInSlices: slices double while quick, up to eight times the first, and stay at the first size while they overrun the pacer's slice", async () => {
+    t = await testPlatform();
+    const db = t.database.db;
+    const insert = (count: number) =>
+      sql`INSERT INTO session_hashes (session_id, hash, path, size, media_type)
+        VALUES ${sql.join(Array.from({ length: count }, (_, i) => sql`('s1', ${`h${String(i).padStart(5, "0")}`}, '/', 1, 'text/plain')`))}`.execute(
+        db,
+      );
+    const rows = {
+      table: "session_hashes",
+      scope: [["session_id", "s1"]] as [string, string][],
+      key: ["hash"],
+    };
+    // The rows each statement deleted, counted on the way.
+    const deleted: number[] = [];
+    const counted: PlatformDatabase = Object.create(t.database) as PlatformDatabase;
+    counted.transaction = async (work, options) => {
+      const before = await rowsOf(db, sql<{ n: number }>`SELECT COUNT(*) AS n FROM session_hashes`);
+      const result = await t!.database.transaction(work, options);
+      const after = await rowsOf(db, sql<{ n: number }>`SELECT COUNT(*) AS n FROM session_hashes`);
+      deleted.push(before[0]!.n - after[0]!.n);
+      return result;
+    };
+    // A clock that never moves: every slice is quick.
+    await insert(4000);
+    await deleteInSlices(counted, rows, 100, new Pacer(20, () => 0));
+    expect(deleted).toEqual([100, 200, 400, 800, 800, 800, 800, 100]);
+    // A clock that moves 30 ms a read: every slice overruns a 20 ms slice, and none grows.
+    await insert(450);
+    deleted.length = 0;
+    let now = 0;
+    await deleteInSlices(counted, rows, 100, new Pacer(20, () => (now += 30)));
+    expect(deleted).toEqual([100, 100, 100, 100, 50]);
+  });
 });

@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { Pacer } from "../../../shared/event-loop.js";
 import { firstOf, type PlatformDatabase, type TransactionOptions } from "./platform-db.js";
+import { SliceRows } from "./slice-rows.js";
 
 /** Rows to delete: those of `table` whose `scope` columns equal their values, in the order of `key`. */
 export interface KeyedRows {
@@ -11,9 +12,9 @@ export interface KeyedRows {
 }
 
 /**
- * Deletes the rows: on SQLite, whose statements run in this thread, a statement of `size` at a
- * time in the order of their key, the event loop free between statements when `pacer` says a slice
- * is due. Each slice is a range of the index bounded
+ * Deletes the rows: on SQLite, whose statements run in this thread, a statement of `size` rows at
+ * first (more while slices are quick, slice-rows.ts) at a time in the order of their key, the
+ * event loop free between statements. Each slice is a range of the index bounded
  * on both sides, found with one read: deleting "the first `size` rows" again and again read every
  * row deleted before (a page's free space is reclaimed later), quadratic in the rows. The last
  * slice's commit syncs the log unless `options.durable` is false (rows a crash may leave).
@@ -41,12 +42,13 @@ export async function deleteInSlices(
     return;
   }
   let after: unknown[] | undefined;
+  const slice = new SliceRows(size, pacer);
   for (;;) {
     const above = after === undefined ? sql`` : sql`AND (${columns}) > ${tuple(after)}`;
     const last = await firstOf(
       database.db,
       sql<Record<string, unknown>>`SELECT ${columns} FROM ${table} WHERE ${scoped} ${above}
-        ORDER BY ${columns} LIMIT 1 OFFSET ${size - 1}`,
+        ORDER BY ${columns} LIMIT 1 OFFSET ${slice.next - 1}`,
     );
     const key = last && rows.key.map((column) => last[column]);
     const below = key === undefined ? sql`` : sql`AND (${columns}) <= ${tuple(key)}`;
@@ -58,6 +60,7 @@ export async function deleteInSlices(
     );
     if (key === undefined) return;
     after = key;
+    slice.done();
     // A slice is a turn of the event loop at most.
     await pacer.next();
   }
