@@ -4,8 +4,10 @@ import {
   base64Chunks,
   base64Length,
   fileBytes,
-  readSmallFile,
+  readWholeInto,
+  SMALL_FILE_BYTES,
   WHOLE_READ_BYTES,
+  writeBase64,
 } from "../scan/file-stream.js";
 import type { SiteFile } from "../scan/walk.js";
 
@@ -59,6 +61,10 @@ export function bucketBody(assets: readonly BucketAsset[]): MultipartBody {
     // Small files' parts are gathered into one chunk of about BATCH_BYTES: a chunk and a stream
     // per file cost more than the file for thousands of small ones. Written into it as they are
     // made (the base64 text too), not each into a buffer of its own and then all copied together.
+    // A file up to SMALL_FILE_BYTES is read whole into one buffer kept for the stream (not into
+    // a new buffer each with a stat more, nor above 256 KiB through a file stream and the thread
+    // pool), and encoded a piece at a time (writeBase64: a long string is costly to make).
+    let scratch: Buffer | undefined;
     let batch: Buffer | undefined;
     let batched = 0;
     const append = (piece: Buffer | string) => {
@@ -84,12 +90,14 @@ export function bucketBody(assets: readonly BucketAsset[]): MultipartBody {
     for (const [i, asset] of assets.entries()) {
       const { file } = asset;
       if (file.size <= WHOLE_READ_BYTES) {
-        const bytes = readSmallFile(file.absPath, file.path, file.size);
+        scratch ??= Buffer.allocUnsafeSlow(SMALL_FILE_BYTES + 1);
+        const length = readWholeInto(file.absPath, file.path, file.size, scratch);
         append(heads[i]!);
-        append(bytes.toString("base64"));
+        batch ??= Buffer.allocUnsafeSlow(batchRoom);
+        batched += writeBase64(scratch, length, batch, batched);
         append(crlf);
         batchFiles += 1;
-        batchBytes += bytes.length;
+        batchBytes += length;
         if (batched >= BATCH_BYTES) {
           yield take();
           sent();
@@ -99,6 +107,19 @@ export function bucketBody(assets: readonly BucketAsset[]): MultipartBody {
       if (batched > 0) {
         yield take();
         sent();
+      }
+      if (file.size <= SMALL_FILE_BYTES) {
+        // Read whole like the small ones, its part a chunk of its own.
+        scratch ??= Buffer.allocUnsafeSlow(SMALL_FILE_BYTES + 1);
+        const length = readWholeInto(file.absPath, file.path, file.size, scratch);
+        const head = heads[i]!;
+        const part = Buffer.allocUnsafeSlow(head.length + base64Length(length) + crlf.length);
+        head.copy(part, 0);
+        const end = head.length + writeBase64(scratch, length, part, head.length);
+        crlf.copy(part, end);
+        yield part;
+        onSent?.(1, length);
+        continue;
       }
       yield heads[i]!;
       for await (const text of base64Chunks(fileBytes(file.absPath, file.path, file.size))) {
