@@ -37,23 +37,23 @@ interface MultipartBody {
  */
 export function bucketBody(assets: readonly BucketAsset[]): MultipartBody {
   const boundary = `----static-deploy-${randomBytes(12).toString("hex")}`;
-  const heads = assets.map((asset) =>
-    Buffer.from(
+  // Each part's head as text, written into the batch where it goes (not a buffer of its own).
+  const heads = assets.map(
+    (asset) =>
       `--${boundary}\r\n` +
-        `Content-Disposition: form-data; name="${asset.hash}"; filename="${asset.hash}"\r\n` +
-        `Content-Type: ${mediaTypeFor(asset.file.path)}\r\n\r\n`,
-      "utf8",
-    ),
+      `Content-Disposition: form-data; name="${asset.hash}"; filename="${asset.hash}"\r\n` +
+      `Content-Type: ${mediaTypeFor(asset.file.path)}\r\n\r\n`,
   );
+  const headBytes = heads.map((head) => Buffer.byteLength(head, "utf8"));
   const tail = Buffer.from(`--${boundary}--\r\n`, "utf8");
   const crlf = Buffer.from("\r\n", "utf8");
   const length =
-    assets.reduce((sum, asset, i) => sum + heads[i]!.length + base64Length(asset.file.size) + 2, 0) +
+    assets.reduce((sum, asset, i) => sum + headBytes[i]! + base64Length(asset.file.size) + 2, 0) +
     tail.length;
   // A batch is sent once it holds BATCH_BYTES: room for that, one more small file's part, the tail.
   const batchRoom =
     BATCH_BYTES +
-    heads.reduce((most, head) => Math.max(most, head.length), 0) +
+    headBytes.reduce((most, bytes) => Math.max(most, bytes), 0) +
     base64Length(WHOLE_READ_BYTES) +
     crlf.length +
     tail.length;
@@ -69,8 +69,7 @@ export function bucketBody(assets: readonly BucketAsset[]): MultipartBody {
     let batched = 0;
     const append = (piece: Buffer | string) => {
       batch ??= Buffer.allocUnsafeSlow(batchRoom);
-      batched +=
-        typeof piece === "string" ? batch.write(piece, batched, "latin1") : piece.copy(batch, batched);
+      batched += typeof piece === "string" ? batch.write(piece, batched, "utf8") : piece.copy(batch, batched);
     };
     // The files and bytes of the batch, told once the consumer has taken it (the generator resumes).
     let batchFiles = 0;
@@ -112,16 +111,16 @@ export function bucketBody(assets: readonly BucketAsset[]): MultipartBody {
         // Read whole like the small ones, its part a chunk of its own.
         scratch ??= Buffer.allocUnsafeSlow(SMALL_FILE_BYTES + 1);
         const length = readWholeInto(file.absPath, file.path, file.size, scratch);
-        const head = heads[i]!;
-        const part = Buffer.allocUnsafeSlow(head.length + base64Length(length) + crlf.length);
-        head.copy(part, 0);
-        const end = head.length + writeBase64(scratch, length, part, head.length);
+        const head = headBytes[i]!;
+        const part = Buffer.allocUnsafeSlow(head + base64Length(length) + crlf.length);
+        part.write(heads[i]!, 0, "utf8");
+        const end = head + writeBase64(scratch, length, part, head);
         crlf.copy(part, end);
         yield part;
         onSent?.(1, length);
         continue;
       }
-      yield heads[i]!;
+      yield Buffer.from(heads[i]!, "utf8");
       for await (const text of base64Chunks(fileBytes(file.absPath, file.path, file.size))) {
         yield Buffer.from(text, "latin1");
         // Bytes as their base64 has gone; the file itself once its part is whole.
