@@ -4,8 +4,10 @@ import {
   base64Chunks,
   base64Length,
   fileBytes,
-  readSmallFile,
+  readWholeInto,
+  SMALL_FILE_BYTES,
   WHOLE_READ_BYTES,
+  writeBase64,
 } from "../scan/file-stream.js";
 import type { SiteFile } from "../scan/walk.js";
 
@@ -35,23 +37,23 @@ interface MultipartBody {
  */
 export function bucketBody(assets: readonly BucketAsset[]): MultipartBody {
   const boundary = `----static-deploy-${randomBytes(12).toString("hex")}`;
-  const heads = assets.map((asset) =>
-    Buffer.from(
+  // Each part's head as text, written into the batch where it goes (not a buffer of its own).
+  const heads = assets.map(
+    (asset) =>
       `--${boundary}\r\n` +
-        `Content-Disposition: form-data; name="${asset.hash}"; filename="${asset.hash}"\r\n` +
-        `Content-Type: ${mediaTypeFor(asset.file.path)}\r\n\r\n`,
-      "utf8",
-    ),
+      `Content-Disposition: form-data; name="${asset.hash}"; filename="${asset.hash}"\r\n` +
+      `Content-Type: ${mediaTypeFor(asset.file.path)}\r\n\r\n`,
   );
+  const headBytes = heads.map((head) => Buffer.byteLength(head, "utf8"));
   const tail = Buffer.from(`--${boundary}--\r\n`, "utf8");
   const crlf = Buffer.from("\r\n", "utf8");
   const length =
-    assets.reduce((sum, asset, i) => sum + heads[i]!.length + base64Length(asset.file.size) + 2, 0) +
+    assets.reduce((sum, asset, i) => sum + headBytes[i]! + base64Length(asset.file.size) + 2, 0) +
     tail.length;
   // A batch is sent once it holds BATCH_BYTES: room for that, one more small file's part, the tail.
   const batchRoom =
     BATCH_BYTES +
-    heads.reduce((most, head) => Math.max(most, head.length), 0) +
+    headBytes.reduce((most, bytes) => Math.max(most, bytes), 0) +
     base64Length(WHOLE_READ_BYTES) +
     crlf.length +
     tail.length;
@@ -59,12 +61,15 @@ export function bucketBody(assets: readonly BucketAsset[]): MultipartBody {
     // Small files' parts are gathered into one chunk of about BATCH_BYTES: a chunk and a stream
     // per file cost more than the file for thousands of small ones. Written into it as they are
     // made (the base64 text too), not each into a buffer of its own and then all copied together.
+    // A file up to SMALL_FILE_BYTES is read whole into one buffer kept for the stream (not into
+    // a new buffer each with a stat more, nor above 256 KiB through a file stream and the thread
+    // pool), and encoded a piece at a time (writeBase64: a long string is costly to make).
+    let scratch: Buffer | undefined;
     let batch: Buffer | undefined;
     let batched = 0;
     const append = (piece: Buffer | string) => {
       batch ??= Buffer.allocUnsafeSlow(batchRoom);
-      batched +=
-        typeof piece === "string" ? batch.write(piece, batched, "latin1") : piece.copy(batch, batched);
+      batched += typeof piece === "string" ? batch.write(piece, batched, "utf8") : piece.copy(batch, batched);
     };
     // The files and bytes of the batch, told once the consumer has taken it (the generator resumes).
     let batchFiles = 0;
@@ -84,12 +89,14 @@ export function bucketBody(assets: readonly BucketAsset[]): MultipartBody {
     for (const [i, asset] of assets.entries()) {
       const { file } = asset;
       if (file.size <= WHOLE_READ_BYTES) {
-        const bytes = readSmallFile(file.absPath, file.path, file.size);
+        scratch ??= Buffer.allocUnsafeSlow(SMALL_FILE_BYTES + 1);
+        const length = readWholeInto(file.absPath, file.path, file.size, scratch);
         append(heads[i]!);
-        append(bytes.toString("base64"));
+        batch ??= Buffer.allocUnsafeSlow(batchRoom);
+        batched += writeBase64(scratch, length, batch, batched);
         append(crlf);
         batchFiles += 1;
-        batchBytes += bytes.length;
+        batchBytes += length;
         if (batched >= BATCH_BYTES) {
           yield take();
           sent();
@@ -100,7 +107,20 @@ export function bucketBody(assets: readonly BucketAsset[]): MultipartBody {
         yield take();
         sent();
       }
-      yield heads[i]!;
+      if (file.size <= SMALL_FILE_BYTES) {
+        // Read whole like the small ones, its part a chunk of its own.
+        scratch ??= Buffer.allocUnsafeSlow(SMALL_FILE_BYTES + 1);
+        const length = readWholeInto(file.absPath, file.path, file.size, scratch);
+        const head = headBytes[i]!;
+        const part = Buffer.allocUnsafeSlow(head + base64Length(length) + crlf.length);
+        part.write(heads[i]!, 0, "utf8");
+        const end = head + writeBase64(scratch, length, part, head);
+        crlf.copy(part, end);
+        yield part;
+        onSent?.(1, length);
+        continue;
+      }
+      yield Buffer.from(heads[i]!, "utf8");
       for await (const text of base64Chunks(fileBytes(file.absPath, file.path, file.size))) {
         yield Buffer.from(text, "latin1");
         // Bytes as their base64 has gone; the file itself once its part is whole.

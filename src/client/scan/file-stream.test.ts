@@ -3,7 +3,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CliError } from "../errors.js";
-import { base64Chunks, base64Length, fileBytes, readSmallFile, WHOLE_READ_BYTES } from "./file-stream.js";
+import {
+  base64Chunks,
+  base64Length,
+  ENCODE_PIECE_BYTES,
+  fileBytes,
+  readSmallFile,
+  readWholeInto,
+  WHOLE_READ_BYTES,
+  writeBase64,
+} from "./file-stream.js";
 
 let dir: string;
 
@@ -59,6 +68,33 @@ describe("file-stream", () => {
       yield Buffer.from("def");
     }
     expect(await collect(base64Chunks(groups()))).toEqual(["YWJj", "ZGVm"]);
+  });
+
+  it("writeBase64: the base64 of the bytes, written at the offset, across the pieces' borders", () => {
+    const bytes = Buffer.from(Array.from({ length: 3 * ENCODE_PIECE_BYTES + 5 }, (_, i) => (i * 7) % 256));
+    for (const length of [0, 1, 2, 3, ENCODE_PIECE_BYTES - 1, ENCODE_PIECE_BYTES + 1, bytes.length]) {
+      const into = Buffer.alloc(3 + base64Length(length), "-");
+      expect(writeBase64(bytes, length, into, 3)).toBe(base64Length(length));
+      expect(into.toString("latin1")).toBe(`---${bytes.toString("base64", 0, length)}`);
+    }
+  });
+
+  it("readWholeInto: a file read whole into the buffer; one that grew, shrank or is gone fails naming it", async () => {
+    const path = join(dir, "whole.bin");
+    const into = Buffer.alloc(1000);
+    await writeFile(path, Buffer.alloc(600, 5));
+    expect(readWholeInto(path, "site/whole.bin", 600, into)).toBe(600);
+    expect(into.subarray(0, 600).equals(Buffer.alloc(600, 5))).toBe(true);
+    for (const expected of [599, 601]) {
+      const changed = await failure(async () => readWholeInto(path, "site/whole.bin", expected, into));
+      expect([changed.code, changed.message]).toEqual([
+        "FILE_CHANGED",
+        `site/whole.bin changed while deploying (${expected} bytes expected)`,
+      ]);
+    }
+    const gone = await failure(async () => readWholeInto(join(dir, "gone"), "site/gone", 1, into));
+    expect(gone.code).toBe("READ_FAILED");
+    expect(gone.message).toContain("cannot read site/gone");
   });
 
   it("fileBytes: a large file streamed whole; a small one read in one piece", async () => {

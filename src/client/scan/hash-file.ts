@@ -1,7 +1,12 @@
-import { closeSync, openSync, readSync } from "node:fs";
 import { AssetHasher, hashExtension } from "../../core/asset-hash.js";
-import { CliError } from "../errors.js";
-import { base64Chunks, base64Length, fileBytes, fileChangedError } from "./file-stream.js";
+import {
+  base64Chunks,
+  base64Length,
+  fileBytes,
+  readWholeInto,
+  SMALL_FILE_BYTES,
+  writeBase64,
+} from "./file-stream.js";
 
 /** What a hashing thread is asked to do. */
 export interface HashJob {
@@ -12,8 +17,7 @@ export interface HashJob {
   size: number;
 }
 
-/** Files up to this size are read in one call and hashed in one update; larger ones are streamed. */
-export const SMALL_FILE_BYTES = 1024 * 1024;
+export { SMALL_FILE_BYTES } from "./file-stream.js";
 
 /**
  * Hashes file after file with one BLAKE3 instance (reset between files). Not for concurrent use:
@@ -35,8 +39,8 @@ export class FileHasher {
   /** The asset hash of one file (contract §2); a size other than `job.size` is FILE_CHANGED. */
   async hash(job: Omit<HashJob, "id">): Promise<string> {
     if (job.size > SMALL_FILE_BYTES) return this.hashStreamed(job);
-    const length = readWhole(job, this.bytes);
-    const textLength = this.text.write(this.bytes.toString("base64", 0, length), 0, "latin1");
+    const length = readWholeInto(job.absPath, job.path, job.size, this.bytes);
+    const textLength = writeBase64(this.bytes, length, this.text, 0);
     this.hasher.reset().updateBase64(this.text.subarray(0, textLength));
     return this.hasher.finish(hashExtension(job.path));
   }
@@ -48,32 +52,4 @@ export class FileHasher {
     }
     return this.hasher.finish(hashExtension(job.path));
   }
-}
-
-/** Reads a small file into `into` with synchronous calls; returns its length, checked against job.size. */
-function readWhole(job: Omit<HashJob, "id">, into: Buffer): number {
-  let fd: number;
-  try {
-    fd = openSync(job.absPath, "r");
-  } catch (error) {
-    throw readFailed(job.path, error);
-  }
-  let total = 0;
-  try {
-    for (;;) {
-      const read = readSync(fd, into, total, job.size + 1 - total, null);
-      total += read;
-      if (read === 0 || total > job.size) break;
-    }
-  } catch (error) {
-    throw readFailed(job.path, error);
-  } finally {
-    closeSync(fd);
-  }
-  if (total !== job.size) throw fileChangedError(job.path, job.size);
-  return total;
-}
-
-function readFailed(label: string, error: unknown): CliError {
-  return new CliError("READ_FAILED", `cannot read ${label}: ${(error as Error).message}`);
 }
