@@ -1,7 +1,7 @@
 import { type RawBuilder, sql } from "kysely";
 import { Pacer } from "../../../shared/event-loop.js";
 import { type Executor, firstOf, type SqlDialect } from "../state/platform-db.js";
-import { REVISION_BYTES, VARIANT_FACTOR } from "./quota-charges.js";
+import { byteLengthSql, REVISION_BYTES, VARIANT_FACTOR } from "./quota-charges.js";
 
 // What a publish adds to its project's kept charge (kept-charge.ts sums the whole of it), found
 // through what the publish wrote: a project's charge recorded exact before it, plus this, is the
@@ -102,7 +102,7 @@ function sliceCharge(
       ? sql``
       : sql`AND NOT EXISTS (SELECT 1 FROM manifest_files d WHERE d.hash = b.hash AND d.project_slug = ${projectSlug}
           AND d.manifest_id = ${manifestId} AND d.path <= ${after} ${compressible})`;
-  const rulesBytes = sql.raw(dialect === "postgres" ? "octet_length(rules)" : "length(CAST(rules AS BLOB))");
+  const rulesBytes = sql.raw(byteLengthSql(dialect, "rules"));
   const revision =
     after === undefined
       ? sql`, (SELECT row_bytes FROM revisions WHERE project_slug = ${projectSlug}

@@ -1,7 +1,7 @@
 import { type RawBuilder, sql } from "kysely";
 import { Pacer } from "../../../shared/event-loop.js";
 import { type Executor, firstOf, type SqlDialect } from "../state/platform-db.js";
-import { REVISION_BYTES, VARIANT_FACTOR } from "./quota-charges.js";
+import { byteLengthSql, REVISION_BYTES, VARIANT_FACTOR } from "./quota-charges.js";
 
 // What a project's kept revisions are charged now, read from the database (quota-charges.ts has
 // the rates and what a manifest not yet written is charged).
@@ -100,7 +100,7 @@ export async function keptCharge(
 ): Promise<number> {
   let contentBytes = 0;
   let variantBytes = 0;
-  const rulesBytes = sql.raw(dialect === "postgres" ? "octet_length(rules)" : "length(CAST(rules AS BLOB))");
+  const rulesBytes = sql.raw(byteLengthSql(dialect, "rules"));
   // The revisions' rows, rules and count, read with the last range's content (one statement in all
   // for a project summed in one range).
   const revisionCharges = sql`(SELECT CAST(COALESCE(SUM(row_bytes), 0) AS BIGINT) FROM revisions

@@ -112,9 +112,14 @@ export function rowBytesSum(dialect: SqlDialect): RawBuilder<number> {
 
 /** `rowBytesSum` as text, for the migrations that count the rows of revisions from before. */
 export function rowBytesSumSql(dialect: SqlDialect): string {
-  const bytes = dialect === "postgres" ? "octet_length(path)" : "length(CAST(path AS BLOB))";
+  const bytes = byteLengthSql(dialect, "path");
   return (
     `COALESCE(SUM(${ROW_BYTES} + CASE WHEN ${bytes} > ${LONG_PATH_BYTES} THEN ${LONG_PATH_BYTE_COST} ` +
     `ELSE ${PATH_BYTE_COST} END * ${bytes}), 0)`
   );
+}
+
+/** The SQL expression of the UTF-8 bytes of a text column (ours, never input), on either engine. */
+export function byteLengthSql(dialect: SqlDialect, column: string): string {
+  return dialect === "postgres" ? `octet_length(${column})` : `length(CAST(${column} AS BLOB))`;
 }

@@ -90,8 +90,8 @@ export class QuotaGate {
    * summing its content again cost every prepare of a 10,000-file project some 30 ms of SQLite
    * (BENCHMARKS.md, issue 32), and only a publish adds to it, recording it in its transaction. A
    * recorded charge is high at worst (a revision expired since), so a refusal is judged again on
-   * the charge summed now; a low one (revisions kept from before charges were recorded) lets a
-   * session in that its publish, which sums the charge anyway, refuses.
+   * the charge summed now; a low one (revisions kept from before charges were recorded, never
+   * marked exact) lets a session in that its publish, which then sums the charge whole, refuses.
    */
   async admit(
     trx: Executor,

@@ -115,22 +115,22 @@ export async function recordBlobs(
 }
 
 /**
- * Writes manifest rows of a session, each path with the media type of its extension (`types`,
- * with `compressible` their compressibleFlag, when the caller has them already: typesOfPaced).
+ * Writes manifest rows of a session, each path with the media type of its extension and its
+ * compressibleFlag, as `known` has them (typesOfPaced, taken once for every pass of a prepare).
  */
 export async function insertAssets(
   trx: Executor,
   dialect: SqlDialect,
   sessionId: string,
   entries: readonly ManifestEntry[],
-  known?: EntryTypes,
+  known: EntryTypes,
 ): Promise<void> {
   // By column: no array a row (insertColumns).
   const count = entries.length;
   const paths = new Array<string>(count);
   const hashes = new Array<string>(count);
   const sizes = new Array<number>(count);
-  const { types, compressible } = known ?? typesOf(entries);
+  const { types, compressible } = known;
   for (let i = 0; i < count; i++) {
     const { path, hash, size } = entries[i]!;
     paths[i] = path;
@@ -157,19 +157,7 @@ export interface EntryTypes {
   compressible: number[];
 }
 
-/** The EntryTypes of `entries`. */
-export function typesOf(entries: readonly ManifestEntry[]): EntryTypes {
-  const types = new Array<string>(entries.length);
-  const compressible = new Array<number>(entries.length);
-  for (let i = 0; i < entries.length; i++) {
-    const type = mediaTypeFor(entries[i]!.path);
-    types[i] = type;
-    compressible[i] = compressibleFlag(type);
-  }
-  return { types, compressible };
-}
-
-/** typesOf, paced by `pacer` (checked every 4,096 entries). */
+/** The EntryTypes of `entries`, paced by `pacer` (checked every 4,096 entries). */
 export async function typesOfPaced(entries: readonly ManifestEntry[], pacer: Pacer): Promise<EntryTypes> {
   const types = new Array<string>(entries.length);
   const compressible = new Array<number>(entries.length);

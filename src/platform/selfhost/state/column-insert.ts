@@ -24,29 +24,11 @@ export async function insertMany(
 ): Promise<void> {
   if (rows.length === 0) return;
   if (dialect !== "postgres") return insertRows(executor, dialect, head, rows, tail);
-  const parameters: unknown[] = [];
-  const selected: string[] = [];
-  const unnested: string[] = [];
-  const names: string[] = [];
-  for (const [column, type] of types.entries()) {
+  const columns = types.map((_, column): InsertColumn => {
     const first = rows[0]![column];
-    // An array column at least (the last, if no other is one): the statement then has as many
-    // rows as `rows`.
-    const alone = unnested.length === 0 && column === types.length - 1;
-    if (!alone && rows.every((row) => row[column] === first)) {
-      parameters.push(first ?? null);
-      selected.push(`$${parameters.length}::${type}`);
-      continue;
-    }
-    parameters.push(arrayLiteral(rows.map((row) => row[column])));
-    unnested.push(`$${parameters.length}::${type}[]`);
-    names.push(`c${column}`);
-    selected.push(`t.c${column}`);
-  }
-  const from = `unnest(${unnested.join(", ")}) AS t(${names.join(", ")})`;
-  await executor.executeQuery(
-    CompiledQuery.raw(`${head} SELECT ${selected.join(", ")} FROM ${from} ${tail}`, parameters),
-  );
+    return rows.every((row) => row[column] === first) ? { same: first } : rows.map((row) => row[column]);
+  });
+  await insertUnnested(executor, head, types, rows.length, columns, tail);
 }
 
 /** A column of the rows insertColumns writes: the same value in every row, or a value a row. */
@@ -79,13 +61,29 @@ export async function insertColumns(
     await insertParameters(executor, dialect, head, count, width, parameters, tail);
     return;
   }
+  await insertUnnested(executor, head, types, count, columns, tail);
+}
+
+/**
+ * PostgreSQL's `head SELECT … FROM unnest(…) tail` of `count` rows (insertMany says why): a column
+ * of one value goes once, as a value of its type, unless no other is an array; each other column
+ * as one array literal.
+ */
+async function insertUnnested(
+  executor: Executor,
+  head: string,
+  types: readonly string[],
+  count: number,
+  columns: readonly InsertColumn[],
+  tail: string,
+): Promise<void> {
   const parameters: unknown[] = [];
   const selected: string[] = [];
   const unnested: string[] = [];
   const names: string[] = [];
   for (const [c, type] of types.entries()) {
     const column = columns[c]!;
-    // As insertMany: a column of one value goes once, unless no other is an array.
+    // An array column at least (the last, if no other is one): the statement then has `count` rows.
     const alone = unnested.length === 0 && c === types.length - 1;
     if (isSame(column) && !alone) {
       parameters.push(column.same ?? null);
