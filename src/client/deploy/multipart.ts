@@ -65,11 +65,17 @@ export function bucketBody(assets: readonly BucketAsset[]): MultipartBody {
     // a new buffer each with a stat more, nor above 256 KiB through a file stream and the thread
     // pool), and encoded a piece at a time (writeBase64: a long string is costly to make).
     let scratch: Buffer | undefined;
+    // The file's bytes, a view of the scratch: good until the next file is read.
+    const readWhole = (file: SiteFile): Buffer => {
+      const into = (scratch ??= Buffer.allocUnsafeSlow(SMALL_FILE_BYTES + 1));
+      return into.subarray(0, readWholeInto(file.absPath, file.path, file.size, into));
+    };
     let batch: Buffer | undefined;
     let batched = 0;
+    const room = () => (batch ??= Buffer.allocUnsafeSlow(batchRoom));
     const append = (piece: Buffer | string) => {
-      batch ??= Buffer.allocUnsafeSlow(batchRoom);
-      batched += typeof piece === "string" ? batch.write(piece, batched, "utf8") : piece.copy(batch, batched);
+      const into = room();
+      batched += typeof piece === "string" ? into.write(piece, batched, "utf8") : piece.copy(into, batched);
     };
     // The files and bytes of the batch, told once the consumer has taken it (the generator resumes).
     let batchFiles = 0;
@@ -89,14 +95,12 @@ export function bucketBody(assets: readonly BucketAsset[]): MultipartBody {
     for (const [i, asset] of assets.entries()) {
       const { file } = asset;
       if (file.size <= WHOLE_READ_BYTES) {
-        scratch ??= Buffer.allocUnsafeSlow(SMALL_FILE_BYTES + 1);
-        const length = readWholeInto(file.absPath, file.path, file.size, scratch);
+        const bytes = readWhole(file);
         append(heads[i]!);
-        batch ??= Buffer.allocUnsafeSlow(batchRoom);
-        batched += writeBase64(scratch, length, batch, batched);
+        batched += writeBase64(bytes, bytes.length, room(), batched);
         append(crlf);
         batchFiles += 1;
-        batchBytes += length;
+        batchBytes += bytes.length;
         if (batched >= BATCH_BYTES) {
           yield take();
           sent();
@@ -109,15 +113,14 @@ export function bucketBody(assets: readonly BucketAsset[]): MultipartBody {
       }
       if (file.size <= SMALL_FILE_BYTES) {
         // Read whole like the small ones, its part a chunk of its own.
-        scratch ??= Buffer.allocUnsafeSlow(SMALL_FILE_BYTES + 1);
-        const length = readWholeInto(file.absPath, file.path, file.size, scratch);
+        const bytes = readWhole(file);
         const head = headBytes[i]!;
-        const part = Buffer.allocUnsafeSlow(head + base64Length(length) + crlf.length);
+        const part = Buffer.allocUnsafeSlow(head + base64Length(bytes.length) + crlf.length);
         part.write(heads[i]!, 0, "utf8");
-        const end = head + writeBase64(scratch, length, part, head);
+        const end = head + writeBase64(bytes, bytes.length, part, head);
         crlf.copy(part, end);
         yield part;
-        onSent?.(1, length);
+        onSent?.(1, bytes.length);
         continue;
       }
       yield Buffer.from(heads[i]!, "utf8");

@@ -19,7 +19,7 @@ export function readSmallFile(absPath: string, label: string, expectedSize: numb
   try {
     bytes = readFileSync(absPath);
   } catch (error) {
-    throw new CliError("READ_FAILED", `cannot read ${label}: ${(error as Error).message}`);
+    throw readFailed(label, error);
   }
   if (bytes.length !== expectedSize) throw fileChangedError(label, expectedSize);
   return bytes;
@@ -128,7 +128,7 @@ export async function* fileBytes(
       yield chunk as Buffer;
     }
   } catch (error) {
-    throw new CliError("READ_FAILED", `cannot read ${label}: ${(error as Error).message}`);
+    throw readFailed(label, error);
   }
   if (total !== expectedSize) throw fileChangedError(label, expectedSize);
 }

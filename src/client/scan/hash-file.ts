@@ -17,8 +17,6 @@ export interface HashJob {
   size: number;
 }
 
-export { SMALL_FILE_BYTES } from "./file-stream.js";
-
 /**
  * Hashes file after file with one BLAKE3 instance (reset between files). Not for concurrent use:
  * await each `hash` before the next.
