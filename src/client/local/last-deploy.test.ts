@@ -39,6 +39,16 @@ describe("last-deploy", () => {
     expect(statDigest([file("a"), file("b", 11)])).not.toBe(statDigest([file("a"), file("b1", 1)]));
   });
 
+  it("statDigest: a file counts wherever it falls, past many chunks or with a path longer than one", () => {
+    const many = Array.from({ length: 5000 }, (_, i) => file(`folder/deeper/page-${i}.html`, i, 1.5, i));
+    const base = statDigest(many);
+    const last = many.map((f, i) => (i === many.length - 1 ? { ...f, mtimeMs: 1.501 } : f));
+    expect(statDigest(last)).not.toBe(base);
+    const long = (end: string) => [file("a"), file(`${"é".repeat(40_000)}${end}`), file("z")];
+    expect(statDigest(long("x"))).not.toBe(statDigest(long("y")));
+    expect(statDigest(long("x"))).toBe(statDigest(long("x")));
+  });
+
   it("saveLastDeploy: a record read back as it was written, under hash-cache/<projectHash>.last.json", async () => {
     await saveLastDeploy(configDir, "p1", RECORD);
     expect(await loadLastDeploy(configDir, "p1")).toEqual(RECORD);

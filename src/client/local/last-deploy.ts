@@ -20,15 +20,38 @@ interface RecordFile extends LastDeployRecord {
   version: 1;
 }
 
+/** Bytes of stat lines hashed at a time. */
+const DIGEST_CHUNK = 64 * 1024;
+/** Most UTF-8 bytes a path's UTF-16 unit can take, and the bytes after a path: NUL and 3 doubles. */
+const UTF8_PER_UNIT = 3;
+const AFTER_PATH = 1 + 3 * 8;
+
 /**
  * One SHA-256 over every file's path, size, mtime and inode, in path order: the same digest as at
  * the last deploy means every file would have been a hash-cache hit and no file came or went, so
  * the manifest is the one deployed then, and the client need not read the hash cache nor send it.
+ * Each file is its path's UTF-8, a NUL (which no path holds) and the three numbers as
+ * little-endian doubles, gathered into chunks: as text, turning 50,000 fractional mtimes into
+ * decimals and hashing a line a call took twice as long.
  */
 export function statDigest(files: readonly SiteFile[]): string {
   const hash = createHash("sha256");
-  // NUL cannot occur in a path, so fields never run together.
-  for (const file of files) hash.update(`${file.path}\0${file.size}\0${file.mtimeMs}\0${file.ino}\n`);
+  const chunk = Buffer.allocUnsafe(DIGEST_CHUNK);
+  let used = 0;
+  for (const file of files) {
+    const room = file.path.length * UTF8_PER_UNIT + AFTER_PATH;
+    if (used + room > DIGEST_CHUNK) {
+      hash.update(chunk.subarray(0, used));
+      used = 0;
+    }
+    if (room > DIGEST_CHUNK) hash.update(file.path, "utf8");
+    else used += chunk.write(file.path, used, "utf8");
+    used = chunk.writeUInt8(0, used);
+    used = chunk.writeDoubleLE(file.size, used);
+    used = chunk.writeDoubleLE(file.mtimeMs, used);
+    used = chunk.writeDoubleLE(file.ino, used);
+  }
+  hash.update(chunk.subarray(0, used));
   return hash.digest("hex");
 }
 

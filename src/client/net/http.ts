@@ -1,5 +1,4 @@
 import http, { type IncomingHttpHeaders } from "node:http";
-import https from "node:https";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { CliError, NetworkError, systemErrorCode } from "../errors.js";
@@ -29,13 +28,19 @@ const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 const IDLE_TIMEOUT_MS = 120_000;
 
 /**
+ * node:https and TLS, loaded at the first https request: a deploy to an http server (a local one,
+ * the bench's) never needs them, and they took about 13 ms of a CPU profile's start.
+ */
+let https: Promise<typeof import("node:https")> | undefined;
+
+/**
  * Sends one HTTP request with node:http (fetch cannot stream a body of known length). A failure to
  * reach the server becomes a NetworkError naming `step` and the URL; an error thrown by the body's
  * stream (a CliError: the file changed, cannot be read) passes through as it is.
  */
-export function sendRequest(step: string, request: HttpRequest): Promise<HttpResponse> {
+export async function sendRequest(step: string, request: HttpRequest): Promise<HttpResponse> {
   const url = new URL(request.url);
-  const transport = url.protocol === "https:" ? https : http;
+  const transport = url.protocol === "https:" ? await (https ??= import("node:https")) : http;
   return new Promise<HttpResponse>((resolve, reject) => {
     let answered = false;
     let responded = false;

@@ -36,6 +36,25 @@ describe("walkSite", () => {
     expect(files[0]!.ino).toBeGreaterThan(0);
   });
 
+  it("walkSite: lists in the order of whole paths, a folder's files against names that sort before /", async () => {
+    for (const path of ["a/x", "a-b", "a.b", "a b", "ab/y", "A/z", "a0", "b/c/d", "b/c-d", "b/c.d"])
+      await put(path);
+    await symlink(join(root, "b"), join(root, "l"));
+    await put("l-x");
+    await symlink("a0", join(root, "l.f"));
+    const listed = await paths();
+    expect(listed).toEqual([...listed].sort());
+    expect(listed).toEqual(
+      ["A/z", "a b", "a-b", "a.b", "a/x", "a0", "ab/y", "b/c-d", "b/c.d", "b/c/d"].concat([
+        "l-x",
+        "l.f",
+        "l/c-d",
+        "l/c.d",
+        "l/c/d",
+      ]),
+    );
+  });
+
   it("walkSite: skips .git, node_modules and .DS_Store at any depth, and .deployignore itself", async () => {
     await put("index.html");
     await put(".git/HEAD");

@@ -98,7 +98,7 @@ export async function walkSite(root: string, options: WalkOptions = {}): Promise
       "Copy the files into the folder, or name the links in .deployignore.",
     );
   }
-  return state.files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return state.files;
 }
 
 async function readIgnoreFile(root: string): Promise<string> {
@@ -145,6 +145,9 @@ function skips(
 /**
  * Lists one folder with synchronous calls (far cheaper than a promise per file): directories
  * need no stat, regular files one `lstat` for the cache key, links are resolved then stat'ed.
+ * Entries are taken in the order of their paths (a folder's name sorts with its `/`), each folder
+ * where it falls, so the files come out sorted with no sort of the whole list (whose comparisons
+ * of long shared prefixes cost 60 to 90 ms at 50,000 files).
  */
 function visitDir(
   state: WalkState,
@@ -155,7 +158,10 @@ function visitDir(
 ): void {
   let entries: Dirent[];
   try {
-    entries = readdirSync(state.relative ? prefix || "." : dir, { withFileTypes: true });
+    // In the folder (relative), each file is stat'ed by its name: the kernel resolves one
+    // component rather than its whole path (about 9% of the stats' CPU at 50,000 files).
+    if (state.relative) process.chdir(dir);
+    entries = readdirSync(state.relative ? "." : dir, { withFileTypes: true });
   } catch (error) {
     throw unreadable(prefix === "" ? "." : prefix, error);
   }
@@ -163,37 +169,94 @@ function visitDir(
     ? siteLayer(join(dir, GITIGNORE), prefix)
     : undefined;
   const layers = own === undefined ? above : [...above, own];
-  const subdirs: Array<{ abs: string; rel: string; real: string }> = [];
   // dir is absolute and normalized, entry names hold no separator: no need for join's normalize.
   const base = dir.endsWith(sep) ? dir : dir + sep;
   const top = prefix === "";
+  const links = resolveLinks(state, entries, base, prefix, layers, top);
+  const isFolder = (entry: Dirent) => entry.isDirectory() || links?.get(entry.name)?.folder === true;
+  entries.sort((a, b) => compareKeys(a.name, isFolder(a), b.name, isFolder(b)));
   for (const entry of entries) {
     const abs = base + entry.name;
     const rel = prefix + entry.name;
     if (entry.isDirectory()) {
-      if (!skips(state, `${rel}/`, layers, entry.name, top)) subdirs.push({ abs, rel, real: abs });
+      if (!skips(state, `${rel}/`, layers, entry.name, top))
+        descend(state, dir, abs, rel, [...chain, abs], layers);
     } else if (entry.isFile()) {
       if (!skips(state, rel, layers, entry.name, top))
-        addFile(state, rel, abs, statOf(state.relative ? rel : abs, rel, lstatSync));
+        addFile(state, rel, abs, statOf(state.relative ? entry.name : abs, rel, lstatSync));
     } else if (entry.isSymbolicLink()) {
-      const real = followLink(state, abs, rel, layers, entry.name, top);
-      if (real === undefined) continue;
-      const info = statOf(real, rel, statSync);
-      if (info.isDirectory()) {
+      const link = links?.get(entry.name);
+      if (link === undefined) continue;
+      if (link.info.isDirectory()) {
         if (skips(state, `${rel}/`, layers, entry.name, top)) continue;
-        if (chain.includes(real)) {
+        if (chain.includes(link.real)) {
           state.problems.push(
-            `${rel} → ${relative(state.root, real) || "."} (a loop: it points to a folder above it)`,
+            `${rel} → ${relative(state.root, link.real) || "."} (a loop: it points to a folder above it)`,
           );
           continue;
         }
-        subdirs.push({ abs, rel, real });
-      } else if (info.isFile() && !skips(state, rel, layers, entry.name, top)) {
-        addFile(state, rel, abs, info);
+        descend(state, dir, abs, rel, [...chain, link.real], layers);
+      } else if (link.info.isFile() && !skips(state, rel, layers, entry.name, top)) {
+        addFile(state, rel, abs, link.info);
       }
     }
   }
-  for (const sub of subdirs) visitDir(state, sub.abs, `${sub.rel}/`, [...chain, sub.real], layers);
+}
+
+/** Visits a subfolder, then goes back into this one (the walk in the folder stats by name). */
+function descend(
+  state: WalkState,
+  dir: string,
+  abs: string,
+  rel: string,
+  chain: string[],
+  layers: readonly GitignoreLayer[],
+): void {
+  visitDir(state, abs, `${rel}/`, chain, layers);
+  if (!state.relative) return;
+  try {
+    process.chdir(dir);
+  } catch (error) {
+    throw unreadable(rel, error);
+  }
+}
+
+/** Orders two entries of a folder as their paths sort: a folder's name as if followed by `/`. */
+function compareKeys(a: string, aFolder: boolean, b: string, bFolder: boolean): number {
+  if (aFolder === bFolder) return a < b ? -1 : a > b ? 1 : 0;
+  const ka = aFolder ? `${a}/` : a;
+  const kb = bFolder ? `${b}/` : b;
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
+}
+
+interface Link {
+  real: string;
+  info: Stats;
+  folder: boolean;
+}
+
+/**
+ * The folder's symbolic links that stay inside the site, by name, with their targets' stats
+ * (before the entries are ordered: a link to a folder sorts as one); undefined when it has none.
+ */
+function resolveLinks(
+  state: WalkState,
+  entries: readonly Dirent[],
+  base: string,
+  prefix: string,
+  layers: readonly GitignoreLayer[],
+  top: boolean,
+): Map<string, Link> | undefined {
+  let links: Map<string, Link> | undefined;
+  for (const entry of entries) {
+    if (!entry.isSymbolicLink()) continue;
+    const rel = prefix + entry.name;
+    const real = followLink(state, base + entry.name, rel, layers, entry.name, top);
+    if (real === undefined) continue;
+    const info = statOf(real, rel, statSync);
+    (links ??= new Map()).set(entry.name, { real, info, folder: info.isDirectory() });
+  }
+  return links;
 }
 
 function statOf(path: string, rel: string, how: typeof statSync): Stats {
