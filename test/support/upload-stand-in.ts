@@ -3,7 +3,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { SiteFile } from "../../src/client/scan/walk.js";
+import type { SiteFile } from "../../src/client/scan/walk-state.js";
 
 /** One scripted answer of the stand-in for the upload service (or a proxy in front of it). */
 export interface Answer {

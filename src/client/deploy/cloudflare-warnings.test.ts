@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { CommandContext } from "../context.js";
 import { createProgress } from "../progress.js";
-import type { SiteFile } from "../scan/walk.js";
+import type { SiteFile } from "../scan/walk-state.js";
 import { warnCloudflareDrops } from "./cloudflare-warnings.js";
 
 /** The lines a deploy with these rules and files would print off a terminal. */

@@ -7,7 +7,7 @@ import {
 } from "../../core/site-rules/index.js";
 import type { CommandContext } from "../context.js";
 import type { SiteRulesTexts } from "../scan/site-rules-check.js";
-import type { SiteFile } from "../scan/walk.js";
+import type { SiteFile } from "../scan/walk-state.js";
 
 /** Files named in one warning; the rest are counted. */
 const NAMED = 3;

@@ -9,7 +9,7 @@ import {
   WHOLE_READ_BYTES,
   writeBase64,
 } from "../scan/file-stream.js";
-import type { SiteFile } from "../scan/walk.js";
+import type { SiteFile } from "../scan/walk-state.js";
 
 const BATCH_BYTES = 1024 * 1024;
 

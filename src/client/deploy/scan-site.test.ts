@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { SiteFile } from "../scan/walk.js";
+import type { SiteFile } from "../scan/walk-state.js";
 import { dotfilesLine, gitignoredLine, unchangedLine } from "./scan-site.js";
 
 const paths = (count: number) => Array.from({ length: count }, (_, i) => `.p${i + 1}`);

@@ -5,7 +5,8 @@ import { HashCache } from "../scan/hash-cache.js";
 import { hashSite } from "../scan/hash.js";
 import { checkLimits } from "../scan/limits.js";
 import { checkSiteRules, type SiteRulesTexts } from "../scan/site-rules-check.js";
-import { walkSite, type SiteFile } from "../scan/walk.js";
+import { walkSite } from "../scan/walk.js";
+import type { SiteFile } from "../scan/walk-state.js";
 
 /** A site folder listed for a deploy, before any file is read: its files, sorted by path, and its rules. */
 export interface ListedSite {

@@ -4,7 +4,7 @@ import { CliError } from "../errors.js";
 import { formatBytes, formatCount } from "../format.js";
 import type { ServerLimits } from "../net/api-types.js";
 import { checkLimits } from "../scan/limits.js";
-import type { SiteFile } from "../scan/walk.js";
+import type { SiteFile } from "../scan/walk-state.js";
 
 /** The identity fields and the braces around the manifest, generously. */
 const BODY_OVERHEAD = 512;

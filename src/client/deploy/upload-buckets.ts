@@ -4,7 +4,7 @@ import { ApiError, CliError } from "../errors.js";
 import { headerValue, sendRequest, type HttpResponse } from "../net/http.js";
 import { bucketBody, type BucketAsset } from "./multipart.js";
 import { parseRetryAfter, withRetry, type RetryNotice, type RetryPolicy } from "../net/retry.js";
-import type { SiteFile } from "../scan/walk.js";
+import type { SiteFile } from "../scan/walk-state.js";
 
 /** The upload service refused the upload token (expired): prepare again and go on. */
 export class UploadTokenExpiredError extends CliError {

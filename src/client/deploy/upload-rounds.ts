@@ -3,7 +3,7 @@ import { retryNote, type CommandContext } from "../context.js";
 import { CliError } from "../errors.js";
 import { formatBytes, formatDuration, plural } from "../format.js";
 import { uploadBuckets, UploadTokenExpiredError } from "./upload-buckets.js";
-import type { SiteFile } from "../scan/walk.js";
+import type { SiteFile } from "../scan/walk-state.js";
 
 /** What the uploads achieved: the deploy to complete, its completion token, and what travelled. */
 export interface UploadOutcome {

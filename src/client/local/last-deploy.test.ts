@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SiteFile } from "../scan/walk.js";
+import type { SiteFile } from "../scan/walk-state.js";
 import { loadLastDeploy, saveLastDeploy, statDigest } from "./last-deploy.js";
 
 let configDir: string;

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { isRacy } from "../scan/hash-cache.js";
-import type { SiteFile } from "../scan/walk.js";
+import type { SiteFile } from "../scan/walk-state.js";
 import { CliError } from "../errors.js";
 import { readJsonFile, writePrivateFile } from "./config-dir.js";
 

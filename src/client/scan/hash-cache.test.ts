@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CliError } from "../errors.js";
 import { FINE_RACY_WINDOW_MS, HashCache, isRacy, RACY_WINDOW_MS, racyWindowMs } from "./hash-cache.js";
 import { hashSite } from "./hash.js";
-import type { SiteFile } from "./walk.js";
+import type { SiteFile } from "./walk-state.js";
 
 let config: string;
 const file = (over: Partial<SiteFile> = {}): SiteFile => ({

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { readJsonFile, writePrivateFile } from "../local/config-dir.js";
 import { CliError } from "../errors.js";
-import type { SiteFile } from "./walk.js";
+import type { SiteFile } from "./walk-state.js";
 
 /** size, mtimeMs, inode, hash */
 type Entry = [number, number, number, string];

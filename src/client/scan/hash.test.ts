@@ -12,7 +12,8 @@ import { HashCache } from "./hash-cache.js";
 import { hashBatches } from "./hash-pool.js";
 import { hashBatch } from "./hash-batch.js";
 import { BATCH_BYTES, BATCH_FILES, batchJobs, hashSite, THREAD_MIN_FILES } from "./hash.js";
-import { walkSite, type SiteFile } from "./walk.js";
+import { walkSite } from "./walk.js";
+import type { SiteFile } from "./walk-state.js";
 import { useWorkerScript, workerScript } from "./worker-script.js";
 
 let dir: string;

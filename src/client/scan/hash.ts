@@ -4,7 +4,7 @@ import { FileHasher, type HashJob } from "./hash-file.js";
 import { hashBatches } from "./hash-pool.js";
 import type { HashBatch } from "./hash-batch.js";
 import type { HashCache } from "./hash-cache.js";
-import type { SiteFile } from "./walk.js";
+import type { SiteFile } from "./walk-state.js";
 import { workerScript } from "./worker-script.js";
 
 /** How to hash a site. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { CliError } from "../errors.js";
 import { checkLimits } from "./limits.js";
-import type { SiteFile } from "./walk.js";
+import type { SiteFile } from "./walk-state.js";
 
 const file = (path: string, size = 1): SiteFile => ({
   path,

@@ -2,7 +2,7 @@ import { CONTROL_CHARACTER } from "../../core/formats.js";
 import { MAX_PATH_BYTES } from "../../core/manifest.js";
 import { CliError } from "../errors.js";
 import { formatBytes } from "../format.js";
-import type { SiteFile } from "./walk.js";
+import type { SiteFile } from "./walk-state.js";
 
 /** The limits checked before anything is uploaded. */
 interface SiteLimits {

@@ -9,7 +9,7 @@ import {
   REDIRECTS_FILE,
 } from "../../core/site-rules/index.js";
 import { CliError } from "../errors.js";
-import type { SiteFile } from "./walk.js";
+import type { SiteFile } from "./walk-state.js";
 
 /** The texts of the site's rules files, sent with the deploy (Cloudflare applies them from there). */
 export interface SiteRulesTexts {

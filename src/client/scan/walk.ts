@@ -1,20 +1,13 @@
-import { lstatSync, readdirSync, realpathSync, statSync, type Dirent, type Stats } from "node:fs";
+import { lstatSync, readdirSync, type Dirent } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
-import ignore, { type Ignore } from "ignore";
+import ignore from "ignore";
 import { CliError } from "../errors.js";
-import { defaultRules, type SkipRules } from "./default-rules.js";
+import { defaultRules } from "./default-rules.js";
 import { inFolder } from "./in-folder.js";
-import { GITIGNORE, gitignored, parentLayers, siteLayer, type GitignoreLayer } from "./gitignore.js";
-
-/** One file of the site: its path inside the site (`/` separators, no leading `/`) and its stat. */
-export interface SiteFile {
-  path: string;
-  absPath: string;
-  size: number;
-  mtimeMs: number;
-  ino: number;
-}
+import { GITIGNORE, parentLayers, siteLayer, type GitignoreLayer } from "./gitignore.js";
+import { compareKeys, resolveLinks } from "./walk-links.js";
+import { addFile, type SiteFile, skips, statOf, unreadable, type WalkState } from "./walk-state.js";
 
 /** Always skipped, wherever they are; `.deployignore` and the project file are skipped at the top. */
 export const DEFAULT_IGNORES = [
@@ -41,21 +34,6 @@ export interface WalkOptions {
   skippedDotfiles?: string[];
   /** Receives the paths skipped because a `.gitignore` ignores them (a folder ends in `/`). */
   skippedGitignored?: string[];
-}
-
-interface WalkState {
-  root: string;
-  rules: SkipRules;
-  /** The same rules without the dotfile ones: what is skipped by these only is a skipped dotfile. */
-  withoutDotfiles: SkipRules;
-  skippedDotfiles: string[];
-  /** `.deployignore`'s rules alone, when it has any: a `!` rule there beats a `.gitignore`. */
-  user: Ignore | undefined;
-  skippedGitignored: string[];
-  files: SiteFile[];
-  problems: string[];
-  /** The walk runs in the site folder (inFolder): lists and stats by paths relative to it. */
-  relative?: boolean;
 }
 
 /**
@@ -113,33 +91,6 @@ async function readIgnoreFile(root: string): Promise<string> {
     }
     return "";
   }
-}
-
-/**
- * True when the rules skip `path`, the entry `name` of a kept folder (`top`: of the site's own);
- * notes it when only the dotfile rules, or a `.gitignore`, do.
- */
-function skips(
-  state: WalkState,
-  path: string,
-  layers: readonly GitignoreLayer[],
-  name: string,
-  top: boolean,
-): boolean {
-  const { rules } = state;
-  const skipped = rules.ignoresEntry
-    ? rules.ignoresEntry(name, top, path.endsWith("/"))
-    : rules.ignores(path);
-  if (!skipped) {
-    if (layers.length === 0 || state.user?.test(path).unignored === true) return false;
-    if (!gitignored(layers, path)) return false;
-    state.skippedGitignored.push(path);
-    return true;
-  }
-  if (state.rules !== state.withoutDotfiles && !state.withoutDotfiles.ignores(path)) {
-    state.skippedDotfiles.push(path);
-  }
-  return true;
 }
 
 /**
@@ -219,86 +170,4 @@ function descend(
   } catch (error) {
     throw unreadable(rel, error);
   }
-}
-
-/** Orders two entries of a folder as their paths sort: a folder's name as if followed by `/`. */
-function compareKeys(a: string, aFolder: boolean, b: string, bFolder: boolean): number {
-  if (aFolder === bFolder) return a < b ? -1 : a > b ? 1 : 0;
-  const ka = aFolder ? `${a}/` : a;
-  const kb = bFolder ? `${b}/` : b;
-  return ka < kb ? -1 : ka > kb ? 1 : 0;
-}
-
-interface Link {
-  real: string;
-  info: Stats;
-  folder: boolean;
-}
-
-/**
- * The folder's symbolic links that stay inside the site, by name, with their targets' stats
- * (before the entries are ordered: a link to a folder sorts as one); undefined when it has none.
- */
-function resolveLinks(
-  state: WalkState,
-  entries: readonly Dirent[],
-  base: string,
-  prefix: string,
-  layers: readonly GitignoreLayer[],
-  top: boolean,
-): Map<string, Link> | undefined {
-  let links: Map<string, Link> | undefined;
-  for (const entry of entries) {
-    if (!entry.isSymbolicLink()) continue;
-    const rel = prefix + entry.name;
-    const real = followLink(state, base + entry.name, rel, layers, entry.name, top);
-    if (real === undefined) continue;
-    const info = statOf(real, rel, statSync);
-    (links ??= new Map()).set(entry.name, { real, info, folder: info.isDirectory() });
-  }
-  return links;
-}
-
-function statOf(path: string, rel: string, how: typeof statSync): Stats {
-  try {
-    return how(path);
-  } catch (error) {
-    throw unreadable(rel, error);
-  }
-}
-
-function addFile(state: WalkState, rel: string, abs: string, info: Stats): void {
-  state.files.push({ path: rel, absPath: abs, size: info.size, mtimeMs: info.mtimeMs, ino: info.ino });
-}
-
-/** The real target of a link inside the folder, or undefined after recording why it is refused. */
-function followLink(
-  state: WalkState,
-  abs: string,
-  rel: string,
-  layers: readonly GitignoreLayer[],
-  name: string,
-  top: boolean,
-): string | undefined {
-  if (state.rules.ignores(`${rel}/`) || skips(state, rel, layers, name, top)) return undefined;
-  let target: string;
-  try {
-    target = realpathSync.native(abs);
-  } catch {
-    state.problems.push(`${rel} (its target does not exist)`);
-    return undefined;
-  }
-  if (target !== state.root && !target.startsWith(state.root + sep)) {
-    state.problems.push(`${rel} → ${target} (outside the folder)`);
-    return undefined;
-  }
-  return target;
-}
-
-function unreadable(path: string, error: unknown): CliError {
-  return new CliError(
-    "READ_FAILED",
-    `cannot read ${path}: ${(error as Error).message}`,
-    "Check its permissions.",
-  );
 }
