@@ -13,10 +13,12 @@ import type { SiteFile } from "../scan/walk.js";
 
 const BATCH_BYTES = 1024 * 1024;
 
-/** One asset of a bucket: its hash and a file that holds its bytes. */
+/** One asset of a bucket: its hash and a file that holds its bytes, or their base64 text (see KeptTexts). */
 export interface BucketAsset {
   hash: string;
   file: SiteFile;
+  /** The file's base64 as the hashing read it (a file up to WHOLE_READ_BYTES): sent, the file not read. */
+  text?: Buffer;
 }
 
 /** A multipart/form-data body that is streamed from the files, with its exact length. */
@@ -95,12 +97,16 @@ export function bucketBody(assets: readonly BucketAsset[]): MultipartBody {
     for (const [i, asset] of assets.entries()) {
       const { file } = asset;
       if (file.size <= WHOLE_READ_BYTES) {
-        const bytes = readWhole(file);
         append(heads[i]!);
-        batched += writeBase64(bytes, bytes.length, room(), batched);
+        if (asset.text === undefined) {
+          const bytes = readWhole(file);
+          batched += writeBase64(bytes, bytes.length, room(), batched);
+        } else {
+          append(asset.text);
+        }
         append(crlf);
         batchFiles += 1;
-        batchBytes += bytes.length;
+        batchBytes += file.size;
         if (batched >= BATCH_BYTES) {
           yield take();
           sent();
