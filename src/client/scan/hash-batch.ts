@@ -22,7 +22,10 @@ export interface HashReply {
 export async function hashBatch(hasher: FileHasher, batch: HashBatch): Promise<HashReply> {
   const done: Array<[number, string]> = [];
   // One buffer for the batch's kept texts, each made there by the hasher (no copy).
-  const keptBytes = batch.jobs.reduce((sum, job) => sum + (job.keep === true ? base64Length(job.size) : 0), 0);
+  const keptBytes = batch.jobs.reduce(
+    (sum, job) => sum + (job.keep === true ? base64Length(job.size) : 0),
+    0,
+  );
   const text = keptBytes > 0 ? new ArrayBuffer(keptBytes) : undefined;
   const parts: Array<[number, number, number]> = [];
   let at = 0;

@@ -82,5 +82,6 @@ export async function hashBatches(batches: readonly HashBatch[], options: PoolOp
 export function heard(reply: HashReply, options: Pick<PoolOptions, "done" | "kept">): void {
   for (const [id, hash] of reply.done) options.done(id, hash);
   if (reply.kept === undefined || options.kept === undefined) return;
-  for (const [id, start, end] of reply.kept.parts) options.kept(id, Buffer.from(reply.kept.text, start, end - start));
+  for (const [id, start, end] of reply.kept.parts)
+    options.kept(id, Buffer.from(reply.kept.text, start, end - start));
 }

@@ -60,7 +60,8 @@ export async function hashSite(files: readonly SiteFile[], options: HashOptions)
   if (pending.length === 0) return hashes;
   const hasher = await FileHasher.create();
   const keep = options.keep;
-  const kept = keep === undefined ? undefined : (index: number, text: Buffer) => keep.keep(files[index]!, text);
+  const kept =
+    keep === undefined ? undefined : (index: number, text: Buffer) => keep.keep(files[index]!, text);
   const batches = batchJobs(files, pending, keep?.choose(files, pending));
   if (options.threads > 0 && big && existsSync(fileURLToPath(workerUrl))) {
     const threads = Math.min(options.threads, batches.length);
@@ -69,7 +70,8 @@ export async function hashSite(files: readonly SiteFile[], options: HashOptions)
     for (const batch of batches) {
       const reply = await hashBatch(hasher, batch);
       heard(reply, { done, kept });
-      if (reply.error !== undefined) throw new CliError(reply.error.code, reply.error.message, reply.error.hint);
+      if (reply.error !== undefined)
+        throw new CliError(reply.error.code, reply.error.message, reply.error.hint);
     }
   }
   return hashes;
