@@ -261,4 +261,22 @@ describe("bucketBody", () => {
       false,
     ]);
   });
+
+  it("bucketBody: a file with kept text is sent as that text, the file not read again (a snapshot of the hashing)", async () => {
+    const name = "kept.txt";
+    await writeFile(join(dir, name), "changed!");
+    const text = Buffer.from(Buffer.from("as hash").toString("base64"), "latin1");
+    const kept: BucketAsset = {
+      hash: "k".repeat(32),
+      file: { path: name, absPath: join(dir, name), size: 7, mtimeMs: 0, ino: 0 },
+      text,
+    };
+    const body = bucketBody([kept, assets[0]!]);
+    const chunks: Buffer[] = [];
+    for await (const chunk of body.stream()) chunks.push(Buffer.from(chunk));
+    const whole = Buffer.concat(chunks);
+    expect(whole.length).toBe(body.length);
+    expect(whole.includes(text)).toBe(true);
+    expect(whole.includes(Buffer.from("changed!").toString("base64"))).toBe(false);
+  });
 });
