@@ -4,10 +4,11 @@ import type { SiteFile } from "./walk.js";
 /**
  * Base64 text the hashing pass keeps for the upload, at most. The files kept are the smallest: a
  * file's upload costs a few system calls whatever its size, so this much text saves the most reads
- * there: 64% of the files of the deploy bench's 10,000-file / 200 MB site, 80% of its 50,000-file
- * one. 48 MiB raised the client's peak memory for the latter from 190 to 261 MB (24 MiB: 196).
+ * there: 50% of the files of the deploy bench's 10,000-file / 200 MB site, 66% of its 50,000-file
+ * one. More raised the client's peak memory at 50,000 files too near 250 MB (from 162-211 MB: 24
+ * MiB 197-242, 48 MiB 261; 12 MiB 180-223).
  */
-export const KEEP_TEXT_BYTES = 24 * 1024 * 1024;
+export const KEEP_TEXT_BYTES = 12 * 1024 * 1024;
 
 /**
  * The base64 text of files read by the hashing pass, kept so that the upload neither reads nor
