@@ -90,10 +90,10 @@ async function deployLocked(
     return folder.api.prepare(project.projectSlug, project.apiToken, manifestFor(project));
   };
 
-  const outcome = await uploadAll(ctx, prepared, site.fileByHash, prepareAgain);
+  const outcome = await uploadAll(ctx, prepared, site.fileByHash, prepareAgain, site.kept);
   const result = await complete(ctx, folder, project, outcome, site, options, async () => {
     ctx.progress.note("The prepared deploy expired or was incomplete; preparing it again.");
-    return uploadAll(ctx, await prepareAgain(), site.fileByHash, prepareAgain);
+    return uploadAll(ctx, await prepareAgain(), site.fileByHash, prepareAgain, site.kept);
   });
   await folder.savedProjects.put(folder.identityHash, {
     ...project,

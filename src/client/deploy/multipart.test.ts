@@ -36,7 +36,7 @@ describe("bucketBody", () => {
       files += sentFiles;
       raw += bytes;
     };
-    for await (const chunk of body.stream(onSent)) chunks.push(chunk);
+    for await (const chunk of body.stream(onSent)) chunks.push(Buffer.from(chunk));
     const whole = Buffer.concat(chunks);
     expect(whole.length).toBe(body.length);
     expect(raw).toBe(Object.values(contents).reduce((sum, bytes) => sum + bytes.length, 0));
@@ -86,7 +86,7 @@ describe("bucketBody", () => {
     }
     const body = bucketBody(many);
     const chunks: Buffer[] = [];
-    for await (const chunk of body.stream()) chunks.push(chunk);
+    for await (const chunk of body.stream()) chunks.push(Buffer.from(chunk));
     // Far fewer chunks than parts, none much over the batch size.
     expect(chunks.length).toBeLessThan(many.length / 10);
     for (const chunk of chunks) expect(chunk.length).toBeLessThan(1024 * 1024 + 8 * 1024);
@@ -114,7 +114,7 @@ describe("bucketBody", () => {
     const body = bucketBody(assets.slice(0, 1));
     const read = async () => {
       const chunks: Buffer[] = [];
-      for await (const chunk of body.stream()) chunks.push(chunk);
+      for await (const chunk of body.stream()) chunks.push(Buffer.from(chunk));
       return Buffer.concat(chunks).toString("latin1");
     };
     expect(await read()).toBe(await read());
@@ -177,7 +177,7 @@ describe("bucketBody", () => {
       file: { path: "exact.bin", absPath: join(dir, "exact.bin"), size: exact.length, mtimeMs: 0, ino: 0 },
     };
     const chunks: Buffer[] = [];
-    for await (const chunk of bucketBody([assets[0]!, exactAsset]).stream()) chunks.push(chunk);
+    for await (const chunk of bucketBody([assets[0]!, exactAsset]).stream()) chunks.push(Buffer.from(chunk));
     expect(chunks).toHaveLength(1);
 
     const odd = Buffer.alloc(300_002, 9);
@@ -204,13 +204,13 @@ describe("bucketBody", () => {
       });
     }
     const chunks: Buffer[] = [];
-    for await (const chunk of bucketBody(list).stream()) chunks.push(chunk);
+    for await (const chunk of bucketBody(list).stream()) chunks.push(Buffer.from(chunk));
     // 900 parts of about 2.1 KB: two chunks, the first closed as it passed 1 MiB.
     expect(chunks).toHaveLength(2);
     expect(chunks[0]!.length).toBeGreaterThanOrEqual(1024 * 1024);
     expect(chunks[0]!.length).toBeLessThan(1024 * 1024 + 4 * 1024);
     const first = [];
-    for await (const chunk of bucketBody([assets[2]!, assets[0]!]).stream()) first.push(chunk);
+    for await (const chunk of bucketBody([assets[2]!, assets[0]!]).stream()) first.push(Buffer.from(chunk));
     expect(first.every((chunk) => chunk.length > 0)).toBe(true);
   });
 
@@ -228,8 +228,55 @@ describe("bucketBody", () => {
     }
     const body = bucketBody(list);
     const chunks: Buffer[] = [];
-    for await (const chunk of body.stream()) chunks.push(chunk);
+    for await (const chunk of body.stream()) chunks.push(Buffer.from(chunk));
     const boundary = body.contentType.split("boundary=")[1]!;
     expect(chunks.map((chunk) => chunk.length)).toEqual([1024 * 1024, `--${boundary}--\r\n`.length]);
+  });
+
+  it("bucketBody: a chunk is left whole until the one after it is taken, then its memory is filled again", async () => {
+    // Chunks of about 1 MiB in turn, each of other bytes: 2,000 parts of 1,500 bytes.
+    const list: BucketAsset[] = [];
+    for (let i = 0; i < 2000; i++) {
+      const name = `turn-${i}.bin`;
+      await writeFile(join(dir, name), Buffer.alloc(1500, i % 256));
+      list.push({
+        hash: `${i}`.padStart(32, "e"),
+        file: { path: name, absPath: join(dir, name), size: 1500, mtimeMs: 0, ino: 0 },
+      });
+    }
+    const taken: Array<{ chunk: Buffer; copy: Buffer }> = [];
+    for await (const chunk of bucketBody(list).stream()) {
+      // The chunk before this one is still as it was taken (the request may still be writing it).
+      const before = taken.at(-1);
+      if (before !== undefined) expect(before.chunk.equals(before.copy)).toBe(true);
+      taken.push({ chunk, copy: Buffer.from(chunk) });
+    }
+    expect(taken.length).toBeGreaterThanOrEqual(4);
+    // Two buffers in turn, not new memory for every chunk.
+    // (Compared as booleans: a failed toBe would print megabytes of both.)
+    const memory = taken.map(({ chunk }) => chunk.buffer);
+    expect([memory[2] === memory[0], memory[3] === memory[1], memory[1] === memory[0]]).toEqual([
+      true,
+      true,
+      false,
+    ]);
+  });
+
+  it("bucketBody: a file with kept text is sent as that text, the file not read again (a snapshot of the hashing)", async () => {
+    const name = "kept.txt";
+    await writeFile(join(dir, name), "changed!");
+    const text = Buffer.from(Buffer.from("as hash").toString("base64"), "latin1");
+    const kept: BucketAsset = {
+      hash: "k".repeat(32),
+      file: { path: name, absPath: join(dir, name), size: 7, mtimeMs: 0, ino: 0 },
+      text,
+    };
+    const body = bucketBody([kept, assets[0]!]);
+    const chunks: Buffer[] = [];
+    for await (const chunk of body.stream()) chunks.push(Buffer.from(chunk));
+    const whole = Buffer.concat(chunks);
+    expect(whole.length).toBe(body.length);
+    expect(whole.includes(text)).toBe(true);
+    expect(whole.includes(Buffer.from("changed!").toString("base64"))).toBe(false);
   });
 });

@@ -13,10 +13,12 @@ import type { SiteFile } from "../scan/walk-state.js";
 
 const BATCH_BYTES = 1024 * 1024;
 
-/** One asset of a bucket: its hash and a file that holds its bytes. */
+/** One asset of a bucket: its hash and a file that holds its bytes, or their base64 text (see KeptTexts). */
 export interface BucketAsset {
   hash: string;
   file: SiteFile;
+  /** The file's base64 as the hashing read it (a file up to WHOLE_READ_BYTES): sent, the file not read. */
+  text?: Buffer;
 }
 
 /** A multipart/form-data body that is streamed from the files, with its exact length. */
@@ -50,11 +52,11 @@ export function bucketBody(assets: readonly BucketAsset[]): MultipartBody {
   const length =
     assets.reduce((sum, asset, i) => sum + headBytes[i]! + base64Length(asset.file.size) + 2, 0) +
     tail.length;
-  // A batch is sent once it holds BATCH_BYTES: room for that, one more small file's part, the tail.
+  // A batch is sent once it holds BATCH_BYTES: room for that, one more small file's part, the tail;
+  // or for the part of one file up to SMALL_FILE_BYTES, alone.
   const batchRoom =
-    BATCH_BYTES +
     headBytes.reduce((most, bytes) => Math.max(most, bytes), 0) +
-    base64Length(WHOLE_READ_BYTES) +
+    Math.max(BATCH_BYTES + base64Length(WHOLE_READ_BYTES), base64Length(SMALL_FILE_BYTES)) +
     crlf.length +
     tail.length;
   async function* stream(onSent?: (files: number, bytes: number) => void): AsyncGenerator<Buffer> {
@@ -70,9 +72,14 @@ export function bucketBody(assets: readonly BucketAsset[]): MultipartBody {
       const into = (scratch ??= Buffer.allocUnsafeSlow(SMALL_FILE_BYTES + 1));
       return into.subarray(0, readWholeInto(file.absPath, file.path, file.size, into));
     };
+    // Two buffers a stream, taken in turn: the request has written a chunk once it asks for the
+    // one after the next (sendRequest), so a buffer is filled again only after the other went.
+    // New memory for every chunk cost the client a page fault for every 4 KiB sent.
+    const buffers: Buffer[] = [];
+    let turn = 0;
     let batch: Buffer | undefined;
     let batched = 0;
-    const room = () => (batch ??= Buffer.allocUnsafeSlow(batchRoom));
+    const room = () => (batch ??= buffers[turn] ??= Buffer.allocUnsafeSlow(batchRoom));
     const append = (piece: Buffer | string) => {
       const into = room();
       batched += typeof piece === "string" ? into.write(piece, batched, "utf8") : piece.copy(into, batched);
@@ -81,8 +88,9 @@ export function bucketBody(assets: readonly BucketAsset[]): MultipartBody {
     let batchFiles = 0;
     let batchBytes = 0;
     const take = (): Buffer => {
-      // A new buffer for the next batch: this one is the consumer's now.
+      // The other buffer for the next batch: this one is the consumer's now.
       const chunk = batch?.subarray(0, batched) ?? Buffer.alloc(0);
+      if (batch !== undefined) turn = 1 - turn;
       batch = undefined;
       batched = 0;
       return chunk;
@@ -95,12 +103,16 @@ export function bucketBody(assets: readonly BucketAsset[]): MultipartBody {
     for (const [i, asset] of assets.entries()) {
       const { file } = asset;
       if (file.size <= WHOLE_READ_BYTES) {
-        const bytes = readWhole(file);
         append(heads[i]!);
-        batched += writeBase64(bytes, bytes.length, room(), batched);
+        if (asset.text === undefined) {
+          const bytes = readWhole(file);
+          batched += writeBase64(bytes, bytes.length, room(), batched);
+        } else {
+          append(asset.text);
+        }
         append(crlf);
         batchFiles += 1;
-        batchBytes += bytes.length;
+        batchBytes += file.size;
         if (batched >= BATCH_BYTES) {
           yield take();
           sent();
@@ -114,12 +126,10 @@ export function bucketBody(assets: readonly BucketAsset[]): MultipartBody {
       if (file.size <= SMALL_FILE_BYTES) {
         // Read whole like the small ones, its part a chunk of its own.
         const bytes = readWhole(file);
-        const head = headBytes[i]!;
-        const part = Buffer.allocUnsafeSlow(head + base64Length(bytes.length) + crlf.length);
-        part.write(heads[i]!, 0, "utf8");
-        const end = head + writeBase64(bytes, bytes.length, part, head);
-        crlf.copy(part, end);
-        yield part;
+        append(heads[i]!);
+        batched += writeBase64(bytes, bytes.length, room(), batched);
+        append(crlf);
+        yield take();
         onSent?.(1, bytes.length);
         continue;
       }

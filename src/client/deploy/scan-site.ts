@@ -3,6 +3,7 @@ import { formatBytes, formatCount, formatDuration, plural } from "../format.js";
 import { statDigest } from "../local/last-deploy.js";
 import { HashCache } from "../scan/hash-cache.js";
 import { hashSite } from "../scan/hash.js";
+import { KeptTexts } from "../scan/kept-text.js";
 import { checkLimits } from "../scan/limits.js";
 import { checkSiteRules, type SiteRulesTexts } from "../scan/site-rules-check.js";
 import { walkSite } from "../scan/walk.js";
@@ -23,10 +24,14 @@ export interface ListedSite {
   statDigest: string;
 }
 
-/** A site folder read for a deploy: its files, their hashes (same order), one file per distinct hash. */
+/**
+ * A site folder read for a deploy: its files, their hashes (same order), one file per distinct
+ * hash, and the base64 text the hashing kept of some files read, for their upload.
+ */
 export interface ScannedSite extends ListedSite {
   hashes: string[];
   fileByHash: Map<string, SiteFile>;
+  kept: KeptTexts;
 }
 
 /** Most skipped dotfiles named in the line that says so. */
@@ -66,12 +71,13 @@ export async function hashListed(
   folder: FolderProject,
   listed: ListedSite,
 ): Promise<ScannedSite> {
-  const hashes = await hashFiles(ctx, folder, listed.files, listed.scannedAt);
+  const kept = new KeptTexts();
+  const hashes = await hashFiles(ctx, folder, listed.files, listed.scannedAt, kept);
   const fileByHash = new Map<string, SiteFile>();
   listed.files.forEach((file, i) => {
     if (!fileByHash.has(hashes[i]!)) fileByHash.set(hashes[i]!, file);
   });
-  return { ...listed, hashes, fileByHash };
+  return { ...listed, hashes, fileByHash, kept };
 }
 
 /** The line that says no file was read again, because none changed since the last deploy. */
@@ -105,6 +111,7 @@ async function hashFiles(
   folder: FolderProject,
   files: SiteFile[],
   scannedAt: number,
+  keep: KeptTexts,
 ): Promise<string[]> {
   const started = Date.now();
   const totalBytes = files.reduce((sum, file) => sum + file.size, 0);
@@ -116,6 +123,7 @@ async function hashFiles(
     cache,
     threads: ctx.settings.hashThreads,
     threadMinFiles: ctx.settings.hashThreadMinFiles,
+    keep,
     onFile: (file, cached) => {
       if (cached) fromCache++;
       else readBytes += file.size;

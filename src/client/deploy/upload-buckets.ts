@@ -5,6 +5,7 @@ import { headerValue, sendRequest, type HttpResponse } from "../net/http.js";
 import { bucketBody, type BucketAsset } from "./multipart.js";
 import { parseRetryAfter, withRetry, type RetryNotice, type RetryPolicy } from "../net/retry.js";
 import type { SiteFile } from "../scan/walk-state.js";
+import type { KeptTexts } from "../scan/kept-text.js";
 
 /** The upload service refused the upload token (expired): prepare again and go on. */
 export class UploadTokenExpiredError extends CliError {
@@ -19,6 +20,8 @@ interface UploadPlan {
   uploadJwt: string;
   buckets: string[][];
   fileByHash: ReadonlyMap<string, SiteFile>;
+  /** Base64 texts the hashing kept: sent instead of reading their files, forgotten once held. */
+  kept?: KeptTexts;
 }
 
 /** How to upload. */
@@ -48,9 +51,11 @@ export async function uploadBuckets(plan: UploadPlan, options: UploadOptions): P
       if (file === undefined) {
         throw new CliError("BAD_BUCKET", `the server asked for ${hash}, which no file of this folder has`);
       }
-      return { hash, file };
+      const text = plan.kept?.get(file);
+      return text === undefined ? { hash, file } : { hash, file, text };
     });
     const jwt = await uploadBucket(plan, assets, options);
+    plan.kept?.release(assets.map((asset) => asset.file));
     options.onBucket?.(assets);
     if (jwt !== undefined) completionJwt = jwt;
   });

@@ -4,6 +4,7 @@ import { CliError } from "../errors.js";
 import { formatBytes, formatDuration, plural } from "../format.js";
 import { uploadBuckets, UploadTokenExpiredError } from "./upload-buckets.js";
 import type { SiteFile } from "../scan/walk-state.js";
+import type { KeptTexts } from "../scan/kept-text.js";
 
 /** What the uploads achieved: the deploy to complete, its completion token, and what travelled. */
 export interface UploadOutcome {
@@ -24,6 +25,7 @@ export async function uploadAll(
   first: PreparedDeploy,
   fileByHash: ReadonlyMap<string, SiteFile>,
   prepareAgain: () => Promise<PreparedDeploy>,
+  kept?: KeptTexts,
 ): Promise<UploadOutcome> {
   const uploadedHashes = new Set<string>();
   let prepared = first;
@@ -31,7 +33,7 @@ export async function uploadAll(
     if (prepared.buckets.length === 0 || prepared.buckets.every((bucket) => bucket.length === 0)) {
       return { deployId: prepared.deployId, completionJwt: prepared.uploadJwt, uploadedHashes };
     }
-    const jwt = await uploadRound(ctx, prepared, fileByHash, (hash) => uploadedHashes.add(hash));
+    const jwt = await uploadRound(ctx, prepared, { fileByHash, kept }, (hash) => uploadedHashes.add(hash));
     if (jwt !== undefined) return { deployId: prepared.deployId, completionJwt: jwt, uploadedHashes };
     if (round >= MAX_ROUNDS) {
       throw new CliError(
@@ -47,7 +49,7 @@ export async function uploadAll(
 async function uploadRound(
   ctx: CommandContext,
   prepared: PreparedDeploy,
-  fileByHash: ReadonlyMap<string, SiteFile>,
+  { fileByHash, kept }: { fileByHash: ReadonlyMap<string, SiteFile>; kept: KeptTexts | undefined },
   onAsset: (hash: string) => void,
 ): Promise<string | undefined> {
   const hashes = prepared.buckets.flat();
@@ -74,6 +76,7 @@ async function uploadRound(
         uploadJwt: prepared.uploadJwt,
         buckets: prepared.buckets,
         fileByHash,
+        ...(kept === undefined ? {} : { kept }),
       },
       {
         concurrency: ctx.settings.uploadConcurrency,

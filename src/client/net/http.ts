@@ -1,9 +1,11 @@
 import http, { type IncomingHttpHeaders } from "node:http";
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import { CliError, NetworkError, systemErrorCode } from "../errors.js";
 
-/** A request: the body is a string, bytes, or a function that streams it anew for each attempt. */
+/**
+ * A request: the body is a string, bytes, or a function that streams it anew for each attempt. A
+ * streamed chunk is the request's until the chunk after it has been taken and the stream is asked
+ * for the next: then it has been written to the socket, and the stream may reuse its memory.
+ */
 interface HttpRequest {
   method: "GET" | "POST" | "DELETE";
   url: string;
@@ -77,7 +79,7 @@ export async function sendRequest(step: string, request: HttpRequest): Promise<H
     });
     const body = request.body;
     if (typeof body === "function") {
-      pipeline(Readable.from(body()), req).catch((error: unknown) => {
+      writeBody(body(), req).catch((error: unknown) => {
         // The server may answer (e.g. 401) before reading the whole body: its answer wins.
         setImmediate(() => {
           if (responded) return;
@@ -89,6 +91,31 @@ export async function sendRequest(step: string, request: HttpRequest): Promise<H
       req.end(body);
     }
   });
+}
+
+/**
+ * Writes a streamed body to the request, then ends it. One chunk is written while the next is
+ * made; the next is asked for only once the one before has been written to the socket (its write
+ * called back), which is also the backpressure.
+ */
+async function writeBody(chunks: AsyncIterable<Uint8Array>, req: http.ClientRequest): Promise<void> {
+  // A write queued before the socket connected is never called back if it fails to: the close is.
+  const closed = new Promise<never>((_, reject) => {
+    req.once("close", () => reject(Object.assign(new Error("request closed"), { code: "ECONNRESET" })));
+  });
+  closed.catch(() => {});
+  let writing: Promise<void> = Promise.resolve();
+  for await (const chunk of chunks) {
+    const written = new Promise<void>((resolve, reject) => {
+      req.write(chunk, (error) => (error ? reject(error) : resolve()));
+    });
+    // Awaited below, or dropped when the loop throws: its rejection is not an unhandled one.
+    written.catch(() => {});
+    await Promise.race([writing, closed]);
+    writing = written;
+  }
+  await Promise.race([writing, closed]);
+  req.end();
 }
 
 function toNetworkError(step: string, url: URL, error: unknown): NetworkError {

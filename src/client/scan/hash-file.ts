@@ -15,6 +15,8 @@ export interface HashJob {
   /** Path inside the site: gives the extension and names the file in errors. */
   path: string;
   size: number;
+  /** Keep the file's base64 text for the upload (`KeptTexts`): only for files up to SMALL_FILE_BYTES. */
+  keep?: boolean;
 }
 
 /**
@@ -34,12 +36,17 @@ export class FileHasher {
     return new FileHasher(await AssetHasher.create());
   }
 
-  /** The asset hash of one file (contract §2); a size other than `job.size` is FILE_CHANGED. */
-  async hash(job: Omit<HashJob, "id">): Promise<string> {
+  /**
+   * The asset hash of one file (contract §2); a size other than `job.size` is FILE_CHANGED. With
+   * `keepInto` (exactly the text's length; a file up to SMALL_FILE_BYTES), its base64 text is made
+   * there, and left there for the upload.
+   */
+  async hash(job: Omit<HashJob, "id">, keepInto?: Buffer): Promise<string> {
     if (job.size > SMALL_FILE_BYTES) return this.hashStreamed(job);
     const length = readWholeInto(job.absPath, job.path, job.size, this.bytes);
-    const textLength = writeBase64(this.bytes, length, this.text, 0);
-    this.hasher.reset().updateBase64(this.text.subarray(0, textLength));
+    const into = keepInto ?? this.text;
+    const textLength = writeBase64(this.bytes, length, into, 0);
+    this.hasher.reset().updateBase64(into.subarray(0, textLength));
     return this.hasher.finish(hashExtension(job.path));
   }
 

@@ -2,7 +2,7 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import { Worker } from "node:worker_threads";
 import { CliError } from "../errors.js";
 import type { FileHasher } from "./hash-file.js";
-import type { HashBatch, HashReply } from "./hash-batch.js";
+import { hashBatch, type HashBatch, type HashReply } from "./hash-batch.js";
 import { HASH_WORKER_ROLE } from "./worker-script.js";
 
 /** How to hash batches on worker threads. */
@@ -11,6 +11,8 @@ interface PoolOptions {
   workerUrl: URL;
   /** Called with each file's id and hash, in no particular order. */
   done: (id: number, hash: string) => void;
+  /** Called with the base64 text of each file done that its job asked to keep. */
+  kept?: (id: number, text: Buffer) => void;
   /** When given, the main thread hashes batches with it until the first thread answers (they take ~0.1 s to start). */
   helper?: FileHasher;
 }
@@ -45,7 +47,7 @@ export async function hashBatches(batches: readonly HashBatch[], options: PoolOp
         worker.on("message", (reply: HashReply) => {
           inFlight--;
           answered = started = true;
-          for (const [id, hash] of reply.done) options.done(id, hash);
+          heard(reply, options);
           if (reply.error !== undefined) {
             stop();
             reject(new CliError(reply.error.code, reply.error.message, reply.error.hint));
@@ -60,11 +62,11 @@ export async function hashBatches(batches: readonly HashBatch[], options: PoolOp
   );
   const onMain = async (hasher: FileHasher) => {
     for (let batch; !started && (batch = take()) !== undefined;) {
-      try {
-        for (const job of batch.jobs) options.done(job.id, await hasher.hash(job));
-      } catch (error) {
+      const reply = await hashBatch(hasher, batch);
+      heard(reply, options);
+      if (reply.error !== undefined) {
         stop();
-        throw error;
+        throw new CliError(reply.error.code, reply.error.message, reply.error.hint);
       }
       await nextTurn(); // lets the threads' answers in
     }
@@ -74,4 +76,12 @@ export async function hashBatches(batches: readonly HashBatch[], options: PoolOp
   } finally {
     await Promise.all(workers.map((worker) => worker.terminate()));
   }
+}
+
+/** Tells `options` a batch's hashes and kept texts. */
+export function heard(reply: HashReply, options: Pick<PoolOptions, "done" | "kept">): void {
+  for (const [id, hash] of reply.done) options.done(id, hash);
+  if (reply.kept === undefined || options.kept === undefined) return;
+  for (const [id, start, end] of reply.kept.parts)
+    options.kept(id, Buffer.from(reply.kept.text, start, end - start));
 }

@@ -8,6 +8,10 @@ if (port !== null) {
   const hasher = FileHasher.create();
   let queue: Promise<void> = Promise.resolve();
   port.on("message", (batch: HashBatch) => {
-    queue = queue.then(async () => port.postMessage(await hashBatch(await hasher, batch)));
+    queue = queue.then(async () => {
+      const reply = await hashBatch(await hasher, batch);
+      // The kept texts' buffer moves to the main thread, not copied.
+      port.postMessage(reply, reply.kept === undefined ? [] : [reply.kept.text]);
+    });
   });
 }

@@ -1,9 +1,11 @@
 import { existsSync } from "node:fs";
+import { CliError } from "../errors.js";
 import { fileURLToPath } from "node:url";
 import { FileHasher, type HashJob } from "./hash-file.js";
-import { hashBatches } from "./hash-pool.js";
-import type { HashBatch } from "./hash-batch.js";
+import { hashBatches, heard } from "./hash-pool.js";
+import { hashBatch, type HashBatch } from "./hash-batch.js";
 import type { HashCache } from "./hash-cache.js";
+import type { KeptTexts } from "./kept-text.js";
 import type { SiteFile } from "./walk-state.js";
 import { workerScript } from "./worker-script.js";
 
@@ -18,6 +20,8 @@ interface HashOptions {
   threadMinFiles?: number;
   /** The worker script; defaults to `workerScript()` (hash-worker.js beside this module, or the bundle). */
   workerUrl?: URL;
+  /** Where to keep the base64 text of the files read (within its budget) for the upload. */
+  keep?: KeptTexts;
 }
 
 /**
@@ -55,18 +59,33 @@ export async function hashSite(files: readonly SiteFile[], options: HashOptions)
   const big = pending.length >= (options.threadMinFiles ?? THREAD_MIN_FILES) || bytes >= THREAD_MIN_BYTES;
   if (pending.length === 0) return hashes;
   const hasher = await FileHasher.create();
+  const keep = options.keep;
+  const kept =
+    keep === undefined ? undefined : (index: number, text: Buffer) => keep.keep(files[index]!, text);
+  const batches = batchJobs(files, pending, keep?.choose(files, pending));
   if (options.threads > 0 && big && existsSync(fileURLToPath(workerUrl))) {
-    const batches = batchJobs(files, pending);
     const threads = Math.min(options.threads, batches.length);
-    await hashBatches(batches, { threads, workerUrl, done, helper: hasher });
+    await hashBatches(batches, { threads, workerUrl, done, kept, helper: hasher });
   } else {
-    for (const index of pending) done(index, await hasher.hash(files[index]!));
+    for (const batch of batches) {
+      const reply = await hashBatch(hasher, batch);
+      heard(reply, { done, kept });
+      if (reply.error !== undefined)
+        throw new CliError(reply.error.code, reply.error.message, reply.error.hint);
+    }
   }
   return hashes;
 }
 
-/** Splits the pending files into batches of at most BATCH_FILES files and (unless one file) BATCH_BYTES. */
-export function batchJobs(files: readonly SiteFile[], pending: readonly number[]): HashBatch[] {
+/**
+ * Splits the pending files into batches of at most BATCH_FILES files and (unless one file)
+ * BATCH_BYTES; the jobs of the files in `keep` ask to keep their text.
+ */
+export function batchJobs(
+  files: readonly SiteFile[],
+  pending: readonly number[],
+  keep?: ReadonlySet<number>,
+): HashBatch[] {
   const batches: HashBatch[] = [];
   let jobs: HashJob[] = [];
   let bytes = 0;
@@ -77,7 +96,9 @@ export function batchJobs(files: readonly SiteFile[], pending: readonly number[]
       jobs = [];
       bytes = 0;
     }
-    jobs.push({ id: index, absPath: file.absPath, path: file.path, size: file.size });
+    const job: HashJob = { id: index, absPath: file.absPath, path: file.path, size: file.size };
+    if (keep?.has(index) === true) job.keep = true;
+    jobs.push(job);
     bytes += file.size;
   }
   if (jobs.length > 0) batches.push({ jobs });
