@@ -8,22 +8,27 @@ function keptLog() {
 }
 
 describe("BackgroundWork", () => {
-  it("settled: waits for every task, those started meanwhile included", async () => {
+  it("settled: waits for every task started before it, not for one started meanwhile", async () => {
     const work = new BackgroundWork(keptLog());
     const done: string[] = [];
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
+    let later!: () => void;
+    const never = new Promise<void>((resolve) => (later = resolve));
     work.start("first", async () => {
       await gate;
-      work.start("second", async () => {
-        await Promise.resolve();
-        done.push("second");
-      });
       done.push("first");
     });
-    const settled = work.settled().then(() => [...done]);
+    let settledWith: string[] | undefined;
+    const settled = work.settled().then(() => (settledWith = [...done]));
+    work.start("third", () => never);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settledWith).toBeUndefined();
     release();
-    expect(await settled).toEqual(["first", "second"]);
+    await settled;
+    expect(settledWith).toEqual(["first"]);
+    later();
+    await work.settled();
   });
 
   it("start: a task's failure is logged once and never thrown; settled still resolves", async () => {

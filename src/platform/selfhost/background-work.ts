@@ -22,8 +22,11 @@ export class BackgroundWork {
     this.running.add(done);
   }
 
-  /** Resolves once no work is running (work started meanwhile included). */
+  /**
+   * Resolves once the work started before the call is done (not what starts meanwhile: a stream
+   * of publishes must not hold a collection back for ever).
+   */
   async settled(): Promise<void> {
-    while (this.running.size > 0) await Promise.all(this.running);
+    await Promise.all([...this.running]);
   }
 }

@@ -198,8 +198,8 @@ export class SelfHostedPlatform implements Platform {
   }
 
   /**
-   * Resolves once the work started after an answer is done (a published session's rows deleted):
-   * what reads the rows a publish leaves waits for it (collections here, tests).
+   * Resolves once the work started after the answers given so far is done (a published session's
+   * rows deleted): what reads the rows a publish leaves waits for it (collections here, tests).
    */
   settled(): Promise<void> {
     return this.background.settled();
