@@ -53,9 +53,12 @@ async function publishScenario(
   expect(await sessionRows("session_assets")).toBe(PATHS);
 
   const body = { ...identity(p), deployId: prepared.body.deployId, completionJwt: uploaded.body.result.jwt };
-  const watched = await whileWatching(`${server.urls.api}/health`, () =>
-    api(server.urls.api, "POST", `/projects/${p.slug}/deploy`, { token: p.token, body }),
-  );
+  // Watched to the end of the work after the answer too (the session's rows deleted).
+  const watched = await whileWatching(`${server.urls.api}/health`, async () => {
+    const answer = await api(server.urls.api, "POST", `/projects/${p.slug}/deploy`, { token: p.token, body });
+    await server.platform.settled();
+    return answer;
+  });
   console.log(
     `publish of ${PATHS} paths: longest stall ${watched.longestStallMs.toFixed(0)} ms, longest /health ` +
       `wait ${watched.longestWaitMs.toFixed(0)} ms (${watched.answers} answers)`,

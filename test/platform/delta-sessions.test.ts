@@ -127,6 +127,7 @@ function suite(postgres?: () => PostgresOptions) {
       expect(hashes).toBe(101);
       expect(opened.asked.size).toBe(101);
       await complete("blue", "r2", next, opened);
+      await t.platform.settled();
       expect(await count("session_assets", opened.sessionId)).toBe(0);
       const paths = ["/new.html", "/d99/p9999.html", "/d0/p0.html", "/d0/p500.html", "/d1/p1.html"];
       const files = await served("blue", "r2", paths);

@@ -97,6 +97,7 @@ export async function openSelfHostedState(
     bucketLimits: options.bucketLimits,
     storage,
     now,
+    log,
   });
   return {
     platform,

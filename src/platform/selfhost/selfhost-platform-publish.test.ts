@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { InvalidCompletionError, InvalidSiteConfigError, RevisionNotFoundError } from "../../core/errors.js";
 import type { UploadSession } from "../../core/ports/index.js";
 import { rowsOf } from "./state/platform-db.js";
+import { openPlatformDatabase } from "./state/sqlite-database.js";
 import { UNLIMITED } from "./quotas/storage-limits.js";
 import {
   ACCOUNT,
@@ -54,6 +55,8 @@ describe("SelfHostedPlatform.publishRevision", () => {
     const session = await opened();
     await uploadInto(t, session.sessionId, Object.values(FILES));
     await publish(session);
+    // Deleted after the answer: the platform says when.
+    await t.platform.settled();
     for (const table of ["session_assets", "session_hashes", "session_blobs"]) {
       expect({ table, rows: await rowsOfTable(t, table) }).toEqual({ table, rows: [] });
     }
@@ -67,6 +70,24 @@ describe("SelfHostedPlatform.publishRevision", () => {
       refusal("upload session was published already; prepare the deploy again"),
     );
     expect(await rowsOfTable(t, "revisions")).toEqual(revisions);
+  });
+
+  it("publishRevision: the session's rows deleted after the answer are gone once the platform is closed", async () => {
+    // Many paths of one content: a deletion of several slices, one upload.
+    const many = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`p${i}.html`, "same"]));
+    const session = await opened("blue", many);
+    await uploadInto(t, session.sessionId, ["same"]);
+    await publish(session);
+    await t.platform.close();
+    const reopened = await openPlatformDatabase(t.dir);
+    try {
+      for (const table of ["session_assets", "session_hashes", "session_blobs"]) {
+        const rows = await rowsOf(reopened.db, sql`SELECT * FROM ${sql.table(table)}`);
+        expect({ table, rows }).toEqual({ table, rows: [] });
+      }
+    } finally {
+      await reopened.close();
+    }
   });
 
   it("publishRevision: a publish refused in its last step (the project quota) leaves no file of the revision, and the session whole", async () => {
