@@ -5,12 +5,14 @@ import { skips, statOf, type WalkState } from "./walk-state.js";
 
 // A folder's symbolic links, resolved before its entries are ordered, and that order.
 
-/** Orders two entries of a folder as their paths sort: a folder's name as if followed by `/`. */
-export function compareKeys(a: string, aFolder: boolean, b: string, bFolder: boolean): number {
-  if (aFolder === bFolder) return a < b ? -1 : a > b ? 1 : 0;
-  const ka = aFolder ? `${a}/` : a;
-  const kb = bFolder ? `${b}/` : b;
-  return ka < kb ? -1 : ka > kb ? 1 : 0;
+/**
+ * A folder's entries in the order of their paths: a folder's name as if followed by `/`, whatever
+ * it is compared with (`a-b/` sorts before `a/`: `-` is below `/`). The keys are made once.
+ */
+export function inPathOrder(entries: readonly Dirent[], isFolder: (entry: Dirent) => boolean): Dirent[] {
+  const keyed = entries.map((entry) => ({ entry, key: isFolder(entry) ? `${entry.name}/` : entry.name }));
+  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return keyed.map(({ entry }) => entry);
 }
 
 /** A link that stays inside the site: its real target and the target's stat. */

@@ -37,7 +37,21 @@ describe("walkSite", () => {
   });
 
   it("walkSite: lists in the order of whole paths, a folder's files against names that sort before /", async () => {
-    for (const path of ["a/x", "a-b", "a.b", "a b", "ab/y", "A/z", "a0", "b/c/d", "b/c-d", "b/c.d"])
+    for (const path of [
+      "a/x",
+      "a-b",
+      "a.b",
+      "a b",
+      "ab/y",
+      "A/z",
+      "a0",
+      "b/c/d",
+      "b/c-d",
+      "b/c.d",
+      "f/x",
+      "f-b/y",
+      "f.b/z",
+    ])
       await put(path);
     await symlink(join(root, "b"), join(root, "l"));
     await put("l-x");
@@ -45,13 +59,21 @@ describe("walkSite", () => {
     const listed = await paths();
     expect(listed).toEqual([...listed].sort());
     expect(listed).toEqual(
-      ["A/z", "a b", "a-b", "a.b", "a/x", "a0", "ab/y", "b/c-d", "b/c.d", "b/c/d"].concat([
-        "l-x",
-        "l.f",
-        "l/c-d",
-        "l/c.d",
-        "l/c/d",
-      ]),
+      [
+        "A/z",
+        "a b",
+        "a-b",
+        "a.b",
+        "a/x",
+        "a0",
+        "ab/y",
+        "b/c-d",
+        "b/c.d",
+        "b/c/d",
+        "f-b/y",
+        "f.b/z",
+        "f/x",
+      ].concat(["l-x", "l.f", "l/c-d", "l/c.d", "l/c/d"]),
     );
   });
 

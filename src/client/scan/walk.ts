@@ -6,7 +6,7 @@ import { CliError } from "../errors.js";
 import { defaultRules } from "./default-rules.js";
 import { inFolder } from "./in-folder.js";
 import { GITIGNORE, parentLayers, siteLayer, type GitignoreLayer } from "./gitignore.js";
-import { compareKeys, resolveLinks } from "./walk-links.js";
+import { inPathOrder, resolveLinks } from "./walk-links.js";
 import { addFile, type SiteFile, skips, statOf, unreadable, type WalkState } from "./walk-state.js";
 
 /** Always skipped, wherever they are; `.deployignore` and the project file are skipped at the top. */
@@ -125,8 +125,7 @@ function visitDir(
   const top = prefix === "";
   const links = resolveLinks(state, entries, base, prefix, layers, top);
   const isFolder = (entry: Dirent) => entry.isDirectory() || links?.get(entry.name)?.folder === true;
-  entries.sort((a, b) => compareKeys(a.name, isFolder(a), b.name, isFolder(b)));
-  for (const entry of entries) {
+  for (const entry of inPathOrder(entries, isFolder)) {
     const abs = base + entry.name;
     const rel = prefix + entry.name;
     if (entry.isDirectory()) {
