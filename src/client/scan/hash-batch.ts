@@ -52,3 +52,23 @@ export async function hashBatch(hasher: FileHasher, batch: HashBatch): Promise<H
   }
   return reply();
 }
+
+/** Where a batch's answers go: each file's hash, and the base64 texts kept. */
+export interface ReplyListener {
+  done: (id: number, hash: string) => void;
+  kept?: ((id: number, text: Buffer) => void) | undefined;
+}
+
+/**
+ * Tells `to` a batch's hashes and kept texts (views of the reply's buffer); returns the error that
+ * stopped the batch, if any, as the CliError to throw.
+ */
+export function heard(reply: HashReply, to: ReplyListener): CliError | undefined {
+  for (const [id, hash] of reply.done) to.done(id, hash);
+  if (reply.kept !== undefined && to.kept !== undefined) {
+    for (const [id, start, end] of reply.kept.parts)
+      to.kept(id, Buffer.from(reply.kept.text, start, end - start));
+  }
+  const error = reply.error;
+  return error === undefined ? undefined : new CliError(error.code, error.message, error.hint);
+}

@@ -1,8 +1,7 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { Worker } from "node:worker_threads";
-import { CliError } from "../errors.js";
 import type { FileHasher } from "./hash-file.js";
-import { hashBatch, type HashBatch, type HashReply } from "./hash-batch.js";
+import { hashBatch, heard, type HashBatch, type HashReply } from "./hash-batch.js";
 import { HASH_WORKER_ROLE } from "./worker-script.js";
 
 /** How to hash batches on worker threads. */
@@ -47,10 +46,10 @@ export async function hashBatches(batches: readonly HashBatch[], options: PoolOp
         worker.on("message", (reply: HashReply) => {
           inFlight--;
           answered = started = true;
-          heard(reply, options);
-          if (reply.error !== undefined) {
+          const failure = heard(reply, options);
+          if (failure !== undefined) {
             stop();
-            reject(new CliError(reply.error.code, reply.error.message, reply.error.hint));
+            reject(failure);
             return;
           }
           feed();
@@ -63,10 +62,10 @@ export async function hashBatches(batches: readonly HashBatch[], options: PoolOp
   const onMain = async (hasher: FileHasher) => {
     for (let batch; !started && (batch = take()) !== undefined;) {
       const reply = await hashBatch(hasher, batch);
-      heard(reply, options);
-      if (reply.error !== undefined) {
+      const failure = heard(reply, options);
+      if (failure !== undefined) {
         stop();
-        throw new CliError(reply.error.code, reply.error.message, reply.error.hint);
+        throw failure;
       }
       await nextTurn(); // lets the threads' answers in
     }
@@ -76,12 +75,4 @@ export async function hashBatches(batches: readonly HashBatch[], options: PoolOp
   } finally {
     await Promise.all(workers.map((worker) => worker.terminate()));
   }
-}
-
-/** Tells `options` a batch's hashes and kept texts. */
-export function heard(reply: HashReply, options: Pick<PoolOptions, "done" | "kept">): void {
-  for (const [id, hash] of reply.done) options.done(id, hash);
-  if (reply.kept === undefined || options.kept === undefined) return;
-  for (const [id, start, end] of reply.kept.parts)
-    options.kept(id, Buffer.from(reply.kept.text, start, end - start));
 }

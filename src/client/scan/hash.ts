@@ -1,9 +1,8 @@
 import { existsSync } from "node:fs";
-import { CliError } from "../errors.js";
 import { fileURLToPath } from "node:url";
 import { FileHasher, type HashJob } from "./hash-file.js";
-import { hashBatches, heard } from "./hash-pool.js";
-import { hashBatch, type HashBatch } from "./hash-batch.js";
+import { hashBatches } from "./hash-pool.js";
+import { hashBatch, heard, type HashBatch } from "./hash-batch.js";
 import type { HashCache } from "./hash-cache.js";
 import type { KeptTexts } from "./kept-text.js";
 import type { SiteFile } from "./walk-state.js";
@@ -69,9 +68,8 @@ export async function hashSite(files: readonly SiteFile[], options: HashOptions)
   } else {
     for (const batch of batches) {
       const reply = await hashBatch(hasher, batch);
-      heard(reply, { done, kept });
-      if (reply.error !== undefined)
-        throw new CliError(reply.error.code, reply.error.message, reply.error.hint);
+      const failure = heard(reply, { done, kept });
+      if (failure !== undefined) throw failure;
     }
   }
   return hashes;
