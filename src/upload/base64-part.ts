@@ -7,8 +7,8 @@ export { PartContentError } from "./part-content-error.js";
 
 /** Where a part's decoded bytes go: appended to the bucket's pack, or nowhere (held already). */
 export interface PartTarget {
-  /** Takes the bytes (a view of a reused buffer: copied or written before it resolves, not kept). */
-  append(bytes: Uint8Array): Promise<void>;
+  /** Takes the bytes (a view of a reused buffer: copied or written before it resolves or returns, not kept). */
+  append(bytes: Uint8Array): Promise<void> | void;
 }
 
 /**
@@ -35,16 +35,17 @@ export class Base64PartSink implements PartSink {
     return this.text.size;
   }
 
-  async write(chunk: Buffer): Promise<void> {
+  /** Decodes, hashes and appends a chunk; a promise only when the target's append returns one. */
+  write(chunk: Buffer): Promise<void> | void {
     const decoded = this.text.decode(chunk);
     if (decoded === undefined) return;
     const { quads, bytes, canonical } = decoded;
     // Canonical text is hashed as it came, as bytes: no string is made of it again.
     this.hasher.updateBase64(canonical ? quads : bytes.toString("base64"));
-    if (this.target) await this.target.append(bytes);
+    return this.target?.append(bytes);
   }
 
-  async end(): Promise<void> {
+  end(): void {
     this.text.end();
   }
 
@@ -54,7 +55,7 @@ export class Base64PartSink implements PartSink {
   }
 
   /** Ends the part and gives its asset hash (`end`, then `hash`): what `PartDecoder` asks. */
-  async finish(extension: string): Promise<string> {
+  finish(extension: string): string {
     this.text.end();
     return this.hash(extension);
   }

@@ -4,8 +4,9 @@ import type { PartHeaders, PartSink } from "./multipart.js";
 import { type PartDecoder, PartDecoders } from "./part-decoder.js";
 import type { PartHashPool } from "./part-hash-pool.js";
 import { PartLookup } from "./part-lookup.js";
+import { checkReceivedPart } from "./part-verdict.js";
 import { UploadError, UploadErrorCode, badRequest } from "./upload-errors.js";
-import type { PackDraft, ReceivedBucket, StoredBlob, UploadStorage } from "./upload-storage.js";
+import type { PackDraft, PartState, ReceivedBucket, StoredBlob, UploadStorage } from "./upload-storage.js";
 
 // A media type as sent in a part header: `type/subtype` and optional parameters, printable ASCII.
 const MEDIA_TYPE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+(\s*;[\x20-\x7e]*)?$/i;
@@ -51,9 +52,12 @@ export class BucketReceiver {
     this.parts = new PartLookup(options.storage, sessionId);
   }
 
-  /** Checks a part's name and headers and returns where its body goes. */
-  async open(part: PartHeaders): Promise<PartSink> {
-    const { storage, maxAssetBytes, maxFiles } = this.options;
+  /**
+   * Checks a part's name and headers and returns where its body goes: at once when the session's
+   * answer for it was read already (most parts), else a promise.
+   */
+  open(part: PartHeaders): PartSink | Promise<PartSink> {
+    const { maxFiles } = this.options;
     const hash = part.name ?? part.filename ?? "";
     if (!ASSET_HASH.test(hash))
       throw badRequest(`part name ${JSON.stringify(hash.slice(0, 80))} is not an asset hash`);
@@ -73,7 +77,19 @@ export class BucketReceiver {
         `bucket holds more than ${maxFiles} parts (BUCKET_MAX_FILES)`,
       );
     }
-    const { asset, inSession, held } = await this.parts.state(hash);
+    const state = this.parts.state(hash);
+    return "then" in state
+      ? state.then((known) => this.sinkFor(part, hash, known))
+      : this.sinkFor(part, hash, state);
+  }
+
+  /** Where the body of part `hash` goes, given what the session says of it. */
+  private sinkFor(
+    part: PartHeaders,
+    hash: string,
+    { asset, inSession, held }: PartState,
+  ): PartSink | Promise<PartSink> {
+    const { storage, maxAssetBytes } = this.options;
     if (asset === undefined) {
       throw new UploadError(
         400,
@@ -94,34 +110,44 @@ export class BucketReceiver {
     // Another project's content: verified for this session, and not stored a second time.
     const pack = held ? undefined : (this.pack ??= storage.startPack());
     this.partStart = pack?.length;
-    const { path, size: declaredSize } = asset;
-    const sink = (this.part = await this.decoders.open(pack, maxAssetBytes, declaredSize));
+    const opening = this.decoders.open(pack, maxAssetBytes, asset.size);
+    return "then" in opening
+      ? opening.then((decoder) => this.decoding(decoder, hash, asset, declared))
+      : this.decoding(opening, hash, asset, declared);
+  }
+
+  /** The sink of a part whose body `decoder` takes: at its end, the hash and size are checked and the part kept. */
+  private decoding(
+    decoder: PartDecoder,
+    hash: string,
+    asset: { path: string; size: number },
+    declared: string | undefined,
+  ): PartSink {
+    this.part = decoder;
+    const ended = (received: string) => this.ended(decoder, hash, asset.size, declared, received);
     return {
-      write: (chunk) => sink.write(chunk),
-      end: async () => {
-        if ((await sink.finish(hashExtension(path))) !== hash) {
-          throw new UploadError(
-            400,
-            UploadErrorCode.hashMismatch,
-            `content of part ${hash} does not match its hash`,
-          );
-        }
-        // The quotas counted the size the manifest declared: a part may not bring more.
-        if (sink.size > declaredSize) {
-          throw new UploadError(
-            413,
-            UploadErrorCode.quotaExceeded,
-            `part ${hash} holds ${sink.size} bytes, more than the ${declaredSize} its manifest entry ` +
-              "declared, which is what the storage quotas (PROJECT_QUOTA_BYTES, PENDING_QUOTA_BYTES) counted",
-          );
-        }
-        if (declared !== undefined) this.mediaTypes.push({ hash, mediaType: declared });
-        if (this.partStart === undefined) this.alreadyHeld.push(hash);
-        else this.stored.push({ hash, size: sink.size, offset: this.partStart });
-        this.partStart = undefined;
-        this.part = undefined;
+      write: (chunk) => decoder.write(chunk),
+      end: () => {
+        const received = decoder.finish(hashExtension(asset.path));
+        return typeof received === "string" ? ended(received) : received.then(ended);
       },
     };
+  }
+
+  /** Checks a part that ended with hash `received` and keeps it. */
+  private ended(
+    decoder: PartDecoder,
+    hash: string,
+    declaredSize: number,
+    declared: string | undefined,
+    received: string,
+  ): void {
+    checkReceivedPart(hash, received, decoder.size, declaredSize);
+    if (declared !== undefined) this.mediaTypes.push({ hash, mediaType: declared });
+    if (this.partStart === undefined) this.alreadyHeld.push(hash);
+    else this.stored.push({ hash, size: decoder.size, offset: this.partStart });
+    this.partStart = undefined;
+    this.part = undefined;
   }
 
   /** Drops everything the request brought, after a refusal or a broken connection: nothing is recorded. */

@@ -319,6 +319,42 @@ describe("parseMultipart", () => {
     expect(before).toEqual([0, ...Array.from({ length: 10 }, (_, i) => (i + 1) * 1000 - 6)]);
   });
 
+  it("parseMultipart: a promise from onPart, write or end is awaited before the parser goes on; none is awaited when none is returned", async () => {
+    const later = () => new Promise<void>((resolve) => setTimeout(resolve, 1));
+    for (const size of [1, 5, 16, BODY.length]) {
+      for (const waits of [false, true]) {
+        const events: string[] = [];
+        let busy = false;
+        // Each callback notes itself; one that comes while a returned promise is pending is noted as such.
+        const note = (event: string): Promise<void> | undefined => {
+          events.push(busy ? `overlapping ${event}` : event);
+          if (!waits) return undefined;
+          busy = true;
+          return later().then(() => void (busy = false));
+        };
+        const chunks: Buffer[] = [];
+        for (let i = 0; i < BODY.length; i += size) chunks.push(BODY.subarray(i, i + size));
+        await parseMultipart(
+          (async function* () {
+            yield* chunks;
+          })(),
+          "XyZ",
+          (headers) => {
+            const sink = {
+              write: (chunk: Buffer) => note(`write ${chunk.toString("latin1")}`),
+              end: () => note("end"),
+            };
+            const opened = note(`open ${headers.name}`);
+            return opened ? opened.then(() => sink) : sink;
+          },
+        );
+        expect(events.every((event) => !event.startsWith("overlapping"))).toBe(true);
+        const joined = events.join("|").replace(/\|write /g, "");
+        expect(joined).toBe("open afirst\r\nbody|end|open bsecond|end");
+      }
+    }
+  });
+
   it("parseMultipart: an epilogue after the closing delimiter is read through but not kept", async () => {
     const mib = Buffer.alloc(1024 * 1024, "e");
     let grown = 0;

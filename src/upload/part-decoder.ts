@@ -12,9 +12,10 @@ export const THREAD_MIN_PART_BYTES = 64 * 1024;
 
 /** One part's base64 body being decoded, hashed and appended to its target. */
 export interface PartDecoder {
-  write(chunk: Buffer): Promise<void>;
-  /** Ends the part: resolves with its asset hash (`extension` is the path's, as the hash takes it). */
-  finish(extension: string): Promise<string>;
+  /** Takes a chunk of the part's text; a promise returned is awaited before the next. */
+  write(chunk: Buffer): Promise<void> | void;
+  /** Ends the part: its asset hash, or a promise of it (`extension` is the path's, as the hash takes it). */
+  finish(extension: string): string | Promise<string>;
   /** Decoded bytes so far; all of them once `finish` has resolved. */
   readonly size: number;
   /** Forgets the part, its bucket refused. */
@@ -36,13 +37,21 @@ export class PartDecoders {
    * Starts a part of at most `maxBytes` decoded bytes, appended to `target` when there is one; its
    * manifest entry declared `declaredSize`.
    */
-  async open(target: PartTarget | undefined, maxBytes: number, declaredSize: number): Promise<PartDecoder> {
+  open(
+    target: PartTarget | undefined,
+    maxBytes: number,
+    declaredSize: number,
+  ): PartDecoder | Promise<PartDecoder> {
     if (this.pool !== undefined && declaredSize >= THREAD_MIN_PART_BYTES) {
       return new HashLane(this.pool.lane(), target, maxBytes, this.scratch);
     }
-    this.hasher ??= await AssetHasher.create();
     // The sink itself, not an object literal around it: one with a getter cost a runtime call to
-    // make, for every part (about a microsecond; 44 ms of a 50,000-file deploy's profile).
-    return new Base64PartSink(this.hasher, target, maxBytes, this.scratch);
+    // make, for every part (about a microsecond; 44 ms of a 50,000-file deploy's profile). Made at
+    // once once the hasher is: a promise is only for the bucket's first part.
+    if (this.hasher) return new Base64PartSink(this.hasher, target, maxBytes, this.scratch);
+    return AssetHasher.create().then((hasher) => {
+      this.hasher = hasher;
+      return new Base64PartSink(hasher, target, maxBytes, this.scratch);
+    });
   }
 }

@@ -43,16 +43,26 @@ export class PartLookup {
     private readonly runLength = PART_RUN,
   ) {}
 
-  /** What receiving a part of `hash` needs to know; `asset` undefined when the session does not name it. */
-  async state(hash: string): Promise<PartState> {
+  /**
+   * What receiving a part of `hash` needs to know; `asset` undefined when the session does not
+   * name it. Given at once when a run read before answers it (most parts): a promise only when a
+   * run must be read.
+   */
+  state(hash: string): PartState | Promise<PartState> {
     const known = answer(this.all, hash);
     if (known !== undefined) return known ?? NOT_IN_SESSION;
-    let missing = answer(this.missing, hash);
-    if (missing === undefined) {
-      this.missing = await this.read(hash, true);
-      missing = answer(this.missing, hash);
-    }
+    const missing = answer(this.missing, hash);
     if (missing) return missing;
+    return this.readFor(hash, missing === null);
+  }
+
+  /** `state` for a part the runs read so far do not answer; `missingRead` when the missing run covers it. */
+  private async readFor(hash: string, missingRead: boolean): Promise<PartState> {
+    if (!missingRead) {
+      this.missing = await this.read(hash, true);
+      const missing = answer(this.missing, hash);
+      if (missing) return missing;
+    }
     // Named by the session and had already, or not named at all.
     this.all = await this.read(hash, false);
     return answer(this.all, hash) ?? NOT_IN_SESSION;

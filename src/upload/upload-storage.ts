@@ -6,8 +6,11 @@ export type { PartRun, PartState, ReceivedBucket, StoredBlob };
 export interface PackDraft {
   /** Bytes appended so far: where the next blob starts. */
   readonly length: number;
-  /** Appends the bytes: a view of a buffer the caller reuses once this resolves, so never kept. */
-  append(bytes: Uint8Array): Promise<void>;
+  /**
+   * Appends the bytes: a view of a buffer the caller reuses once this resolves (or returns, when
+   * it returns no promise), so never kept.
+   */
+  append(bytes: Uint8Array): Promise<void> | void;
   /** Drops it: nothing of it was recorded. */
   discard(): Promise<void>;
 }

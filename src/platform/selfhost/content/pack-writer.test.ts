@@ -23,6 +23,33 @@ describe("PackWriter", () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
+  it("append: bytes that fit in its buffer are taken at once, no promise; a promise only when the buffer is written", async () => {
+    const writer = new PackWriter(path);
+    const small = bytes(1000, 5);
+    let returned = 0;
+    let promises = 0;
+    for (let i = 0; i < 1100; i++) {
+      returned++;
+      const appending = writer.append(small);
+      if (appending) {
+        promises++;
+        await appending;
+      }
+      // The caller may reuse its bytes once append returns nothing, or once its promise resolves.
+      small[0] = i & 0xff;
+    }
+    expect(returned).toBe(1100);
+    // 1,100,000 bytes cross the 1 MiB buffer once.
+    expect(promises).toBe(1);
+    expect(await writer.finish()).toBe(1_100_000);
+    const file = readFileSync(path);
+    for (let i = 0; i < 1100; i++) {
+      const expected = Buffer.from(bytes(1000, 5));
+      if (i > 0) expected[0] = (i - 1) & 0xff;
+      expect(file.subarray(i * 1000, (i + 1) * 1000).equals(expected)).toBe(true);
+    }
+  });
+
   it("append: blobs lie one after another; length says where the next starts, finish returns the size", async () => {
     const writer = new PackWriter(path);
     expect(writer.temporaryPath).toBe(path);
