@@ -1,15 +1,12 @@
 import { hashExtension } from "../core/asset-hash.js";
-import { ASSET_HASH } from "../core/formats.js";
 import type { PartHeaders, PartSink } from "./multipart.js";
 import { type PartDecoder, PartDecoders } from "./part-decoder.js";
 import type { PartHashPool } from "./part-hash-pool.js";
 import { PartLookup } from "./part-lookup.js";
-import { checkReceivedPart } from "./part-verdict.js";
-import { UploadError, UploadErrorCode, badRequest } from "./upload-errors.js";
+import { checkReceivedPart, declaredMediaType, partHashOf } from "./part-verdict.js";
+import { UploadError, UploadErrorCode } from "./upload-errors.js";
 import type { PackDraft, PartState, ReceivedBucket, StoredBlob, UploadStorage } from "./upload-storage.js";
 
-// A media type as sent in a part header: `type/subtype` and optional parameters, printable ASCII.
-const MEDIA_TYPE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+(\s*;[\x20-\x7e]*)?$/i;
 const discard: PartSink = { write: () => undefined, end: () => undefined };
 
 /** What receiving a bucket needs: where sessions and content are kept, the size limit, the clock. */
@@ -58,9 +55,7 @@ export class BucketReceiver {
    */
   open(part: PartHeaders): PartSink | Promise<PartSink> {
     const { maxFiles } = this.options;
-    const hash = part.name ?? part.filename ?? "";
-    if (!ASSET_HASH.test(hash))
-      throw badRequest(`part name ${JSON.stringify(hash.slice(0, 80))} is not an asset hash`);
+    const hash = partHashOf(part);
     // Judged before any query (issue 31): one part repeated 2,000 times cost a lookup each.
     if (this.seen.has(hash)) {
       throw new UploadError(
@@ -97,10 +92,7 @@ export class BucketReceiver {
         `asset ${hash} is not part of this upload session`,
       );
     }
-    const declared = part.headers["content-type"];
-    if (declared !== undefined && !MEDIA_TYPE.test(declared)) {
-      throw badRequest(`part ${hash} has an invalid Content-Type`);
-    }
+    const declared = declaredMediaType(part, hash);
     if (inSession) {
       // This session has it already: the bytes are not needed, but the media type still applies.
       if (declared !== undefined) this.mediaTypes.push({ hash, mediaType: declared });
