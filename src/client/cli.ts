@@ -7,3 +7,6 @@ process.on("SIGINT", () => {
   process.exit(130);
 });
 process.exitCode = await runCli(process.argv.slice(2), processIo());
+// Once nothing is left to run (every write flushed, every thread ended), exit at once: Node's
+// own end frees the heap page by page first, 20 to 60 ms after a 50,000-file walk.
+process.once("beforeExit", () => process.exit());

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -47,6 +48,20 @@ describe("last-deploy", () => {
     const long = (end: string) => [file("a"), file(`${"é".repeat(40_000)}${end}`), file("z")];
     expect(statDigest(long("x"))).not.toBe(statDigest(long("y")));
     expect(statDigest(long("x"))).toBe(statDigest(long("x")));
+  });
+
+  it("statDigest: SHA-256 of each path's UTF-8, a NUL, then size, mtime and inode as little-endian doubles", () => {
+    const files = Array.from({ length: 3000 }, (_, i) =>
+      file(`dossier/é-${i}.html`, i * 1025, 1_700_000_000_123.456 + i / 7, 2 ** 40 + i),
+    );
+    const bytes = files.map((f) => {
+      const numbers = Buffer.alloc(24);
+      numbers.writeDoubleLE(f.size, 0);
+      numbers.writeDoubleLE(f.mtimeMs, 8);
+      numbers.writeDoubleLE(f.ino, 16);
+      return Buffer.concat([Buffer.from(f.path, "utf8"), Buffer.from([0]), numbers]);
+    });
+    expect(statDigest(files)).toBe(createHash("sha256").update(Buffer.concat(bytes)).digest("hex"));
   });
 
   it("saveLastDeploy: a record read back as it was written, under hash-cache/<projectHash>.last.json", async () => {

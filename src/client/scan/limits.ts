@@ -65,7 +65,11 @@ export function checkLimits(
     );
   }
   // Contract §2: a manifest path (`/` and the file's) is at most MAX_PATH_BYTES of UTF-8.
-  const tooLong = files.find((file) => Buffer.byteLength(file.path, "utf8") + 1 > MAX_PATH_BYTES);
+  // A UTF-16 unit is at most 3 bytes of UTF-8: most paths are short enough not to be measured.
+  const tooLong = files.find(
+    (file) =>
+      file.path.length * 3 + 1 > MAX_PATH_BYTES && Buffer.byteLength(file.path, "utf8") + 1 > MAX_PATH_BYTES,
+  );
   if (tooLong) {
     throw new CliError(
       "BAD_FILE_NAME",

@@ -40,7 +40,7 @@ export function resolveLinks(
     const rel = prefix + entry.name;
     const real = followLink(state, base + entry.name, rel, layers, entry.name, top);
     if (real === undefined) continue;
-    const info = statOf(real, rel, statSync);
+    const info = statOf(real, rel, (path) => statSync(path));
     (links ??= new Map()).set(entry.name, { real, info, folder: info.isDirectory() });
   }
   return links;

@@ -1,7 +1,7 @@
-import type { Stats, statSync } from "node:fs";
 import type { Ignore } from "ignore";
 import { CliError } from "../errors.js";
 import type { SkipRules } from "./default-rules.js";
+import type { FileStat } from "./file-stat.js";
 import { gitignored, type GitignoreLayer } from "./gitignore.js";
 
 // What a walk of a site folder (walk.ts) carries from folder to folder, and its small steps.
@@ -59,7 +59,7 @@ export function skips(
 }
 
 /** The stat of `path` by `how`; a failure is READ_FAILED naming `rel`. */
-export function statOf(path: string, rel: string, how: typeof statSync): Stats {
+export function statOf<T>(path: string, rel: string, how: (path: string) => T): T {
   try {
     return how(path);
   } catch (error) {
@@ -68,7 +68,7 @@ export function statOf(path: string, rel: string, how: typeof statSync): Stats {
 }
 
 /** Records a file the walk keeps. */
-export function addFile(state: WalkState, rel: string, abs: string, info: Stats): void {
+export function addFile(state: WalkState, rel: string, abs: string, info: FileStat): void {
   state.files.push({ path: rel, absPath: abs, size: info.size, mtimeMs: info.mtimeMs, ino: info.ino });
 }
 

@@ -1,9 +1,10 @@
-import { lstatSync, readdirSync, type Dirent } from "node:fs";
+import { readdirSync, type Dirent } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import ignore from "ignore";
 import { CliError } from "../errors.js";
 import { defaultRules } from "./default-rules.js";
+import { lstatFile } from "./file-stat.js";
 import { inFolder } from "./in-folder.js";
 import { GITIGNORE, parentLayers, siteLayer, type GitignoreLayer } from "./gitignore.js";
 import { inPathOrder, resolveLinks } from "./walk-links.js";
@@ -133,7 +134,7 @@ function visitDir(
         descend(state, dir, abs, rel, [...chain, abs], layers);
     } else if (entry.isFile()) {
       if (!skips(state, rel, layers, entry.name, top))
-        addFile(state, rel, abs, statOf(state.relative ? entry.name : abs, rel, lstatSync));
+        addFile(state, rel, abs, statOf(state.relative ? entry.name : abs, rel, lstatFile));
     } else if (entry.isSymbolicLink()) {
       const link = links?.get(entry.name);
       if (link === undefined) continue;
