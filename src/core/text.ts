@@ -1,4 +1,10 @@
-/** Text helpers for domain messages. */
+/** Text helpers for domain messages and for measuring text. */
+
+/**
+ * The most bytes of UTF-8 one UTF-16 code unit of a string takes (a surrogate pair, two units, is
+ * four bytes): `string.length * MAX_UTF8_PER_UNIT` bounds its UTF-8 length without measuring it.
+ */
+export const MAX_UTF8_PER_UNIT = 3;
 
 /**
  * A value as it may appear in an error message: control characters escaped (JSON-style) and cut

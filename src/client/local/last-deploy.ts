@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
+import { MAX_UTF8_PER_UNIT } from "../../core/text.js";
 import { isRacy } from "../scan/hash-cache.js";
 import type { SiteFile } from "../scan/walk-state.js";
 import { CliError } from "../errors.js";
@@ -22,8 +23,7 @@ interface RecordFile extends LastDeployRecord {
 
 /** Bytes of stat lines hashed at a time. */
 const DIGEST_CHUNK = 64 * 1024;
-/** Most UTF-8 bytes a path's UTF-16 unit can take, and the bytes after a path: NUL and 3 doubles. */
-const UTF8_PER_UNIT = 3;
+/** The bytes after a path: NUL and 3 doubles. */
 const AFTER_PATH = 1 + 3 * 8;
 
 /**
@@ -41,7 +41,7 @@ export function statDigest(files: readonly SiteFile[]): string {
   const view = new DataView(chunk.buffer, chunk.byteOffset, chunk.byteLength);
   let used = 0;
   for (const file of files) {
-    const room = file.path.length * UTF8_PER_UNIT + AFTER_PATH;
+    const room = file.path.length * MAX_UTF8_PER_UNIT + AFTER_PATH;
     if (used + room > DIGEST_CHUNK) {
       hash.update(chunk.subarray(0, used));
       used = 0;

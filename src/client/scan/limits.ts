@@ -1,5 +1,6 @@
 import { CONTROL_CHARACTER } from "../../core/formats.js";
 import { MAX_PATH_BYTES } from "../../core/manifest.js";
+import { MAX_UTF8_PER_UNIT } from "../../core/text.js";
 import { CliError } from "../errors.js";
 import { formatBytes } from "../format.js";
 import type { SiteFile } from "./walk-state.js";
@@ -65,10 +66,11 @@ export function checkLimits(
     );
   }
   // Contract §2: a manifest path (`/` and the file's) is at most MAX_PATH_BYTES of UTF-8.
-  // A UTF-16 unit is at most 3 bytes of UTF-8: most paths are short enough not to be measured.
+  // Most paths are short enough not to be measured.
   const tooLong = files.find(
     (file) =>
-      file.path.length * 3 + 1 > MAX_PATH_BYTES && Buffer.byteLength(file.path, "utf8") + 1 > MAX_PATH_BYTES,
+      file.path.length * MAX_UTF8_PER_UNIT + 1 > MAX_PATH_BYTES &&
+      Buffer.byteLength(file.path, "utf8") + 1 > MAX_PATH_BYTES,
   );
   if (tooLong) {
     throw new CliError(
