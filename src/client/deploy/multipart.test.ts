@@ -13,13 +13,17 @@ const contents: Record<string, Buffer> = {
 };
 let assets: BucketAsset[];
 
+/** Writes `bytes` as `name` in the test folder: that file as a bucket asset named `hash`. */
+async function writtenAsset(name: string, bytes: Buffer, hash: string): Promise<BucketAsset> {
+  await writeFile(join(dir, name), bytes);
+  return { hash, file: { path: name, absPath: join(dir, name), size: bytes.length, mtimeMs: 0, ino: 0 } };
+}
+
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "multipart-"));
   assets = [];
   for (const [name, bytes] of Object.entries(contents)) {
-    await writeFile(join(dir, name), bytes);
-    const file = { path: name, absPath: join(dir, name), size: bytes.length, mtimeMs: 0, ino: 0 };
-    assets.push({ hash: `${assets.length}`.padStart(32, "a"), file });
+    assets.push(await writtenAsset(name, bytes, `${assets.length}`.padStart(32, "a")));
   }
 });
 afterAll(async () => {
@@ -71,13 +75,8 @@ describe("bucketBody", () => {
     const expected = new Map<string, Buffer>();
     for (let i = 0; i < 700; i++) {
       const bytes = Buffer.from(`file ${i} `.repeat(200 + (i % 7)));
-      const name = `many-${i}.txt`;
-      await writeFile(join(dir, name), bytes);
       const hash = `${i}`.padStart(32, "b");
-      many.push({
-        hash,
-        file: { path: name, absPath: join(dir, name), size: bytes.length, mtimeMs: 0, ino: 0 },
-      });
+      many.push(await writtenAsset(`many-${i}.txt`, bytes, hash));
       expected.set(hash, bytes);
       if (i === 350) {
         many.push(assets[2]!);
@@ -124,12 +123,7 @@ describe("bucketBody", () => {
     const list: BucketAsset[] = [];
     for (let i = 0; i < 1200; i++) {
       const bytes = Buffer.alloc(1500 + (i % 3), i % 256);
-      const name = `sent-${i}.bin`;
-      await writeFile(join(dir, name), bytes);
-      list.push({
-        hash: `${i}`.padStart(32, "c"),
-        file: { path: name, absPath: join(dir, name), size: bytes.length, mtimeMs: 0, ino: 0 },
-      });
+      list.push(await writtenAsset(`sent-${i}.bin`, bytes, `${i}`.padStart(32, "c")));
       if (i === 600) list.push(assets[2]!);
     }
     const before = (count: number) => list.slice(0, count).reduce((sum, asset) => sum + asset.file.size, 0);
@@ -196,12 +190,7 @@ describe("bucketBody", () => {
   it("bucketBody: small parts are cut into chunks of about 1 MiB, and no chunk is empty", async () => {
     const list: BucketAsset[] = [];
     for (let i = 0; i < 900; i++) {
-      const name = `cut-${i}.bin`;
-      await writeFile(join(dir, name), Buffer.alloc(1500, i % 256));
-      list.push({
-        hash: `${i}`.padStart(32, "d"),
-        file: { path: name, absPath: join(dir, name), size: 1500, mtimeMs: 0, ino: 0 },
-      });
+      list.push(await writtenAsset(`cut-${i}.bin`, Buffer.alloc(1500, i % 256), `${i}`.padStart(32, "d")));
     }
     const chunks: Buffer[] = [];
     for await (const chunk of bucketBody(list).stream()) chunks.push(Buffer.from(chunk));
@@ -219,12 +208,7 @@ describe("bucketBody", () => {
     // 196,608 bytes (262,144 in base64) and one of 195,981 make parts of exactly 1 MiB together.
     const list: BucketAsset[] = [];
     for (const [i, size] of [196_608, 196_608, 196_608, 195_981].entries()) {
-      const name = `fill-${i}.txt`;
-      await writeFile(join(dir, name), Buffer.alloc(size, 97 + i));
-      list.push({
-        hash: `${i}`.padStart(32, "f"),
-        file: { path: name, absPath: join(dir, name), size, mtimeMs: 0, ino: 0 },
-      });
+      list.push(await writtenAsset(`fill-${i}.txt`, Buffer.alloc(size, 97 + i), `${i}`.padStart(32, "f")));
     }
     const body = bucketBody(list);
     const chunks: Buffer[] = [];
@@ -237,12 +221,7 @@ describe("bucketBody", () => {
     // Chunks of about 1 MiB in turn, each of other bytes: 2,000 parts of 1,500 bytes.
     const list: BucketAsset[] = [];
     for (let i = 0; i < 2000; i++) {
-      const name = `turn-${i}.bin`;
-      await writeFile(join(dir, name), Buffer.alloc(1500, i % 256));
-      list.push({
-        hash: `${i}`.padStart(32, "e"),
-        file: { path: name, absPath: join(dir, name), size: 1500, mtimeMs: 0, ino: 0 },
-      });
+      list.push(await writtenAsset(`turn-${i}.bin`, Buffer.alloc(1500, i % 256), `${i}`.padStart(32, "e")));
     }
     const taken: Array<{ chunk: Buffer; copy: Buffer }> = [];
     for await (const chunk of bucketBody(list).stream()) {

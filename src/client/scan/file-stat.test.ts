@@ -27,20 +27,20 @@ describe("lstatFile", () => {
 
   it("lstatFile: a file that is not there throws lstatSync's own error", () => {
     const missing = join(dir, "gone.txt");
-    let expected: unknown;
-    try {
-      lstatSync(missing);
-    } catch (error) {
-      expected = error;
-    }
-    let got: unknown;
-    try {
-      lstatFile(missing);
-    } catch (error) {
-      got = error;
-    }
+    const expected = thrownBy(() => lstatSync(missing));
+    const got = thrownBy(() => lstatFile(missing));
     expect(got).toBeInstanceOf(Error);
     expect((got as NodeJS.ErrnoException).code).toBe("ENOENT");
     expect((got as Error).message).toBe((expected as Error).message);
   });
 });
+
+/** What `run` throws (undefined: it returned). */
+function thrownBy(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
