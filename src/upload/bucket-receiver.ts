@@ -1,4 +1,5 @@
 import { hashExtension } from "../core/asset-hash.js";
+import { thenNow } from "../shared/maybe-promise.js";
 import type { PartHeaders, PartSink } from "./multipart.js";
 import { type PartDecoder, PartDecoders } from "./part-decoder.js";
 import type { PartHashPool } from "./part-hash-pool.js";
@@ -72,10 +73,7 @@ export class BucketReceiver {
         `bucket holds more than ${maxFiles} parts (BUCKET_MAX_FILES)`,
       );
     }
-    const state = this.parts.state(hash);
-    return "then" in state
-      ? state.then((known) => this.sinkFor(part, hash, known))
-      : this.sinkFor(part, hash, state);
+    return thenNow(this.parts.state(hash), (known) => this.sinkFor(part, hash, known));
   }
 
   /** Where the body of part `hash` goes, given what the session says of it. */
@@ -103,9 +101,7 @@ export class BucketReceiver {
     const pack = held ? undefined : (this.pack ??= storage.startPack());
     this.partStart = pack?.length;
     const opening = this.decoders.open(pack, maxAssetBytes, asset.size);
-    return "then" in opening
-      ? opening.then((decoder) => this.decoding(decoder, hash, asset, declared))
-      : this.decoding(opening, hash, asset, declared);
+    return thenNow(opening, (decoder) => this.decoding(decoder, hash, asset, declared));
   }
 
   /** The sink of a part whose body `decoder` takes: at its end, the hash and size are checked and the part kept. */
@@ -119,10 +115,7 @@ export class BucketReceiver {
     const ended = (received: string) => this.ended(decoder, hash, asset.size, declared, received);
     return {
       write: (chunk) => decoder.write(chunk),
-      end: () => {
-        const received = decoder.finish(hashExtension(asset.path));
-        return typeof received === "string" ? ended(received) : received.then(ended);
-      },
+      end: () => thenNow(decoder.finish(hashExtension(asset.path)), ended),
     };
   }
 

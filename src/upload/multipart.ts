@@ -1,3 +1,5 @@
+import { thenNow } from "../shared/maybe-promise.js";
+
 /** Why a multipart body was refused. */
 export class MultipartError extends Error {}
 
@@ -98,8 +100,7 @@ export async function parseMultipart(
         if (end === -1) return false;
         const part = parseHeaders(buffer.subarray(0, end).toString("utf8"));
         buffer = buffer.subarray(end + 4);
-        const opening = onPart(part);
-        return "then" in opening ? opening.then(opened) : opened(opening);
+        return thenNow(onPart(part), opened);
       }
       case "body": {
         const at = buffer.indexOf(delimiter);
