@@ -110,8 +110,7 @@ export async function parseMultipart(
           if (buffer.length <= keep) return false;
           const body = buffer.subarray(0, buffer.length - keep);
           buffer = buffer.subarray(buffer.length - keep);
-          const written = sink!.write(body);
-          return written ? written.then(() => false) : false;
+          return thenNow(sink!.write(body), () => false);
         }
         const part = sink!;
         const body = buffer.subarray(0, at);
@@ -119,9 +118,7 @@ export async function parseMultipart(
         buffer = buffer.subarray(at + delimiter.length);
         state = "after-delimiter";
         const written = at > 0 ? part.write(body) : undefined;
-        if (written) return written.then(() => part.end()).then(() => true);
-        const ended = part.end();
-        return ended ? ended.then(() => true) : true;
+        return thenNow(written, () => thenNow(part.end(), () => true));
       }
       case "done":
         return false;
