@@ -38,6 +38,7 @@ describe("PackHandles", () => {
     const buffer = Buffer.alloc(one.size);
     await one.file.read(buffer, 0, one.size, 0);
     expect(buffer.toString()).toBe("pack bpack b");
+    for (const reader of [one, two, three]) reader.release();
   });
 
   it("acquire: a pack that is gone rejects with ENOENT; once it exists it opens", async () => {
@@ -46,6 +47,7 @@ describe("PackHandles", () => {
     const handle = await handles.acquire("d");
     expect(handle.size).toBe(4);
     expect(opened).toEqual(["d", "d"]);
+    handle.release();
   });
 
   it("forget: a handle in use stays open until its last reader releases it; a second release counts once", async () => {
@@ -76,6 +78,7 @@ describe("PackHandles", () => {
     const again = await handles.acquire("a");
     expect(again.file).not.toBe(handle.file);
     expect(opened).toEqual(["a", "a"]);
+    again.release();
   });
 
   it("acquire: past maxOpen the least recently opened unused handle is closed; the others stay", async () => {
@@ -88,7 +91,9 @@ describe("PackHandles", () => {
     c.release();
     await closed(a.file);
     expect([b.file.fd, c.file.fd].includes(-1)).toBe(false);
-    expect((await handles.acquire("b")).file).toBe(b.file);
+    const bAgain = await handles.acquire("b");
+    expect(bAgain.file).toBe(b.file);
+    bAgain.release();
     expect(opened).toEqual(["a", "b", "c"]);
   });
 
