@@ -26,6 +26,7 @@ const MIGRATIONS = [
   "0010_delta_sessions",
   "0011_session_hashes_by_hash",
   "0012_charge_exact",
+  "0013_manifest_hashes",
 ];
 
 await describePostgres("the platform database on PostgreSQL", () => {
@@ -75,6 +76,7 @@ await describePostgres("the platform database on PostgreSQL", () => {
     expect(await tablesIn(options.schema)).toEqual([
       "blobs",
       "manifest_files",
+      "manifest_hashes",
       "manifests",
       "packs",
       "platform_migration",

@@ -31,6 +31,7 @@ export const PLATFORM_COLUMNS = {
   revisions: ["project_slug", "revision_id", "created_at", "row_bytes", "manifest_id"],
   manifests: ["project_slug", "id", "digest", "base_id", "file_count", "row_bytes", "created_at"],
   manifest_files: ["project_slug", "manifest_id", "path", "hash", "content_type", "compressible", "removed"],
+  manifest_hashes: ["project_slug", "manifest_id", "hash", "compressible"],
   revision_rules: ["project_slug", "revision_id", "rules"],
   project_charges: ["project_slug", "client_address", "created_at", "charged_bytes", "charge_exact"],
   settings: ["key", "value"],

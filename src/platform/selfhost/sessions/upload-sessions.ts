@@ -73,7 +73,7 @@ export class UploadSessions {
     const row = await firstOf(
       trx,
       sql<{ n: number | string }>`SELECT CAST(COALESCE(SUM(b.size), 0) AS BIGINT) AS n FROM blobs b
-        WHERE b.hash IN (SELECT hash FROM manifest_files WHERE project_slug = ${projectSlug})`,
+        WHERE b.hash IN (SELECT hash FROM manifest_hashes WHERE project_slug = ${projectSlug})`,
     );
     return Number(row!.n);
   }

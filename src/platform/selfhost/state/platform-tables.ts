@@ -102,6 +102,17 @@ export interface PlatformTables {
     compressible: Generated<number>;
     removed: Generated<number>;
   };
+  /**
+   * Each manifest's distinct hashes (sites/manifest-hashes.ts): a full one's every hash, a delta's
+   * those of its rows not removed; `compressible` 1 when one of its paths of the hash is. What asks
+   * which manifests name a hash reads this, not manifest_files (which has no index by hash).
+   */
+  manifest_hashes: {
+    project_slug: string;
+    manifest_id: string;
+    hash: string;
+    compressible: number;
+  };
   /** A revision's parsed `_redirects` and `_headers`, as JSON. */
   revision_rules: { project_slug: string; revision_id: string; rules: string };
   /** Each project's creator and what its kept revisions are charged (quotas/project-charges.ts). */
@@ -124,7 +135,7 @@ export type PlatformTable = keyof PlatformTables;
  * one tells its readers which project it touched (SQLite: temporary triggers,
  * sites/manifest-generation.ts; PostgreSQL: NOTIFY triggers, added by the migration that creates
  * the table). Blobs are left out: a blob row never changes, and one is only
- * deleted once no manifest file names it. So are `manifests` and `manifest_files`: the edge reaches
+ * deleted once no manifest file names it. So are `manifests`, `manifest_files` and `manifest_hashes`: the edge reaches
  * a manifest through a `revisions` row only, and a manifest never changes while one names it.
  */
 export const MANIFEST_TABLES = [

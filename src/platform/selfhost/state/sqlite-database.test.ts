@@ -70,6 +70,7 @@ const PRIMARY_KEYS = {
   project_charges: ["project_slug"],
   manifests: ["project_slug", "id"],
   manifest_files: ["project_slug", "manifest_id", "path"],
+  manifest_hashes: ["project_slug", "manifest_id", "hash"],
   sites: ["project_slug"],
   site_hosts: ["hostname"],
 } as const satisfies { [T in PlatformTable]?: readonly (keyof PlatformTables[T])[] };
@@ -89,8 +90,8 @@ const CURRENT = Object.fromEntries(
 const INDEXES = [
   "blobs_damaged",
   "blobs_pack",
-  "manifest_files_hash",
-  "manifest_files_project_hash",
+  "manifest_hashes_hash",
+  "manifest_hashes_project_hash",
   "manifests_base",
   "manifests_digest",
   "project_charges_client",
