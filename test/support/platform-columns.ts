@@ -23,7 +23,7 @@ export const PLATFORM_COLUMNS = {
     "row_bytes",
   ],
   session_assets: ["session_id", "path", "hash", "size", "content_type", "compressible"],
-  session_hashes: ["session_id", "hash", "path", "size", "media_type", "compressible"],
+  session_hashes: ["session_id", "hash", "path", "size", "media_type", "compressible", "paths_compressible"],
   session_blobs: ["session_id", "hash"],
   sites: ["project_slug", "revision_id", "expires_at", "production_since"],
   site_hosts: ["hostname", "project_slug", "canonical_url"],

@@ -118,7 +118,7 @@ async function expireSessions(
 
 /** The tables of a session's manifest rows, and the columns that name one row of each. */
 const SESSION_ROW_KEYS = {
-  session_assets: ["session_id", "hash", "path"],
+  session_assets: ["session_id", "path"],
   session_hashes: ["session_id", "hash"],
   session_blobs: ["session_id", "hash"],
 } as const satisfies { [T in keyof PlatformTables]?: readonly (keyof PlatformTables[T] & string)[] };

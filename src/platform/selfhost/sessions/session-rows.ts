@@ -197,7 +197,7 @@ export async function deleteSessionRows(
 
 /** A session's row tables, each with the columns that follow `session_id` in its key. */
 const SESSION_TABLE_KEYS: readonly (readonly [string, string[]])[] = [
-  ["session_assets", ["hash", "path"]],
+  ["session_assets", ["path"]],
   ["session_hashes", ["hash"]],
   ["session_blobs", ["hash"]],
 ];

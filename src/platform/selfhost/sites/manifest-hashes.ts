@@ -24,7 +24,8 @@ export function largerCompressible(dialect: SqlDialect) {
 
 /**
  * Writes each hash of the session (`session_hashes`, each once) as the manifest's, in hash order,
- * compressible when the type an upload declared for it is, else when one of its paths' is.
+ * compressible when the type an upload declared for it is, else when one of its paths' is (as
+ * manifest_files' rows of it are, manifest-rows.ts).
  */
 export async function writeSessionHashes(
   database: PlatformDatabase,
@@ -40,8 +41,8 @@ export async function writeSessionHashes(
   };
   await inOrderedSlices(database, rows, pacer, async (trx, range) => {
     await sql`INSERT INTO manifest_hashes (project_slug, manifest_id, hash, compressible)
-      SELECT CAST(${projectSlug} AS TEXT), CAST(${id} AS TEXT), h.hash, COALESCE(h.compressible,
-          (SELECT MAX(a.compressible) FROM session_assets a WHERE a.session_id = h.session_id AND a.hash = h.hash), 0)
+      SELECT CAST(${projectSlug} AS TEXT), CAST(${id} AS TEXT), h.hash,
+          COALESCE(h.compressible, h.paths_compressible)
         FROM session_hashes h WHERE ${range} AND h.hash <> '' ORDER BY h.hash`.execute(trx);
     return true;
   });

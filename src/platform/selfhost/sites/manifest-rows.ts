@@ -13,7 +13,6 @@ import { deleteInSlices } from "../state/sliced-delete.js";
 import { ROWS_PER_SLICE } from "../sessions/session-rows.js";
 import { inOrderedSlices, type OrderedRows } from "./row-slices.js";
 import { deleteManifestHashes, largerCompressible, writeSessionHashes } from "./manifest-hashes.js";
-import { copyInPathOrder } from "./path-order.js";
 
 // The rows of a manifest written at publish from its upload session (manifest-staging.ts): whole,
 // or as a delta of a full manifest.
@@ -52,28 +51,24 @@ export function sessionAssetRows(sessionId: string): OrderedRows {
     table: "session_assets",
     alias: "a",
     scope: sql`a.session_id = ${sessionId}`,
-    key: ["hash", "path"],
+    key: ["path"],
   };
 }
 
 /**
- * Copies every file of the session into the manifest in the order of their paths (the table's key:
- * each page written once), then its hashes (manifest-hashes.ts). On SQLite through the session's
- * keys sorted here (path-order.ts); on PostgreSQL one statement, sorted there.
+ * Copies every file of the session into the manifest, in the order of their paths (both tables'
+ * key: each page written once), then its hashes (manifest-hashes.ts).
  */
 export async function writeWhole(database: PlatformDatabase, target: Target, pacer: Pacer): Promise<void> {
   const { projectSlug, sessionId, id } = target;
-  if (database.dialect === "sqlite") {
-    target.rowBytes += await copyInPathOrder(database, target, pacer);
-  } else {
-    await inOrderedSlices(database, sessionAssetRows(sessionId), pacer, async (trx, range) => {
-      await sql`INSERT INTO manifest_files (project_slug, manifest_id, path, hash, content_type, compressible)
-        SELECT CAST(${projectSlug} AS TEXT), CAST(${id} AS TEXT), a.path, a.hash, ${TYPE}, ${COMPRESSIBLE}
-        ${SESSION_FILES} WHERE ${range} ORDER BY a.path`.execute(trx);
-      await charge(trx, database.dialect, target, range);
-      return true;
-    });
-  }
+  const rows = sessionAssetRows(sessionId);
+  await inOrderedSlices(database, rows, pacer, async (trx, range) => {
+    await sql`INSERT INTO manifest_files (project_slug, manifest_id, path, hash, content_type, compressible)
+      SELECT CAST(${projectSlug} AS TEXT), CAST(${id} AS TEXT), a.path, a.hash, ${TYPE}, ${COMPRESSIBLE}
+      ${SESSION_FILES} WHERE ${range} ORDER BY a.path`.execute(trx);
+    await charge(trx, database.dialect, target, range);
+    return true;
+  });
   await writeSessionHashes(database, target, pacer);
 }
 
@@ -81,8 +76,8 @@ export async function writeWhole(database: PlatformDatabase, target: Target, pac
  * Writes the session's files that differ from the base's (added or changed), their hashes, and a
  * tombstone for each path of the base the session lacks, and returns how many rows; gives up (its rows deleted,
  * undefined) once they are more than MAX_DELTA of the base's files. On SQLite, range by range,
- * every probe a seek (the base's row by its path, the session's by (hash, path), the delta's by
- * its path); on PostgreSQL, one EXCEPT each (hashed or sorted whatever the planner thinks of a
+ * every probe a seek (the base's row by its path, the session's by its path, the delta's by its
+ * path); on PostgreSQL, one EXCEPT each (hashed or sorted whatever the planner thinks of a
  * fresh table: the probes as NOT EXISTS outran the statement timeout for 20,000 rows), both and
  * the charge in one statement.
  */
@@ -122,8 +117,8 @@ export async function writeDelta(
             WHERE a.session_id = ${sessionId} AND a.hash = b.hash AND a.path = b.path)
           AND NOT EXISTS (SELECT 1 FROM manifest_files d
             WHERE d.project_slug = b.project_slug AND d.manifest_id = ${id} AND d.path = b.path)`;
-  // The hashes of the rows `changed` wrote in the range (in hash order, a seek each); a hash whose
-  // rows span two ranges comes twice, kept once.
+  // The hashes of the rows `changed` wrote in the range (a seek each, grouped by hash); a hash
+  // whose rows are in two ranges comes twice, kept once.
   const hashesOf = (range: RawBuilder<unknown>) =>
     sql`INSERT INTO manifest_hashes (project_slug, manifest_id, hash, compressible)
       SELECT ${projectSlug}, ${id}, a.hash, MAX(f.compressible) FROM session_assets a

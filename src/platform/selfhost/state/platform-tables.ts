@@ -57,6 +57,8 @@ export interface PlatformTables {
     size: number;
     media_type: string | null;
     compressible: number | null;
+    /** 1 when one of the session's paths naming it has a compressible type by its extension. */
+    paths_compressible: Generated<number>;
   };
   /** The content a session has (verified in its uploads, or its project's when it opened). */
   session_blobs: { session_id: string; hash: string };
