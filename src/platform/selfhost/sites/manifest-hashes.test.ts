@@ -1,0 +1,82 @@
+import { sql } from "kysely";
+import { afterEach, describe, expect, it } from "vitest";
+import { describePostgres, testPostgres } from "../../../../test/support/postgres.js";
+import {
+  ACCOUNT,
+  deployed,
+  manifestOf,
+  testPlatform,
+  type TestPlatform,
+  uploadInto,
+} from "../../../../test/support/test-platform.js";
+
+// Issue 32: what asks which manifests name a hash reads manifest_hashes, so each manifest's rows
+// there must be the distinct hashes of its rows not removed, compressible when one of its paths
+// is, however it was written: whole, as a delta session's rows, or as a delta found at publish.
+
+type Row = { manifest_id: string; hash: string; compressible: number };
+
+function manifestHashesSuite(name: string, postgres: boolean): void {
+  describe(name, () => {
+    let t: TestPlatform;
+    afterEach(() => t.remove());
+    const rows = async (query: ReturnType<typeof sql<Row>>) =>
+      (await query.execute(t.database.db)).rows.map((row) => ({
+        ...row,
+        compressible: Number(row.compressible),
+      }));
+    /** manifest_hashes' rows, and what manifest_files' rows say they must be. */
+    const both = async () => ({
+      written: await rows(sql<Row>`SELECT manifest_id, hash, compressible FROM manifest_hashes
+        ORDER BY manifest_id, hash`),
+      expected: await rows(sql<Row>`SELECT manifest_id, hash, MAX(compressible) AS compressible
+        FROM manifest_files WHERE removed = 0 GROUP BY manifest_id, hash ORDER BY manifest_id, hash`),
+    });
+    const manifests = async () =>
+      (
+        await sql<{ id: string; base_id: string | null }>`SELECT id, base_id FROM manifests`.execute(
+          t.database.db,
+        )
+      ).rows;
+
+    it("publish: a manifest's hashes are its rows' distinct hashes not removed, compressible when one of their paths is; a delta's, those of its own rows", async () => {
+      t = await testPlatform(undefined, 1_000_000, postgres ? testPostgres() : undefined);
+      const site: Record<string, string> = { "a.css": "shared", "b.bin": "shared", "c.bin": "alone" };
+      for (let i = 0; i < 12; i++) site[`f${i}.bin`] = `file ${i}`;
+      // Two sessions opened before any publish: the second's is found a delta at its publish.
+      const expiresAt = new Date(t.clock.ms + 60_000);
+      const second = { ...site, "f0.bin": "changed", "d.css": "alone" };
+      delete second["f1.bin"];
+      const opened = await t.platform.openUploadSession({
+        projectSlug: "blue",
+        entries: manifestOf(second),
+        expiresAt,
+      });
+      await deployed(t, "blue", "r1", site);
+      await uploadInto(t, opened.sessionId, Object.values(second));
+      const completionJwt = await t.tokens.sign(["completion"], opened.sessionId, ACCOUNT, expiresAt);
+      await t.platform.publishRevision({
+        projectSlug: "blue",
+        revisionId: "r2",
+        sessionId: opened.sessionId,
+        completionJwt,
+        hostnames: ["blue.test"],
+        expiresAt,
+      });
+      // A delta session (opened once the project has a full manifest).
+      await deployed(t, "blue", "r3", { ...site, "f2.bin": "changed again", "e.css": "file 3" });
+      const kinds = (await manifests()).map((m) => m.base_id === null);
+      expect(kinds.sort()).toEqual([false, false, true]);
+      const { written, expected } = await both();
+      expect(written).toEqual(expected);
+      // r1: 14 hashes, "shared" compressible (a.css, not b.bin); r2: "changed" and "alone", this
+      // one compressible there (d.css, not c.bin), f1.bin's tombstone none; r3: "changed again"
+      // and "file 3", compressible there (e.css).
+      expect(written).toHaveLength(18);
+      expect(written.filter((row) => row.compressible === 1)).toHaveLength(3);
+    });
+  });
+}
+
+manifestHashesSuite("manifest_hashes on SQLite", false);
+await describePostgres("manifest_hashes on PostgreSQL", () => manifestHashesSuite("manifest_hashes", true));
