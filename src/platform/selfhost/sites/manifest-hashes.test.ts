@@ -45,7 +45,7 @@ function manifestHashesSuite(name: string, postgres: boolean): void {
       for (let i = 0; i < 12; i++) site[`f${i}.bin`] = `file ${i}`;
       // Two sessions opened before any publish: the second's is found a delta at its publish.
       const expiresAt = new Date(t.clock.ms + 60_000);
-      const second = { ...site, "f0.bin": "changed", "d.css": "alone" };
+      const second: Record<string, string> = { ...site, "f0.bin": "changed", "d.css": "alone" };
       delete second["f1.bin"];
       const opened = await t.platform.openUploadSession({
         projectSlug: "blue",
