@@ -4,6 +4,7 @@ import { describePostgres, testPostgres } from "../../../../test/support/postgre
 import {
   ACCOUNT,
   deployed,
+  hashOf,
   manifestOf,
   testPlatform,
   type TestPlatform,
@@ -74,6 +75,28 @@ function manifestHashesSuite(name: string, postgres: boolean): void {
       // and "file 3", compressible there (e.css).
       expect(written).toHaveLength(18);
       expect(written.filter((row) => row.compressible === 1)).toHaveLength(3);
+    });
+
+    it("collectGarbage: keeps every blob a kept manifest names (whole, either delta, a base kept for its delta), then what only a pruned one named goes", async () => {
+      t = await testPlatform(undefined, 1_000_000, postgres ? testPostgres() : undefined);
+      const site: Record<string, string> = { "a.css": "shared", "b.bin": "shared" };
+      for (let i = 0; i < 8; i++) site[`f${i}.bin`] = `file ${i}`;
+      await deployed(t, "blue", "r1", site);
+      await deployed(t, "blue", "r2", { ...site, "f0.bin": "only in r2" });
+      await deployed(t, "blue", "r3", { ...site, "f1.bin": "only in r3" });
+      const blobs = async () =>
+        (await sql<{ hash: string }>`SELECT hash FROM blobs ORDER BY hash`.execute(t.database.db)).rows.map(
+          (row) => row.hash,
+        );
+      const kept = await blobs();
+      expect(kept).toHaveLength(1 + 8 + 2);
+      // Every session expired and gone: only the manifests name the blobs now.
+      expect(await t.platform.collectGarbage(t.clock.ms + 3_600_000_000)).toMatchObject({ blobsDeleted: 0 });
+      expect(await blobs()).toEqual(kept);
+      // r3 (production) is a delta of r1's manifest, which stays as its base.
+      await t.platform.pruneRevisions("blue", ["r1", "r2"]);
+      expect(await t.platform.collectGarbage(t.clock.ms + 3_600_000_000)).toMatchObject({ blobsDeleted: 1 });
+      expect(await blobs()).toEqual(kept.filter((hash) => hash !== hashOf("only in r2")));
     });
   });
 }
