@@ -74,8 +74,8 @@ export async function writeWhole(database: PlatformDatabase, target: Target, pac
 
 /**
  * Writes the session's files that differ from the base's (added or changed), their hashes, and a
- * tombstone for each path of the base the session lacks, and returns how many rows; gives up (its rows deleted,
- * undefined) once they are more than MAX_DELTA of the base's files. On SQLite, range by range,
+ * tombstone for each path of the base the session lacks, and returns how many rows; gives up (its
+ * rows deleted, undefined) once they are more than MAX_DELTA of the base's files. On SQLite, range by range,
  * every probe a seek (the base's row by its path, the session's by its path, the delta's by its
  * path); on PostgreSQL, one EXCEPT each (hashed or sorted whatever the planner thinks of a
  * fresh table: the probes as NOT EXISTS outran the statement timeout for 20,000 rows), both and

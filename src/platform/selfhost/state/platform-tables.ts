@@ -39,7 +39,8 @@ export interface PlatformTables {
   };
   /**
    * The manifest of an upload session, a row per path; of a delta session, a row per path added or
-   * changed and a tombstone (hash empty) per path of its base it lacks.
+   * changed and a tombstone (hash empty) per path of its base it lacks. Keyed by (session_id, path),
+   * written in path order, as a publish copies it into manifest_files.
    */
   session_assets: {
     session_id: string;
@@ -94,7 +95,10 @@ export interface PlatformTables {
     row_bytes: Generated<number>;
     created_at: number;
   };
-  /** A manifest's rows, a path each (`removed` 1: a delta's tombstone, hash empty). */
+  /**
+   * A manifest's rows, a path each (`removed` 1: a delta's tombstone, hash empty), keyed by
+   * (project_slug, manifest_id, path) and indexed by nothing else: its hashes are manifest_hashes.
+   */
   manifest_files: {
     project_slug: string;
     manifest_id: string;
