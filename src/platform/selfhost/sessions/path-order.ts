@@ -27,16 +27,26 @@ export async function placesByPath(entries: readonly ManifestEntry[], pacer: Pac
   return Uint32Array.from(sorted);
 }
 
-/** Whether `a` and `b` hold the same entries in the same order (one look at each, paced). */
-export async function sameOrder(
-  a: readonly ManifestEntry[],
-  b: readonly ManifestEntry[],
+/**
+ * Whether `places` are the places of `ordered` in some order, each once, and `ordered` holds
+ * `given`'s entries as given (sortByHash found them in hash order already): so the caller's path
+ * order (`places`, of `given`) is one of `ordered`. One look at each, paced; a wrong one would drop
+ * or repeat a session's row.
+ */
+export async function placesFit(
+  places: Uint32Array,
+  ordered: readonly ManifestEntry[],
+  given: readonly ManifestEntry[],
   pacer: Pacer,
 ): Promise<boolean> {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
+  const count = ordered.length;
+  if (given.length !== count || places.length !== count) return false;
+  const seen = new Uint8Array(count);
+  for (let i = 0; i < count; i++) {
     if ((i & 4095) === 4095 && pacer.due()) await pacer.next();
-    if (a[i] !== b[i]) return false;
+    const place = places[i]!;
+    if (ordered[i] !== given[i] || place >= count || seen[place] === 1) return false;
+    seen[place] = 1;
   }
   return true;
 }

@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import type { ManifestEntry } from "../../../core/manifest.js";
 import { Pacer } from "../../../shared/event-loop.js";
 import { sortByHash } from "./hash-order.js";
-import { placesByPath, sameOrder } from "./path-order.js";
+import { placesByPath, placesFit } from "./path-order.js";
 import { hashRunsOf, insertSessionHashes } from "./session-hashes.js";
 import { insertTombstones, planDelta } from "./delta-open.js";
 import {
@@ -87,7 +87,7 @@ export async function openSession(
   const kinds = await typesOfPaced(ordered, pacer);
   // Places in `ordered` in path order: the caller's (sorted in a worker) when they are of it.
   const byPath =
-    delta === undefined && pathOrder?.length === source.length && (await sameOrder(ordered, source, pacer))
+    delta === undefined && pathOrder !== undefined && (await placesFit(pathOrder, ordered, source, pacer))
       ? pathOrder
       : await placesByPath(ordered, pacer);
   const missing: { hash: string; size: number }[] = [];
