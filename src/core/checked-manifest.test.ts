@@ -10,7 +10,7 @@ const hashOf = (n: number) =>
   (n < 50 ? "00000000" : [...n.toString(16).padStart(8, "0")].reverse().join("")) +
   n.toString(16).padStart(24, "0");
 
-it("compactManifest: opened, gives the entries in the order of their hashes (one hash's in the manifest's), and the digest parseManifest and manifestDigest give", async () => {
+it("compactManifest: opened, gives the entries in the order of their hashes (one hash's in path order), their places in path order, and the digest parseManifest and manifestDigest give", async () => {
   const manifest: Record<string, { hash: string; size: number }> = {};
   // Hashes falling as the manifest goes, every seventh path naming one hash more than once; some
   // of one 32-bit prefix (the last digits differ), most of their own.
@@ -20,16 +20,15 @@ it("compactManifest: opened, gives the entries in the order of their hashes (one
       size: i,
     };
   const parsed = parseManifest(manifest, "site", limits);
-  const expected = parsed
-    .map((entry, index) => ({ entry, index }))
-    .sort((a, b) => (a.entry.hash < b.entry.hash ? -1 : a.entry.hash > b.entry.hash ? 1 : a.index - b.index))
-    .map(({ entry }) => entry);
+  const byPath = [...parsed].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const expected = [...byPath].sort((a, b) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0));
   const opened = await new CheckedManifest(compactManifest(manifest, "site", limits)).open(pause);
   expect(opened.entries).toEqual(expected);
   expect(opened.entries).not.toEqual(parsed);
   expect(opened.digest).toBe(manifestDigest(parsed));
+  expect(Array.from(opened.pathOrder, (place) => opened.entries[place])).toEqual(byPath);
   const empty = await new CheckedManifest(compactManifest({}, "site", limits)).open(pause);
-  expect(empty).toEqual({ entries: [], digest: manifestDigest([]) });
+  expect(empty).toEqual({ entries: [], digest: manifestDigest([]), pathOrder: new Uint32Array(0) });
 });
 
 it("compactManifest: a bad manifest, opened, throws INVALID_MANIFEST with parseManifest's message", async () => {

@@ -159,6 +159,7 @@ describe("compression costs at the edge", () => {
     const hash = await hashAsset(page(2), "/page-2.html");
     expect(existsSync(edge.packs.variantPath(hash, "br"))).toBe(true);
     await sql`DELETE FROM manifest_files WHERE hash = ${hash}`.execute(edge.db.db);
+    await sql`DELETE FROM manifest_hashes WHERE hash = ${hash}`.execute(edge.db.db);
     expect((await collectGarbage(edge.db, edge.files, Date.now())).blobsDeleted).toBe(1);
     expect(existsSync(edge.packs.variantPath(hash, "br"))).toBe(false);
   });

@@ -86,7 +86,7 @@ describe("a platform.sqlite written before the Migrator", () => {
     await openAndClose(dir.path);
     const after = snapshotDatabase(file);
     for (const table of Object.keys(before))
-      expect(after[table], table).toEqual(withLaterColumns(table, before[table]));
+      expect(after[table], table).toEqual(withLaterColumns(table, before[table], after));
     expect(applied()).toEqual(Object.keys(SQLITE_PLATFORM_MIGRATIONS));
     expect(applied()[0]).toBe("0001_platform");
     expect(schemaOf(file)).toEqual(await newFileSchema());
@@ -125,7 +125,7 @@ describe("a platform.sqlite written before the Migrator", () => {
       "site_hosts",
       "settings",
     ])
-      expect(after[table], table).toEqual(withLaterColumns(table, fixture[table]));
+      expect(after[table], table).toEqual(withLaterColumns(table, fixture[table], after));
     // Rows of a column added now get its default; revisions get their row charge counted, as at
     // publish (the values the dump's code wrote); each session's hashes get a row.
     expect(queryDatabase(file, "SELECT DISTINCT compressible FROM session_assets")).toEqual([
@@ -167,8 +167,19 @@ describe("a platform.sqlite written before the Migrator", () => {
  * file_count and row_bytes, empty; 0006_charge_exact: project_charges.charge_exact, 0: a charge
  * recorded before is summed whole again); revision_files gone (its rows are the manifests').
  */
-function withLaterColumns(table: string, rows: string[] | undefined): string[] | undefined {
+function withLaterColumns(
+  table: string,
+  rows: string[] | undefined,
+  after: Record<string, string[]>,
+): string[] | undefined {
   if (table === "revision_files") return undefined;
+  // session_hashes.paths_compressible: 1 when a row of the session's of the hash is compressible.
+  const compressible = new Set(
+    (after["session_assets"] ?? [])
+      .map((row) => JSON.parse(row) as Record<string, unknown>)
+      .filter((row) => row["compressible"] === 1)
+      .map((row) => `${String(row["session_id"])} ${String(row["hash"])}`),
+  );
   const added: (row: Record<string, unknown>) => Record<string, unknown> =
     table === "upload_sessions"
       ? () => ({
@@ -182,7 +193,13 @@ function withLaterColumns(table: string, rows: string[] | undefined): string[] |
         ? (row) => ({ manifest_id: row["revision_id"] })
         : table === "project_charges"
           ? () => ({ charge_exact: 0 })
-          : () => ({});
+          : table === "session_hashes"
+            ? (row) => ({
+                paths_compressible: compressible.has(`${String(row["session_id"])} ${String(row["hash"])}`)
+                  ? 1
+                  : 0,
+              })
+            : () => ({});
   if (rows === undefined) return rows;
   return rows
     .map((row) => {

@@ -26,6 +26,8 @@ const MIGRATIONS = [
   "0010_delta_sessions",
   "0011_session_hashes_by_hash",
   "0012_charge_exact",
+  "0013_manifest_hashes",
+  "0014_session_assets_by_path",
 ];
 
 await describePostgres("the platform database on PostgreSQL", () => {
@@ -75,6 +77,7 @@ await describePostgres("the platform database on PostgreSQL", () => {
     expect(await tablesIn(options.schema)).toEqual([
       "blobs",
       "manifest_files",
+      "manifest_hashes",
       "manifests",
       "packs",
       "platform_migration",
@@ -241,21 +244,20 @@ await describePostgres("the platform database on PostgreSQL", () => {
     }
   });
 
-  it("session_assets: keyed (session_id, hash, path): one path may name two hashes in a session, a row may not repeat", async () => {
+  it("session_assets: keyed (session_id, path): a path names one hash in a session", async () => {
     const database = await open(testPostgres());
     const insert = (hash: string) =>
       sql`INSERT INTO session_assets (session_id, path, hash, size, content_type)
         VALUES ('s', '/a', ${hash}, 1, 'text/plain')`.execute(database.db);
     await insert("h1");
-    await insert("h2");
-    await expect(insert("h1")).rejects.toThrow(/session_assets_pkey/);
+    await expect(insert("h2")).rejects.toThrow(/session_assets_pkey/);
     const key = await rowsOf(
       database.db,
       sql<{ name: string }>`SELECT a.attname AS name FROM pg_index i
         JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
         WHERE i.indrelid = 'session_assets'::regclass AND i.indisprimary ORDER BY array_position(i.indkey, a.attnum)`,
     );
-    expect(key.map((row) => row.name)).toEqual(["session_id", "hash", "path"]);
+    expect(key.map((row) => row.name)).toEqual(["session_id", "path"]);
   });
 
   it("0011_session_hashes_by_hash: the index on hash is session_hashes', not session_assets' (whose key is its only index)", async () => {

@@ -41,7 +41,7 @@ function toKeyByPath(file: string): void {
 }
 
 describe("a data folder whose session_assets is keyed by path", () => {
-  it("start: rekeys session_assets by hash, and a session opened before the upgrade uploads and publishes", async () => {
+  it("start: keeps session_assets keyed by path (sqlite/0008), and a session opened before the restart uploads and publishes", async () => {
     const dir = tempDir("deploy-session-key-");
     try {
       const files: Record<string, string> = { "/index.html": "<h1>opened before</h1>" };
@@ -56,7 +56,7 @@ describe("a data folder whose session_assets is keyed by path", () => {
 
       const second = await startTestServer({ dataDir: dir.path });
       try {
-        expect(sessionAssetsKey(platform)).toEqual(["session_id", "hash", "path"]);
+        expect(sessionAssetsKey(platform)).toEqual(["session_id", "path"]);
         // The same session, its upload URL on the new process's port.
         const old = new URL(prepared.urls.upload);
         const uploadUrl = new URL(old.pathname + old.search, second.urls.upload).href;

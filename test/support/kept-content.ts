@@ -25,6 +25,8 @@ export async function keepContent(
     );
     await sql`INSERT INTO manifest_files (project_slug, manifest_id, path, hash, content_type, compressible, removed)
       VALUES (${project}, 'm', ${`/f${i}`}, ${hash}, 'text/plain', ${compressible}, 0)`.execute(db);
+    await sql`INSERT INTO manifest_hashes (project_slug, manifest_id, hash, compressible)
+      VALUES (${project}, 'm', ${hash}, ${compressible})`.execute(db);
   }
   return { content, variants };
 }

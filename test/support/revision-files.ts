@@ -1,4 +1,6 @@
 import { type Kysely, sql } from "kysely";
+import { fillManifestHashes } from "../../src/platform/selfhost/state/migrations/manifest-hashes-backfill.js";
+import type { Executor, SqlDialect } from "../../src/platform/selfhost/state/platform-db.js";
 import type { PlatformTables } from "../../src/platform/selfhost/state/platform-tables.js";
 
 /** A revision's file as its manifest gives it (the rows `revision_files` held before manifests). */
@@ -50,6 +52,13 @@ export async function addRevisionFile(
   await sql`INSERT INTO manifest_files (project_slug, manifest_id, path, hash, content_type, compressible)
     VALUES (${project}, ${revision}, ${file.path}, ${file.hash}, ${file.contentType ?? "text/plain"},
       ${file.compressible ?? 0})`.execute(db);
+  // Its hash as the manifest's (sites/manifest-hashes.ts), compressible if one of its paths is.
+  await sql`INSERT INTO manifest_hashes (project_slug, manifest_id, hash, compressible)
+    VALUES (${project}, ${revision}, ${file.hash}, ${file.compressible ?? 0})
+    ON CONFLICT (project_slug, manifest_id, hash) DO UPDATE
+      SET compressible = CASE WHEN excluded.compressible = 1 THEN 1 ELSE manifest_hashes.compressible END`.execute(
+    db,
+  );
   await sql`UPDATE manifests SET file_count = file_count + 1 WHERE project_slug = ${project} AND id = ${revision}`.execute(
     db,
   );
@@ -64,4 +73,11 @@ export async function nameManifest(
 ): Promise<void> {
   await sql`UPDATE revisions SET manifest_id = revision_id
     WHERE project_slug = ${project} AND revision_id = ${revision}`.execute(db);
+}
+
+/** Gives every manifest the hashes of its rows a test wrote straight into manifest_files. */
+export async function fillHashes(db: Executor, dialect: SqlDialect): Promise<void> {
+  await fillManifestHashes(db as unknown as Kysely<unknown>, dialect, {
+    inSlice: (work) => work(db as never),
+  });
 }

@@ -54,8 +54,10 @@ function small(value: unknown): unknown {
 
 parentPort?.on("message", (request: PrepareBodyRequest) => {
   const reply = answer(request);
-  // The sizes' own buffer (made here, never shared): moved, not copied.
+  // The sizes' and places' own buffers (made here, never shared): moved, not copied.
   const transfer: ArrayBuffer[] =
-    "manifest" in reply && "sizes" in reply.manifest ? [reply.manifest.sizes.buffer as ArrayBuffer] : [];
+    "manifest" in reply && "sizes" in reply.manifest
+      ? [reply.manifest.sizes.buffer as ArrayBuffer, reply.manifest.pathOrder.buffer as ArrayBuffer]
+      : [];
   parentPort!.postMessage(reply, transfer);
 });

@@ -68,6 +68,7 @@ export async function prepareDeploy(
         expiresAt,
         clientAddress: input.clientAddress,
         manifestDigest: digest,
+        ...("pathOrder" in checked ? { pathOrder: checked.pathOrder } : {}),
         // Whose client quota the project's storage counts against (CLIENT_QUOTA_BYTES).
         ...(current.createdBy
           ? { owner: { clientAddress: current.createdBy, createdAt: new Date(current.createdAt) } }

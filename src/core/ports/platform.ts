@@ -77,6 +77,8 @@ export interface Platform {
      * may store a manifest once per project and digest, shared by the revisions that have it.
      */
     manifestDigest?: string;
+    /** The places of `entries` in the order of their paths, when the caller has them (sorted away). */
+    pathOrder?: Uint32Array;
   }): Promise<UploadSession>;
   /** Checks the completion token against the session and that every asset is held, parses the
    * site's `_redirects` and `_headers` (InvalidSiteConfigError when one does not parse: nothing is

@@ -81,6 +81,7 @@ export class SelfHostedPlatform implements Platform {
     clientAddress?: string;
     owner?: { clientAddress: string; createdAt: Date };
     manifestDigest?: string;
+    pathOrder?: Uint32Array;
   }): Promise<UploadSession> {
     const { sessions, tokens, accountId, now } = this.options;
     const sessionId = generateOpaqueId();
@@ -95,6 +96,7 @@ export class SelfHostedPlatform implements Platform {
         input.entries,
         now(),
         pacer,
+        input.pathOrder,
       );
     } catch (error) {
       if (isOutOfSpace(error)) throw new InsufficientStorageError(undefined, { cause: error });

@@ -24,11 +24,12 @@ export interface CollectionResult {
   bytesFreed: number;
 }
 
-// Named by an open session: by one of its hashes (session_hashes has each hash of a session's
-// manifest once, written with or before the rows naming it, deleted after them), through the index
-// on session_hashes(hash): one entry a distinct hash, where one on session_assets(hash) took one a
-// path of every prepare (issue 32).
-const UNREFERENCED = sql`NOT EXISTS (SELECT 1 FROM manifest_files f WHERE f.hash = b.hash)
+// Named by a manifest: by one of its hashes (manifest_hashes has each hash of a manifest's rows
+// once, written with them, deleted with them, sites/manifest-hashes.ts). Named by an open session:
+// by one of its hashes (session_hashes has each hash of a session's manifest once, written with or
+// before the rows naming it, deleted after them). Each through its index by hash: an entry a
+// distinct hash, where manifest_files(hash) and session_assets(hash) took one a path (issue 32).
+const UNREFERENCED = sql`NOT EXISTS (SELECT 1 FROM manifest_hashes f WHERE f.hash = b.hash)
   AND NOT EXISTS (SELECT 1 FROM session_hashes s WHERE s.hash = b.hash)`;
 
 /**
@@ -117,7 +118,7 @@ async function expireSessions(
 
 /** The tables of a session's manifest rows, and the columns that name one row of each. */
 const SESSION_ROW_KEYS = {
-  session_assets: ["session_id", "hash", "path"],
+  session_assets: ["session_id", "path"],
   session_hashes: ["session_id", "hash"],
   session_blobs: ["session_id", "hash"],
 } as const satisfies { [T in keyof PlatformTables]?: readonly (keyof PlatformTables[T] & string)[] };

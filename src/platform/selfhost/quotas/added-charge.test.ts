@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { openPlatformDatabase } from "../state/sqlite-database.js";
 import { addedCharge } from "./added-charge.js";
 import { keepContent } from "../../../../test/support/kept-content.js";
+import { fillHashes } from "../../../../test/support/revision-files.js";
 import { UNLIMITED } from "./storage-limits.js";
 import { keptCharge } from "./kept-charge.js";
 import { chargeRowOf, recordCharge } from "./project-charges.js";
@@ -81,6 +82,7 @@ function addedChargeSuite(name: string, postgres: boolean): void {
         VALUES ('blue', 'left', NULL, NULL, NULL, 0)`.execute(db);
       await sql`INSERT INTO manifest_files (project_slug, manifest_id, path, hash, content_type, compressible, removed)
         VALUES ('blue', 'left', '/left', ${hashOf("left")}, 'text/plain', 0, 0)`.execute(db);
+      await fillHashes(db, t.database.dialect);
       await recordCharge(db, "blue", (await charges()).summed);
       await deployed(t, "blue", "r2", { ...site, "index.html": "<p>changed</p>" });
       await expectExact();
@@ -92,7 +94,7 @@ addedChargeSuite("added charge on SQLite", false);
 await describePostgres("added charge on PostgreSQL", () => addedChargeSuite("added charge", true));
 
 describe("addedCharge", () => {
-  it("addedCharge: a manifest read a slice of paths a statement adds what one statement finds, the full sum's growth: a hash at paths of several slices counted once, its variants where a later slice first has it compressible", async () => {
+  it("addedCharge: a manifest read a slice of hashes a statement adds what one statement finds, the full sum's growth: a hash at several paths counted once, its variants where any path has it compressible", async () => {
     const dir = mkdtempSync(join(tmpdir(), "added-charge-"));
     const database = await openPlatformDatabase(dir);
     try {
@@ -113,7 +115,7 @@ describe("addedCharge", () => {
           db,
         );
       }
-      // Paths in order a..i; with three a slice: [a b c] [d e f] [g h i].
+      // Paths a..i, five distinct hashes (their rows' hashes, written as a publish does below).
       const rows: [string, string, number, number][] = [
         ["/a", x!, 0, 0],
         ["/b", y!, 0, 0],
@@ -129,6 +131,7 @@ describe("addedCharge", () => {
         await sql`INSERT INTO manifest_files (project_slug, manifest_id, path, hash, content_type, compressible, removed)
           VALUES ('p', 'n', ${path}, ${hash}, 'text/plain', ${compressible}, ${removed})`.execute(db);
       }
+      await fillHashes(db, "sqlite");
       await sql`INSERT INTO revisions (project_slug, revision_id, created_at, row_bytes, manifest_id)
         VALUES ('p', 'r', 0, 2_000, 'n')`.execute(db);
       await sql`INSERT INTO revision_rules (project_slug, revision_id, rules) VALUES ('p', 'r', '{"é":1}')`.execute(

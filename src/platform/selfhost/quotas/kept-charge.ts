@@ -16,7 +16,7 @@ const HASH_BOUNDS: readonly string[] = Array.from({ length: 63 }, (_, i) =>
 );
 
 /**
- * A project with fewer manifest rows than this is summed in one statement on SQLite (a few
+ * A project with fewer manifest hashes (rows of manifest_hashes) than this is summed in one statement on SQLite (a few
  * milliseconds at most): the 64 ranges, 65 statements at every prepare and publish, were 14% of
  * the server's CPU for a one-page site republished ten times a second (BENCHMARKS.md).
  */
@@ -35,7 +35,7 @@ async function rangesFor(
   if (dialect === "postgres") return 1;
   const row = await firstOf(
     trx,
-    sql<{ n: number }>`SELECT COUNT(*) AS n FROM (SELECT 1 FROM manifest_files
+    sql<{ n: number }>`SELECT COUNT(*) AS n FROM (SELECT 1 FROM manifest_hashes
       WHERE project_slug = ${projectSlug} LIMIT ${oneRangeRows})`,
   );
   return Number(row!.n) < oneRangeRows ? 1 : HASH_BOUNDS.length + 1;
@@ -58,7 +58,7 @@ function hashRange(column: string, index: number, ranges: number): RawBuilder<un
 /**
  * The distinct hashes of a project's revisions within the `index`-th range, as `hashes` (a
  * subquery) after `before` (a WITH clause, or nothing). On SQLite they are found by skipping from
- * one to the next through the index on (project_slug, hash), a seek each: reading every row of the
+ * one to the next through the index on manifest_hashes(project_slug, hash), a seek each: reading every row of the
  * range for them, a revision of 20,000 paths naming one file, kept ten times, cost 200,000 rows
  * (up to 115 ms of the thread, issue 31). PostgreSQL reads them apart from this thread.
  */
@@ -69,14 +69,14 @@ function keptHashes(
   ranges: number,
 ): { before: RawBuilder<unknown>; hashes: RawBuilder<unknown> } {
   if (dialect === "postgres") {
-    const hashes = sql`SELECT hash FROM manifest_files
+    const hashes = sql`SELECT hash FROM manifest_hashes
       WHERE project_slug = ${projectSlug} AND ${hashRange("hash", index, ranges)}`;
     return { before: sql``, hashes };
   }
   const before = sql`WITH RECURSIVE kept(hash) AS (
-      SELECT MIN(hash) FROM manifest_files WHERE project_slug = ${projectSlug} AND ${hashRange("hash", index, ranges)}
+      SELECT MIN(hash) FROM manifest_hashes WHERE project_slug = ${projectSlug} AND ${hashRange("hash", index, ranges)}
       UNION ALL
-      SELECT (SELECT MIN(f.hash) FROM manifest_files f WHERE f.project_slug = ${projectSlug}
+      SELECT (SELECT MIN(f.hash) FROM manifest_hashes f WHERE f.project_slug = ${projectSlug}
           AND f.hash > kept.hash AND ${hashRange("f.hash", index, ranges)})
         FROM kept WHERE kept.hash IS NOT NULL)`;
   return { before, hashes: sql`SELECT hash FROM kept WHERE hash IS NOT NULL` };
@@ -126,7 +126,7 @@ export async function keptCharge(
       }>`${before} SELECT c.* ${last ? sql`, ${revisionCharges}` : sql``} FROM (SELECT
           CAST(COALESCE(SUM(b.size), 0) AS BIGINT) AS content_bytes,
           CAST(COALESCE(SUM(CASE WHEN b.size > CAST(${diskVariantsAbove} AS BIGINT) AND EXISTS (
-              SELECT 1 FROM manifest_files f WHERE f.project_slug = ${projectSlug} AND f.hash = b.hash
+              SELECT 1 FROM manifest_hashes f WHERE f.project_slug = ${projectSlug} AND f.hash = b.hash
                 AND f.compressible = 1) THEN b.size ELSE 0 END), 0) AS BIGINT) AS variant_bytes
         FROM blobs b WHERE ${hashRange("b.hash", index, ranges)} AND b.hash IN (${hashes})) AS c`,
     );

@@ -9,7 +9,8 @@ import type { SqlDialect } from "../state/platform-db.js";
  * stores for them, measured (docs/contract.md): a row of manifest_files keeps its path three times
  * (the table and two indexes), about 250 bytes plus 3.1 per byte of path up to some 900 bytes,
  * and once an index entry no longer fits a quarter of a page, an overflow page per copy (13.8 KB
- * for a 1,100-byte path). The charge is an upper bound of both.
+ * for a 1,100-byte path). The charge is an upper bound of both. (Since issue 32 a row keeps its
+ * path once, its manifest's distinct hashes a narrow row each in manifest_hashes: still below it.)
  */
 
 /** Charged for each manifest row (a path of a kept revision or of an open session). */

@@ -10,6 +10,7 @@ import { chargeRowOf, recordCharge } from "./project-charges.js";
 import { QuotaGate } from "./quota-gate.js";
 import { sql } from "kysely";
 import { countingStatements, keepContent } from "../../../../test/support/kept-content.js";
+import { fillHashes } from "../../../../test/support/revision-files.js";
 
 let dir: string;
 let database: PlatformDatabase;
@@ -90,6 +91,7 @@ describe("QuotaGate", () => {
       await sql`INSERT INTO manifest_files (project_slug, manifest_id, path, hash, content_type, compressible, removed)
         VALUES ('p', 'n', ${path}, ${hash}, 'text/plain', 1, 0)`.execute(db);
     }
+    await fillHashes(db, "sqlite");
     await sql`INSERT INTO revisions (project_slug, revision_id, created_at, row_bytes, manifest_id)
       VALUES ('p', 'r', 0, 600, 'n')`.execute(db);
     const counted = countingStatements(db);

@@ -10,7 +10,9 @@ import { compressibleFlag } from "../quotas/quota-charges.js";
 // named one hash. `path` is a path naming it (the smallest: the extension the hash was made with),
 // `size` the largest size declared for it, `media_type` the type the last upload declared for it
 // (NULL until one does; its paths keep the type of their extension) and whether the edge
-// compresses that type (NULL with it).
+// compresses that type (NULL with it); `paths_compressible` 1 when one of its paths' extensions
+// has a compressible type (what its manifest's hash is when no upload declared one,
+// sites/manifest-hashes.ts: the session's rows are keyed by path, not found by hash).
 
 /** A hash of a manifest: a path naming it, the largest size declared for it, its first entry. */
 export interface HashRun {
@@ -46,15 +48,17 @@ export async function hashRunsOf(ordered: readonly ManifestEntry[], pacer: Pacer
 
 /**
  * Writes the rows of `runs`, 5,000 a statement (a slice of prepare's in one), without Kysely's
- * compiler (column-insert.ts).
+ * compiler (column-insert.ts); `compressible[i]`: runs[i]'s paths_compressible.
  */
 export async function insertSessionHashes(
   trx: Executor,
   dialect: SqlDialect,
   sessionId: string,
   runs: readonly HashRun[],
+  compressible: readonly number[],
 ): Promise<void> {
-  for (const slice of slicesOf(runs, 5_000)) {
+  for (let from = 0; from < runs.length; from += 5_000) {
+    const slice = runs.slice(from, from + 5_000);
     // By column: no array a row (insertColumns).
     const count = slice.length;
     const hashes = new Array<string>(count);
@@ -70,10 +74,18 @@ export async function insertSessionHashes(
     await insertColumns(
       trx,
       dialect,
-      "INSERT INTO session_hashes (session_id, hash, path, size, media_type, compressible)",
-      ["text", "text", "text", "bigint", "text", "integer"],
+      "INSERT INTO session_hashes (session_id, hash, path, size, media_type, compressible, paths_compressible)",
+      ["text", "text", "text", "bigint", "text", "integer", "integer"],
       count,
-      [{ same: sessionId }, hashes, paths, sizes, { same: null }, { same: null }],
+      [
+        { same: sessionId },
+        hashes,
+        paths,
+        sizes,
+        { same: null },
+        { same: null },
+        compressible.slice(from, from + count),
+      ],
     );
   }
 }

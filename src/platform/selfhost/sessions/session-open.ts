@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import type { ManifestEntry } from "../../../core/manifest.js";
 import { Pacer } from "../../../shared/event-loop.js";
 import { sortByHash } from "./hash-order.js";
+import { placesByPath, placesFit } from "./path-order.js";
 import { hashRunsOf, insertSessionHashes } from "./session-hashes.js";
 import { insertTombstones, planDelta } from "./delta-open.js";
 import {
@@ -71,15 +72,24 @@ export async function openSession(
   entries: ManifestEntry[],
   now: number,
   pacer: Pacer,
+  pathOrder?: Uint32Array,
 ): Promise<OpenedSession> {
-  // In hash order: rows so written land on neighbouring pages of every index keyed by hash
-  // (in manifest order, a 100,000-entry prepare got slower with every session the database
-  // already held, 1.6 s → 3.4 s over four), and each hash's entries are neighbours.
+  // The rows (session_assets, keyed by path) in path order, as a publish copies them into
+  // manifest_files (keyed by path); the hashes and their look-ups in hash order: rows so written
+  // land on neighbouring pages of every index keyed by hash (in manifest order, a 100,000-entry
+  // prepare got slower with every session the database already held, 1.6 s → 3.4 s over four),
+  // and each hash's entries are neighbours. Slice k writes the k-th slice of each order.
   const delta = await planDelta(database, session.projectSlug, entries, pacer);
-  const ordered = await sortByHash(delta?.changed ?? entries, (entry) => entry.hash, pacer);
+  const source = delta?.changed ?? entries;
+  const ordered = await sortByHash(source, (entry) => entry.hash, pacer);
   const runs = await hashRunsOf(ordered, pacer);
   // Each entry's media type once: its row's, and whether its hash's content gets variants.
   const kinds = await typesOfPaced(ordered, pacer);
+  // Places in `ordered` in path order: the caller's (sorted in a worker) when they are of it.
+  const byPath =
+    delta === undefined && pathOrder !== undefined && (await placesFit(pathOrder, ordered, source, pacer))
+      ? pathOrder
+      : await placesByPath(ordered, pacer);
   const missing: { hash: string; size: number }[] = [];
   // Content none of the project's kept revisions has: what this deploy adds to its quota.
   const added = delta ? new Map<string, number>() : undefined;
@@ -124,17 +134,20 @@ export async function openSession(
     };
     for (let index = 0, run = 0; index < sliceCount; index++) {
       const end = Math.min((index + 1) * rowsPerSlice, ordered.length);
-      const slice = ordered.slice(index * rowsPerSlice, end);
+      const start = index * rowsPerSlice;
+      // The session's rows of this slice of path order, with their kinds.
+      const places = byPath.subarray(start, end);
+      const slice = Array.from(places, (place) => ordered[place]!);
       // The hashes whose first entry is in this slice: each is looked up and written once.
       const first = run;
       while (run < runs.length && runs[run]!.start < end) run++;
       const freshRuns = runs.slice(first, run);
-      const start = index * rowsPerSlice;
       const sliceKinds = {
-        types: kinds.types.slice(start, end),
-        compressible: kinds.compressible.slice(start, end),
+        types: Array.from(places, (place) => kinds.types[place]!),
+        compressible: Array.from(places, (place) => kinds.compressible[place]!),
       };
       const fresh = freshRuns.map((hash) => hash.hash);
+      const freshCompressible = freshRuns.map((_, i) => (compressibleRun(first + i) ? 1 : 0));
       // Runs again whole if PostgreSQL aborts it (a deadlock): it changes nothing outside.
       const owned = database.transaction(async (trx): Promise<Owned> => {
         // Shared with other writers, exclusive to a collection: no blob found here is deleted
@@ -146,7 +159,7 @@ export async function openSession(
         const rest = inRevision.size === 0 ? fresh : fresh.filter((hash) => !inRevision.has(hash));
         const inSession = holds ? await ownedBySession(trx, dialect, session.projectSlug, rest, now) : none;
         await insertAssets(trx, dialect, session.id, slice, sliceKinds);
-        await insertSessionHashes(trx, dialect, session.id, freshRuns);
+        await insertSessionHashes(trx, dialect, session.id, freshRuns, freshCompressible);
         await insertSessionBlobs(
           trx,
           dialect,

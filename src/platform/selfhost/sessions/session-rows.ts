@@ -197,7 +197,7 @@ export async function deleteSessionRows(
 
 /** A session's row tables, each with the columns that follow `session_id` in its key. */
 const SESSION_TABLE_KEYS: readonly (readonly [string, string[]])[] = [
-  ["session_assets", ["hash", "path"]],
+  ["session_assets", ["path"]],
   ["session_hashes", ["hash"]],
   ["session_blobs", ["hash"]],
 ];
@@ -234,7 +234,7 @@ export async function projectHoldsContent(
   const row = await firstOf(
     executor,
     sql<{ n: number | string }>`SELECT CASE
-        WHEN EXISTS (SELECT 1 FROM manifest_files WHERE project_slug = ${projectSlug}) THEN 1
+        WHEN EXISTS (SELECT 1 FROM manifest_hashes WHERE project_slug = ${projectSlug}) THEN 1
         WHEN EXISTS (SELECT 1 FROM upload_sessions u WHERE u.project_slug = ${projectSlug}
           AND u.expires_at > ${now}
           AND EXISTS (SELECT 1 FROM session_blobs h WHERE h.session_id = u.id)) THEN 1
@@ -245,7 +245,7 @@ export async function projectHoldsContent(
 
 /**
  * Those of `hashes` one of the project's kept revisions names, with their bytes whole: one seek of
- * the index on (project_slug, hash) a hash. A join read every row naming a hash, so a revision of
+ * the index on manifest_hashes(project_slug, hash) a hash. A join read every row naming a hash, so a revision of
  * 20,000 paths naming one file, kept ten times, made this 200,000 rows (up to 118 ms, issue 31).
  */
 export async function ownedByRevision(
@@ -259,7 +259,7 @@ export async function ownedByRevision(
     trx,
     sql<{ hash: string }>`SELECT b.hash FROM blobs b
       WHERE ${hashIn(dialect, "b.hash", hashes)} AND b.damaged = 0 AND EXISTS
-        (SELECT 1 FROM manifest_files f WHERE f.project_slug = ${projectSlug} AND f.hash = b.hash)`,
+        (SELECT 1 FROM manifest_hashes f WHERE f.project_slug = ${projectSlug} AND f.hash = b.hash)`,
   );
   return new Set(rows.map((row) => row.hash));
 }

@@ -8,6 +8,7 @@ import { Pacer } from "../../../shared/event-loop.js";
 import { openPlatformDatabase } from "../state/sqlite-database.js";
 import { type PlatformDatabase, rowsOf } from "../state/platform-db.js";
 import { sortByHash } from "./hash-order.js";
+import { placesByPath } from "./path-order.js";
 import { UploadSessions } from "./upload-sessions.js";
 import { hashOf } from "../../../../test/support/test-platform.js";
 
@@ -153,10 +154,11 @@ describe("UploadSessions.open", () => {
     }));
     const pacer = new Pacer(0);
     const opened = await sessions.open({ id: "s", projectSlug: "blue", expiresAt: 1000 }, entries, 0, pacer);
-    // 2,500 entries in slices of ROWS_PER_SLICE (500), after the sort into hash order (which
-    // yields as its own pacer would: here, in merging the 1,250 entries of A).
+    // 2,500 entries in slices of ROWS_PER_SLICE (500), after the sorts into hash order and path
+    // order (which yield as their own pacer would: here, in merging the 1,250 entries of A, and
+    // the runs of paths).
     const sorting = new Pacer(0);
-    await sortByHash(entries, (entry) => entry.hash, sorting);
+    await placesByPath(await sortByHash(entries, (entry) => entry.hash, sorting), sorting);
     expect(pacer.pauses).toBe(5 + sorting.pauses);
     expect(opened.missing).toHaveLength(1250);
     expect(opened.missing.some((m) => m.hash === A)).toBe(false);

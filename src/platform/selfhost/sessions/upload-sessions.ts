@@ -20,9 +20,18 @@ export type { OpenedSession, PartRun, PartState, ReceivedBucket, SessionRow };
 export class UploadSessions {
   constructor(private readonly database: PlatformDatabase) {}
 
-  /** Records a session and its manifest, and what the project must upload (session-open.ts). */
-  open(session: SessionRow, entries: ManifestEntry[], now: number, pacer: Pacer): Promise<OpenedSession> {
-    return openSession(this.database, session, entries, now, pacer);
+  /**
+   * Records a session and its manifest, and what the project must upload (session-open.ts);
+   * `pathOrder`: the entries' places in path order, when the caller has them.
+   */
+  open(
+    session: SessionRow,
+    entries: ManifestEntry[],
+    now: number,
+    pacer: Pacer,
+    pathOrder?: Uint32Array,
+  ): Promise<OpenedSession> {
+    return openSession(this.database, session, entries, now, pacer, pathOrder);
   }
 
   /** Removes a session that will not be used (a refused or failed prepare), with its rows. */
@@ -73,7 +82,7 @@ export class UploadSessions {
     const row = await firstOf(
       trx,
       sql<{ n: number | string }>`SELECT CAST(COALESCE(SUM(b.size), 0) AS BIGINT) AS n FROM blobs b
-        WHERE b.hash IN (SELECT hash FROM manifest_files WHERE project_slug = ${projectSlug})`,
+        WHERE b.hash IN (SELECT hash FROM manifest_hashes WHERE project_slug = ${projectSlug})`,
     );
     return Number(row!.n);
   }

@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import type { Pacer } from "../../../shared/event-loop.js";
 import { changesOf, type PlatformDatabase } from "../state/platform-db.js";
 import { inOrderedSlices } from "./row-slices.js";
+import { writeSessionHashes } from "./manifest-hashes.js";
 import { COMPRESSIBLE, SESSION_FILES, sessionAssetRows, type Target, TYPE } from "./manifest-rows.js";
 
 // The rows of a delta session (sessions/delta-open.ts) written as a delta manifest of its base at
@@ -11,7 +12,8 @@ import { COMPRESSIBLE, SESSION_FILES, sessionAssetRows, type Target, TYPE } from
 /**
  * Copies a delta session's rows into the manifest: a path added or changed with the type an upload
  * declared for its hash, else its extension's (as manifest-rows.ts writes a session's files), a
- * tombstone (hash empty) as a removed row. Returns how many it wrote.
+ * tombstone (hash empty) as a removed row, then the session's hashes (those of the rows added or
+ * changed) as the manifest's. Returns how many rows it wrote.
  */
 export async function copyDeltaSession(
   database: PlatformDatabase,
@@ -33,5 +35,6 @@ export async function copyDeltaSession(
     );
     return true;
   });
+  await writeSessionHashes(database, target, pacer);
   return written;
 }

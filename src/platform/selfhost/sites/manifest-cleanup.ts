@@ -4,12 +4,13 @@ import { type PlatformDatabase, rowsOf } from "../state/platform-db.js";
 import { deleteInSlices, type KeyedRows } from "../state/sliced-delete.js";
 import { ROWS_PER_SLICE } from "../sessions/session-rows.js";
 import { chargeNoLongerExact } from "../quotas/project-charges.js";
+import { deleteManifestHashes } from "./manifest-hashes.js";
 
 /*
  * A manifest goes once no revision names it, no delta has it for base and no unpublished session
  * is a delta of it (sessions/delta-open.ts; an expired one until the sweep deletes it): after a
  * prune, a publish that failed (what it staged), or a crash between staging and publishing (found
- * by the next cleanup). Its files go first, in slices paced by the pacer, then its row, so a crash
+ * by the next cleanup). Its hashes and files go first, in slices paced by the pacer, then its row, so a crash
  * between leaves a row the next cleanup finds. Callers hold the project's lock (publishes take
  * turns, and prepares with them). The project's recorded charge is no longer taken as the full sum
  * once one goes (a prune sums it again; a publish, on that mark).
@@ -33,6 +34,7 @@ export async function deleteUnreferencedManifests(
     if (doomed.length === 0) return;
     await chargeNoLongerExact(database.db, projectSlug);
     for (const { id } of doomed) {
+      await deleteManifestHashes(database, projectSlug, id, pacer);
       const rows: KeyedRows = {
         table: "manifest_files",
         scope: [
@@ -55,6 +57,12 @@ export async function deleteProjectManifests(
   projectSlug: string,
   pacer: Pacer,
 ): Promise<void> {
+  const hashes: KeyedRows = {
+    table: "manifest_hashes",
+    scope: [["project_slug", projectSlug]],
+    key: ["manifest_id", "hash"],
+  };
+  await deleteInSlices(database, hashes, ROWS_PER_SLICE, pacer);
   const rows: KeyedRows = {
     table: "manifest_files",
     scope: [["project_slug", projectSlug]],

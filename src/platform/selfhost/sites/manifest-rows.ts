@@ -12,6 +12,7 @@ import {
 import { deleteInSlices } from "../state/sliced-delete.js";
 import { ROWS_PER_SLICE } from "../sessions/session-rows.js";
 import { inOrderedSlices, type OrderedRows } from "./row-slices.js";
+import { deleteManifestHashes, largerCompressible, writeSessionHashes } from "./manifest-hashes.js";
 
 // The rows of a manifest written at publish from its upload session (manifest-staging.ts): whole,
 // or as a delta of a full manifest.
@@ -50,29 +51,33 @@ export function sessionAssetRows(sessionId: string): OrderedRows {
     table: "session_assets",
     alias: "a",
     scope: sql`a.session_id = ${sessionId}`,
-    key: ["hash", "path"],
+    key: ["path"],
   };
 }
 
-/** Copies every file of the session into the manifest. */
+/**
+ * Copies every file of the session into the manifest, in the order of their paths (both tables'
+ * key: each page written once), then its hashes (manifest-hashes.ts).
+ */
 export async function writeWhole(database: PlatformDatabase, target: Target, pacer: Pacer): Promise<void> {
   const { projectSlug, sessionId, id } = target;
   const rows = sessionAssetRows(sessionId);
   await inOrderedSlices(database, rows, pacer, async (trx, range) => {
     await sql`INSERT INTO manifest_files (project_slug, manifest_id, path, hash, content_type, compressible)
       SELECT CAST(${projectSlug} AS TEXT), CAST(${id} AS TEXT), a.path, a.hash, ${TYPE}, ${COMPRESSIBLE}
-      ${SESSION_FILES} WHERE ${range}`.execute(trx);
+      ${SESSION_FILES} WHERE ${range} ORDER BY a.path`.execute(trx);
     await charge(trx, database.dialect, target, range);
     return true;
   });
+  await writeSessionHashes(database, target, pacer);
 }
 
 /**
- * Writes the session's files that differ from the base's (added or changed) and a tombstone for
- * each path of the base the session lacks, and returns how many; gives up (its rows deleted,
- * undefined) once they are more than MAX_DELTA of the base's files. On SQLite, range by range,
- * every probe a seek (the base's row by its path, the session's by (hash, path), the delta's by
- * its path); on PostgreSQL, one EXCEPT each (hashed or sorted whatever the planner thinks of a
+ * Writes the session's files that differ from the base's (added or changed), their hashes, and a
+ * tombstone for each path of the base the session lacks, and returns how many rows; gives up (its
+ * rows deleted, undefined) once they are more than MAX_DELTA of the base's files. On SQLite, range by range,
+ * every probe a seek (the base's row by its path, the session's by its path, the delta's by its
+ * path); on PostgreSQL, one EXCEPT each (hashed or sorted whatever the planner thinks of a
  * fresh table: the probes as NOT EXISTS outran the statement timeout for 20,000 rows), both and
  * the charge in one statement.
  */
@@ -112,6 +117,15 @@ export async function writeDelta(
             WHERE a.session_id = ${sessionId} AND a.hash = b.hash AND a.path = b.path)
           AND NOT EXISTS (SELECT 1 FROM manifest_files d
             WHERE d.project_slug = b.project_slug AND d.manifest_id = ${id} AND d.path = b.path)`;
+  // The hashes of the rows `changed` wrote in the range (a seek each, grouped by hash); a hash
+  // whose rows are in two ranges comes twice, kept once.
+  const hashesOf = (range: RawBuilder<unknown>) =>
+    sql`INSERT INTO manifest_hashes (project_slug, manifest_id, hash, compressible)
+      SELECT ${projectSlug}, ${id}, a.hash, MAX(f.compressible) FROM session_assets a
+        JOIN manifest_files f ON f.project_slug = ${projectSlug} AND f.manifest_id = ${id}
+          AND f.path = a.path AND f.hash = a.hash
+      WHERE ${range} GROUP BY a.hash
+      ON CONFLICT (project_slug, manifest_id, hash) DO UPDATE SET compressible = ${largerCompressible(database.dialect)}`;
   const baseRows = {
     table: "manifest_files",
     alias: "b",
@@ -125,7 +139,10 @@ export async function writeDelta(
         const row = await firstOf(
           trx,
           sql<{ written: number | string; row_bytes: number | string }>`WITH
-              changed AS (${changed(session.scope)} RETURNING 1),
+              changed AS (${changed(session.scope)} RETURNING hash, compressible),
+              hashes AS (INSERT INTO manifest_hashes (project_slug, manifest_id, hash, compressible)
+                SELECT CAST(${projectSlug} AS TEXT), CAST(${id} AS TEXT), hash, MAX(compressible)
+                FROM changed GROUP BY hash),
               removed AS (${removed(baseRows.scope)} RETURNING 1)
             SELECT (SELECT COUNT(*) FROM changed) + (SELECT COUNT(*) FROM removed) AS written,
               (SELECT ${rowBytesSum(database.dialect)} FROM session_assets a WHERE ${session.scope}) AS row_bytes`,
@@ -135,7 +152,9 @@ export async function writeDelta(
         return written <= most;
       })
     : (await inOrderedSlices(database, session, pacer, async (trx, range) => {
-        written += await changesOf(trx, changed(range));
+        const changes = await changesOf(trx, changed(range));
+        written += changes;
+        if (changes > 0) await hashesOf(range).execute(trx);
         await charge(trx, database.dialect, target, range);
         return written <= most;
       })) &&
@@ -144,6 +163,7 @@ export async function writeDelta(
         return written <= most;
       }));
   if (small) return written;
+  await deleteManifestHashes(database, projectSlug, id, pacer);
   const rows = {
     table: "manifest_files",
     scope: [

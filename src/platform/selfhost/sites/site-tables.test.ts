@@ -10,7 +10,7 @@ import {
   testPlatform,
   type TestPlatform,
 } from "../../../../test/support/test-platform.js";
-import { revisionFiles } from "../../../../test/support/revision-files.js";
+import { fillHashes, revisionFiles } from "../../../../test/support/revision-files.js";
 
 let t: TestPlatform;
 let sites: SiteTables;
@@ -81,10 +81,12 @@ describe("SiteTables", () => {
       VALUES ('blue', 'crashed', NULL, NULL, NULL, 1)`.execute(t.database.db);
     await sql`INSERT INTO manifest_files (project_slug, manifest_id, path, hash, content_type)
       VALUES ('blue', 'crashed', '/a.html', ${hashOf("a")}, 'text/html')`.execute(t.database.db);
+    await fillHashes(t.database.db, t.database.dialect);
     await session("s1", "blue", { "a.html": "a" });
     await publish("r1");
     expect(await column("manifests", "id")).not.toContain("crashed");
     expect(await column("manifest_files", "manifest_id")).not.toContain("crashed");
+    expect(await column("manifest_hashes", "manifest_id")).not.toContain("crashed");
     expect(await revisionFiles(t.database.db)).toHaveLength(1);
   });
 

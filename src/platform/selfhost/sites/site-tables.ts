@@ -220,7 +220,7 @@ export class SiteTables {
       this.database.db,
       sql<{
         hash: string;
-      }>`SELECT hash FROM manifest_files WHERE project_slug = ${projectSlug} AND removed = 0
+      }>`SELECT hash FROM manifest_hashes WHERE project_slug = ${projectSlug}
         UNION SELECT hash FROM session_assets
           WHERE hash <> '' AND session_id IN (SELECT id FROM upload_sessions WHERE project_slug = ${projectSlug})`,
     );

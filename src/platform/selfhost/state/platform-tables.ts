@@ -39,7 +39,8 @@ export interface PlatformTables {
   };
   /**
    * The manifest of an upload session, a row per path; of a delta session, a row per path added or
-   * changed and a tombstone (hash empty) per path of its base it lacks.
+   * changed and a tombstone (hash empty) per path of its base it lacks. Keyed by (session_id, path),
+   * written in path order, as a publish copies it into manifest_files.
    */
   session_assets: {
     session_id: string;
@@ -57,6 +58,8 @@ export interface PlatformTables {
     size: number;
     media_type: string | null;
     compressible: number | null;
+    /** 1 when one of the session's paths naming it has a compressible type by its extension. */
+    paths_compressible: Generated<number>;
   };
   /** The content a session has (verified in its uploads, or its project's when it opened). */
   session_blobs: { session_id: string; hash: string };
@@ -92,7 +95,10 @@ export interface PlatformTables {
     row_bytes: Generated<number>;
     created_at: number;
   };
-  /** A manifest's rows, a path each (`removed` 1: a delta's tombstone, hash empty). */
+  /**
+   * A manifest's rows, a path each (`removed` 1: a delta's tombstone, hash empty), keyed by
+   * (project_slug, manifest_id, path) and indexed by nothing else: its hashes are manifest_hashes.
+   */
   manifest_files: {
     project_slug: string;
     manifest_id: string;
@@ -101,6 +107,17 @@ export interface PlatformTables {
     content_type: string;
     compressible: Generated<number>;
     removed: Generated<number>;
+  };
+  /**
+   * Each manifest's distinct hashes (sites/manifest-hashes.ts): a full one's every hash, a delta's
+   * those of its rows not removed; `compressible` 1 when one of its paths of the hash is. What asks
+   * which manifests name a hash reads this, not manifest_files (which has no index by hash).
+   */
+  manifest_hashes: {
+    project_slug: string;
+    manifest_id: string;
+    hash: string;
+    compressible: number;
   };
   /** A revision's parsed `_redirects` and `_headers`, as JSON. */
   revision_rules: { project_slug: string; revision_id: string; rules: string };
@@ -124,7 +141,7 @@ export type PlatformTable = keyof PlatformTables;
  * one tells its readers which project it touched (SQLite: temporary triggers,
  * sites/manifest-generation.ts; PostgreSQL: NOTIFY triggers, added by the migration that creates
  * the table). Blobs are left out: a blob row never changes, and one is only
- * deleted once no manifest file names it. So are `manifests` and `manifest_files`: the edge reaches
+ * deleted once no manifest file names it. So are `manifests`, `manifest_files` and `manifest_hashes`: the edge reaches
  * a manifest through a `revisions` row only, and a manifest never changes while one names it.
  */
 export const MANIFEST_TABLES = [

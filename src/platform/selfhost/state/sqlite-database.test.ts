@@ -65,11 +65,12 @@ function writeOldDatabase(): void {
 const PRIMARY_KEYS = {
   blobs: ["hash"],
   upload_sessions: ["id"],
-  session_assets: ["session_id", "hash", "path"],
+  session_assets: ["session_id", "path"],
   session_hashes: ["session_id", "hash"],
   project_charges: ["project_slug"],
   manifests: ["project_slug", "id"],
   manifest_files: ["project_slug", "manifest_id", "path"],
+  manifest_hashes: ["project_slug", "manifest_id", "hash"],
   sites: ["project_slug"],
   site_hosts: ["hostname"],
 } as const satisfies { [T in PlatformTable]?: readonly (keyof PlatformTables[T])[] };
@@ -89,8 +90,8 @@ const CURRENT = Object.fromEntries(
 const INDEXES = [
   "blobs_damaged",
   "blobs_pack",
-  "manifest_files_hash",
-  "manifest_files_project_hash",
+  "manifest_hashes_hash",
+  "manifest_hashes_project_hash",
   "manifests_base",
   "manifests_digest",
   "project_charges_client",
@@ -131,7 +132,7 @@ describe("openPlatformDatabase", () => {
     ]);
   });
 
-  it("openPlatformDatabase: a database of the first version gets the later columns empty, session_assets keyed by hash with its rows, session_hashes with a row per hash of each session, and its sessions keep the held content they name", async () => {
+  it("openPlatformDatabase: a database of the first version gets the later columns empty, session_assets keyed by path with its rows, session_hashes with a row per hash of each session (whether a path of it is compressible), and its sessions keep the held content they name", async () => {
     writeOldDatabase();
     const db = sqliteOf(await open());
     for (const [table, columns] of Object.entries(CURRENT)) expect(columnsOf(db, table)).toEqual(columns);
@@ -145,8 +146,24 @@ describe("openPlatformDatabase", () => {
     expect(rows(db, "SELECT * FROM session_blobs")).toEqual([{ session_id: "s1", hash: "held" }]);
     // Each hash of a session once: its smallest path, its largest size, no media type declared.
     expect(rows(db, "SELECT * FROM session_hashes ORDER BY hash")).toEqual([
-      { session_id: "s1", hash: "held", path: "/a", size: 5, media_type: null, compressible: null },
-      { session_id: "s1", hash: "missing", path: "/b", size: 9, media_type: null, compressible: null },
+      {
+        session_id: "s1",
+        hash: "held",
+        path: "/a",
+        size: 5,
+        media_type: null,
+        compressible: null,
+        paths_compressible: 0,
+      },
+      {
+        session_id: "s1",
+        hash: "missing",
+        path: "/b",
+        size: 9,
+        media_type: null,
+        compressible: null,
+        paths_compressible: 0,
+      },
     ]);
     expect(
       rows(db, "SELECT client_address, pending_bytes, asset_hashes, published_revision FROM upload_sessions"),

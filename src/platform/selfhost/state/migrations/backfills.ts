@@ -15,3 +15,11 @@ export function fillRowBytes(dialect: SqlDialect): string {
   return `UPDATE revisions SET row_bytes = (SELECT ${rowBytesSumSql(dialect)} FROM revision_files f
     WHERE f.project_slug = revisions.project_slug AND f.revision_id = revisions.revision_id)`;
 }
+
+/**
+ * session_hashes.paths_compressible of the sessions open when it was added: 1 when one of the
+ * session's rows of the hash is compressible (found through session_assets' key by hash then).
+ */
+export const FILL_PATHS_COMPRESSIBLE = `UPDATE session_hashes SET paths_compressible = COALESCE((
+  SELECT MAX(a.compressible) FROM session_assets a
+  WHERE a.session_id = session_hashes.session_id AND a.hash = session_hashes.hash), 0)`;
