@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import type { Pacer } from "../../../shared/event-loop.js";
 import { changesOf, type PlatformDatabase } from "../state/platform-db.js";
 import { inOrderedSlices } from "./row-slices.js";
-import { writeSessionHashes } from "./manifest-hashes.js";
+import { sessionHashesInsert, sessionHashRows, writeSessionHashes } from "./manifest-hashes.js";
 import { COMPRESSIBLE, SESSION_FILES, sessionAssetRows, type Target, TYPE } from "./manifest-rows.js";
 
 // The rows of a delta session (sessions/delta-open.ts) written as a delta manifest of its base at
@@ -22,6 +22,7 @@ export async function copyDeltaSession(
 ): Promise<number> {
   const { projectSlug, sessionId, id } = target;
   let written = 0;
+  const postgres = database.dialect === "postgres";
   await inOrderedSlices(database, sessionAssetRows(sessionId), pacer, async (trx, range) => {
     written += await changesOf(
       trx,
@@ -33,8 +34,10 @@ export async function copyDeltaSession(
           CASE WHEN a.hash = '' THEN 1 ELSE 0 END
         ${SESSION_FILES} WHERE ${range}`,
     );
+    // PostgreSQL's one range is the whole session: its hashes go in the same transaction.
+    if (postgres) await sessionHashesInsert(target, sessionHashRows(sessionId).scope).execute(trx);
     return true;
   });
-  await writeSessionHashes(database, target, pacer);
+  if (!postgres) await writeSessionHashes(database, target, pacer);
   return written;
 }

@@ -1,9 +1,9 @@
-import { sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import type { Pacer } from "../../../shared/event-loop.js";
 import type { PlatformDatabase, SqlDialect } from "../state/platform-db.js";
 import { deleteInSlices, type KeyedRows } from "../state/sliced-delete.js";
 import { ROWS_PER_SLICE } from "../sessions/session-rows.js";
-import { inOrderedSlices } from "./row-slices.js";
+import { inOrderedSlices, type OrderedRows } from "./row-slices.js";
 
 /*
  * A manifest's distinct hashes (`manifest_hashes`, issue 32): what asks which manifests name a
@@ -22,28 +22,35 @@ export function largerCompressible(dialect: SqlDialect) {
     : sql`MAX(manifest_hashes.compressible, excluded.compressible)`;
 }
 
+/** A session's hashes (`session_hashes AS h`), in hash order. */
+export function sessionHashRows(sessionId: string): OrderedRows {
+  return { table: "session_hashes", alias: "h", scope: sql`h.session_id = ${sessionId}`, key: ["hash"] };
+}
+
 /**
- * Writes each hash of the session (`session_hashes`, each once) as the manifest's, in hash order,
+ * The statement writing the session's hashes in `range` (of sessionHashRows) as the manifest's,
  * compressible when the type an upload declared for it is, else when one of its paths' is (as
  * manifest_files' rows of it are, manifest-rows.ts).
+ */
+export function sessionHashesInsert(target: { projectSlug: string; id: string }, range: RawBuilder<unknown>) {
+  return sql`INSERT INTO manifest_hashes (project_slug, manifest_id, hash, compressible)
+    SELECT CAST(${target.projectSlug} AS TEXT), CAST(${target.id} AS TEXT), h.hash,
+        COALESCE(h.compressible, h.paths_compressible)
+      FROM session_hashes h WHERE ${range} AND h.hash <> '' ORDER BY h.hash`;
+}
+
+/**
+ * Writes each hash of the session (`session_hashes`, each once) as the manifest's, in hash order,
+ * in slices on SQLite. On PostgreSQL a caller with a transaction open over the session's rows runs
+ * sessionHashesInsert in it instead (a statement, where a transaction of its own takes four).
  */
 export async function writeSessionHashes(
   database: PlatformDatabase,
   target: { projectSlug: string; sessionId: string; id: string },
   pacer: Pacer,
 ): Promise<void> {
-  const { projectSlug, sessionId, id } = target;
-  const rows = {
-    table: "session_hashes",
-    alias: "h",
-    scope: sql`h.session_id = ${sessionId}`,
-    key: ["hash"],
-  };
-  await inOrderedSlices(database, rows, pacer, async (trx, range) => {
-    await sql`INSERT INTO manifest_hashes (project_slug, manifest_id, hash, compressible)
-      SELECT CAST(${projectSlug} AS TEXT), CAST(${id} AS TEXT), h.hash,
-          COALESCE(h.compressible, h.paths_compressible)
-        FROM session_hashes h WHERE ${range} AND h.hash <> '' ORDER BY h.hash`.execute(trx);
+  await inOrderedSlices(database, sessionHashRows(target.sessionId), pacer, async (trx, range) => {
+    await sessionHashesInsert(target, range).execute(trx);
     return true;
   });
 }

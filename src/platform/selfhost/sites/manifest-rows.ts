@@ -12,7 +12,13 @@ import {
 import { deleteInSlices } from "../state/sliced-delete.js";
 import { ROWS_PER_SLICE } from "../sessions/session-rows.js";
 import { inOrderedSlices, type OrderedRows } from "./row-slices.js";
-import { deleteManifestHashes, largerCompressible, writeSessionHashes } from "./manifest-hashes.js";
+import {
+  deleteManifestHashes,
+  largerCompressible,
+  sessionHashesInsert,
+  sessionHashRows,
+  writeSessionHashes,
+} from "./manifest-hashes.js";
 
 // The rows of a manifest written at publish from its upload session (manifest-staging.ts): whole,
 // or as a delta of a full manifest.
@@ -62,14 +68,17 @@ export function sessionAssetRows(sessionId: string): OrderedRows {
 export async function writeWhole(database: PlatformDatabase, target: Target, pacer: Pacer): Promise<void> {
   const { projectSlug, sessionId, id } = target;
   const rows = sessionAssetRows(sessionId);
+  const postgres = database.dialect === "postgres";
   await inOrderedSlices(database, rows, pacer, async (trx, range) => {
     await sql`INSERT INTO manifest_files (project_slug, manifest_id, path, hash, content_type, compressible)
       SELECT CAST(${projectSlug} AS TEXT), CAST(${id} AS TEXT), a.path, a.hash, ${TYPE}, ${COMPRESSIBLE}
       ${SESSION_FILES} WHERE ${range} ORDER BY a.path`.execute(trx);
     await charge(trx, database.dialect, target, range);
+    // PostgreSQL's one range is the whole session: its hashes go in the same transaction.
+    if (postgres) await sessionHashesInsert(target, sessionHashRows(sessionId).scope).execute(trx);
     return true;
   });
-  await writeSessionHashes(database, target, pacer);
+  if (!postgres) await writeSessionHashes(database, target, pacer);
 }
 
 /**
