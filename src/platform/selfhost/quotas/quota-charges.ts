@@ -102,6 +102,17 @@ export function compressibleFlag(mediaType: string): number {
 }
 
 /**
+ * The SQL expression, as text, of the larger of a manifest_hashes row's `compressible` and the one
+ * an upsert of the same hash brought (compressible when one of its paths is), on the engine: for
+ * a publish's rows and for the migration that fills the table from before.
+ */
+export function largerCompressibleSql(dialect: SqlDialect): string {
+  return dialect === "postgres"
+    ? "GREATEST(manifest_hashes.compressible, excluded.compressible)"
+    : "MAX(manifest_hashes.compressible, excluded.compressible)";
+}
+
+/**
  * The SQL expression of the charge of the manifest rows `table` holds (its `path` column), summed;
  * revisions keep theirs (`revisions.row_bytes`, written at publish) so that counting a project
  * never reads its rows again. The rates are our constants, written into the statement (a CASE of

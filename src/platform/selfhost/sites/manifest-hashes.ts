@@ -2,6 +2,7 @@ import { type RawBuilder, sql } from "kysely";
 import type { Pacer } from "../../../shared/event-loop.js";
 import type { PlatformDatabase, SqlDialect } from "../state/platform-db.js";
 import { deleteInSlices, type KeyedRows } from "../state/sliced-delete.js";
+import { largerCompressibleSql } from "../quotas/quota-charges.js";
 import { ROWS_PER_SLICE } from "../sessions/session-rows.js";
 import { inOrderedSlices, type OrderedRows } from "./row-slices.js";
 
@@ -16,10 +17,8 @@ import { inOrderedSlices, type OrderedRows } from "./row-slices.js";
  */
 
 /** The larger of a row's `compressible` and the one an upsert brought, on the engine. */
-export function largerCompressible(dialect: SqlDialect) {
-  return dialect === "postgres"
-    ? sql`GREATEST(manifest_hashes.compressible, excluded.compressible)`
-    : sql`MAX(manifest_hashes.compressible, excluded.compressible)`;
+export function largerCompressible(dialect: SqlDialect): RawBuilder<number> {
+  return sql.raw(largerCompressibleSql(dialect));
 }
 
 /** A session's hashes (`session_hashes AS h`), in hash order. */

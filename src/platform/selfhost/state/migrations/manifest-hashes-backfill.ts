@@ -1,4 +1,5 @@
 import { type Kysely, sql } from "kysely";
+import { largerCompressibleSql } from "../../quotas/quota-charges.js";
 import type { SqlDialect } from "../platform-db.js";
 import type { BackfillOptions } from "./manifest-backfill.js";
 import { BACKFILL_SLICE_ROWS } from "./manifest-backfill.js";
@@ -13,13 +14,6 @@ import { BACKFILL_SLICE_ROWS } from "./manifest-backfill.js";
  * transaction of its own and the migration runs again from the start, every row it wrote before
  * kept once more by the same conflict rule.
  */
-
-/** The larger of two `compressible` values, on the engine. */
-function larger(dialect: SqlDialect): string {
-  return dialect === "postgres"
-    ? "GREATEST(manifest_hashes.compressible, excluded.compressible)"
-    : "MAX(manifest_hashes.compressible, excluded.compressible)";
-}
 
 /** Fills `manifest_hashes` from every row of `manifest_files`. */
 export async function fillManifestHashes(
@@ -44,7 +38,7 @@ export async function fillManifestHashes(
         SELECT project_slug, manifest_id, hash, MAX(compressible) FROM manifest_files
         WHERE ${above} ${below} AND removed = 0 GROUP BY project_slug, manifest_id, hash
         ON CONFLICT (project_slug, manifest_id, hash)
-          DO UPDATE SET compressible = ${sql.raw(larger(dialect))}`.execute(trx);
+          DO UPDATE SET compressible = ${sql.raw(largerCompressibleSql(dialect))}`.execute(trx);
     });
     if (last === undefined) return;
     after = last;
