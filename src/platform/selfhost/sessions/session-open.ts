@@ -111,9 +111,12 @@ export async function openSession(
   // Whether one of the entries of runs[index] (neighbours, in hash order) has a compressible type.
   const compressibleRun = (index: number) => {
     const end = index + 1 < runs.length ? runs[index + 1]!.start : ordered.length;
-    for (let i = runs[index]!.start; i < end; i++) if (kinds.compressible[i] === 1) return true;
-    return false;
+    for (let i = runs[index]!.start; i < end; i++) if (kinds.compressible[i] === 1) return 1;
+    return 0;
   };
+  // compressibleRun of each run, found as its slice is made (written with its hash) and read
+  // again once the slice is written (what the session adds of variants).
+  const runCompressible = new Uint8Array(runs.length);
   try {
     // Read once: content the project comes to hold meanwhile (a racing upload of another of its
     // sessions) would be missed by a slice looked up before it just as well. Not for one slice,
@@ -128,7 +131,7 @@ export async function openSession(
         if (owned.inRevision.has(hash)) continue;
         added?.set(hash, size);
         addedBytes += size;
-        if (compressibleRun(index)) compressibleSizes.push(size);
+        if (runCompressible[index] === 1) compressibleSizes.push(size);
         if (!owned.inSession.has(hash)) missing.push({ hash, size });
       }
     };
@@ -147,7 +150,8 @@ export async function openSession(
         compressible: Array.from(places, (place) => kinds.compressible[place]!),
       };
       const fresh = freshRuns.map((hash) => hash.hash);
-      const freshCompressible = freshRuns.map((_, i) => (compressibleRun(first + i) ? 1 : 0));
+      for (let i = first; i < run; i++) runCompressible[i] = compressibleRun(i);
+      const freshCompressible = Array.from(runCompressible.subarray(first, run));
       // Runs again whole if PostgreSQL aborts it (a deadlock): it changes nothing outside.
       const owned = database.transaction(async (trx): Promise<Owned> => {
         // Shared with other writers, exclusive to a collection: no blob found here is deleted
