@@ -21,7 +21,7 @@ import { openPostgres } from "../../src/shared/database/postgres.js";
 import { openSqlite } from "../../src/shared/database/sqlite.js";
 import { describePostgres, testPostgres } from "../support/postgres.js";
 import { tempDir } from "../support/server.js";
-import { ACCOUNT, testPlatform, type TestPlatform } from "../support/test-platform.js";
+import { publishSession, testPlatform, type TestPlatform } from "../support/test-platform.js";
 
 // The move of revision_files into manifests (sqlite/0003, postgres/0009, manifest-backfill.ts),
 // two files a slice: revisions spanning slices, slices spanning revisions.
@@ -215,15 +215,7 @@ function suite(engine: Engine) {
         manifestDigest: manifestDigest(entries),
       });
       expect(session.buckets).toEqual([]);
-      const completionJwt = await t.tokens.sign(["completion"], session.sessionId, ACCOUNT, expiresAt);
-      await t.platform.publishRevision({
-        projectSlug: "blue",
-        revisionId: "r7",
-        sessionId: session.sessionId,
-        completionJwt,
-        hostnames: ["blue.test"],
-        expiresAt,
-      });
+      await publishSession(t, "blue", "r7", session.sessionId, expiresAt);
       expect(
         await rowsOf(t.database.db, sql`SELECT manifest_id FROM revisions WHERE revision_id = 'r7'`),
       ).toEqual([{ manifest_id: "r1" }]);

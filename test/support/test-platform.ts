@@ -112,8 +112,19 @@ export async function deployed(
   const entries = manifestOf(files);
   const session = await t.platform.openUploadSession({ projectSlug: project, entries, expiresAt });
   if (session.buckets.length > 0) await uploadInto(t, session.sessionId, Object.values(files));
-  const completionJwt = await t.tokens.sign(["completion"], session.sessionId, ACCOUNT, expiresAt);
-  const input = { projectSlug: project, revisionId, sessionId: session.sessionId, completionJwt };
-  await t.platform.publishRevision({ ...input, hostnames: [`${project}.test`], expiresAt });
+  await publishSession(t, project, revisionId, session.sessionId, expiresAt);
   return session.sessionId;
+}
+
+/** Publishes an open session of `project` as `revisionId` at `<project>.test`, with its completion token. */
+export async function publishSession(
+  t: TestPlatform,
+  project: string,
+  revisionId: string,
+  sessionId: string,
+  expiresAt: Date,
+): Promise<void> {
+  const completionJwt = await t.tokens.sign(["completion"], sessionId, ACCOUNT, expiresAt);
+  const input = { projectSlug: project, revisionId, sessionId, completionJwt };
+  await t.platform.publishRevision({ ...input, hostnames: [`${project}.test`], expiresAt });
 }

@@ -2,10 +2,10 @@ import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import { describePostgres, testPostgres } from "../../../../test/support/postgres.js";
 import {
-  ACCOUNT,
   deployed,
   hashOf,
   manifestOf,
+  publishSession,
   testPlatform,
   type TestPlatform,
   uploadInto,
@@ -55,15 +55,7 @@ function manifestHashesSuite(name: string, postgres: boolean): void {
       });
       await deployed(t, "blue", "r1", site);
       await uploadInto(t, opened.sessionId, Object.values(second));
-      const completionJwt = await t.tokens.sign(["completion"], opened.sessionId, ACCOUNT, expiresAt);
-      await t.platform.publishRevision({
-        projectSlug: "blue",
-        revisionId: "r2",
-        sessionId: opened.sessionId,
-        completionJwt,
-        hostnames: ["blue.test"],
-        expiresAt,
-      });
+      await publishSession(t, "blue", "r2", opened.sessionId, expiresAt);
       // A delta session (opened once the project has a full manifest).
       await deployed(t, "blue", "r3", { ...site, "f2.bin": "changed again", "e.css": "file 3" });
       const kinds = (await manifests()).map((m) => m.base_id === null);
