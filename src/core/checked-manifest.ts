@@ -1,6 +1,6 @@
 import { InvalidManifestError } from "./errors.js";
 import { manifestDigest } from "./manifest-digest.js";
-import { type ManifestEntry, type ManifestLimits, parseManifest } from "./manifest.js";
+import { comparePaths, type ManifestEntry, type ManifestLimits, parseManifest } from "./manifest.js";
 
 /**
  * A manifest checked away from the service's thread (a worker), in a form that crosses to it cheaply:
@@ -57,10 +57,6 @@ export function compactManifest(manifest: unknown, slug: string, limits: Manifes
     count,
     digest,
   };
-}
-
-function comparePaths(a: ManifestEntry, b: ManifestEntry): number {
-  return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
 }
 
 /** Indexes a sort key keeps beside a hash's first 32 bits: 2^32 * 2^21 is 2^53, exact in a double. */

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { ManifestEntry } from "./manifest.js";
+import { comparePaths, type ManifestEntry } from "./manifest.js";
 
 const CHUNK = 1_024;
 
@@ -9,7 +9,7 @@ const CHUNK = 1_024;
  * the client listed them in.
  */
 export function manifestDigest(entries: readonly ManifestEntry[]): string {
-  const sorted = [...entries].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const sorted = [...entries].sort(comparePaths);
   const hash = createHash("sha256");
   // NUL cannot occur in a path or a hash (the manifest's rules refuse it), so fields never run together.
   // The same bytes in updates of CHUNK entries: an update an entry cost a third more (100,000: 37 ms).

@@ -9,6 +9,11 @@ export interface ManifestEntry {
   size: number;
 }
 
+/** Orders entries by path as JavaScript compares strings (a manifest's path order: its digest's, its rows'). */
+export function comparePaths(a: ManifestEntry, b: ManifestEntry): number {
+  return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
+}
+
 export interface ManifestLimits {
   maxAssets: number;
   maxAssetBytes: number;

@@ -1,4 +1,4 @@
-import type { ManifestEntry } from "../../../core/manifest.js";
+import { comparePaths, type ManifestEntry } from "../../../core/manifest.js";
 import type { Pacer } from "../../../shared/event-loop.js";
 import { sortPaced } from "../../../shared/paced-sort.js";
 
@@ -15,15 +15,7 @@ import { sortPaced } from "../../../shared/paced-sort.js";
  */
 export async function placesByPath(entries: readonly ManifestEntry[], pacer: Pacer): Promise<Uint32Array> {
   const places = Array.from({ length: entries.length }, (_, i) => i);
-  const sorted = await sortPaced(
-    places,
-    (a, b) => {
-      const x = entries[a]!.path;
-      const y = entries[b]!.path;
-      return x < y ? -1 : x > y ? 1 : 0;
-    },
-    pacer,
-  );
+  const sorted = await sortPaced(places, (a, b) => comparePaths(entries[a]!, entries[b]!), pacer);
   return Uint32Array.from(sorted);
 }
 
