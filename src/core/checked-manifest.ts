@@ -55,14 +55,16 @@ export function compactManifest(manifest: unknown, slug: string, limits: Manifes
   const places = hashPlaces(byPath);
   const count = byPath.length;
   const ordered = new Array<ManifestEntry>(count);
-  const pathPlaces = new Uint32Array(count);
   const sizes = new Float64Array(count);
+  const pathPlaces = new Uint32Array(count);
   for (let i = 0; i < count; i++) {
     const entry = byPath[places[i]!]!;
     ordered[i] = entry;
-    pathPlaces[places[i]!] = i;
     sizes[i] = entry.size;
+    pathPlaces[places[i]!] = i;
   }
+  const pathSizes = new Float64Array(count);
+  for (let i = 0; i < count; i++) pathSizes[i] = byPath[i]!.size;
   return {
     paths: ordered.map((entry) => entry.path).join("\0"),
     hashes: ordered.map((entry) => entry.hash).join(""),
@@ -71,7 +73,7 @@ export function compactManifest(manifest: unknown, slug: string, limits: Manifes
       places: pathPlaces,
       paths: byPath.map((entry) => entry.path).join("\0"),
       hashes: byPath.map((entry) => entry.hash).join(""),
-      sizes: Float64Array.from(byPath, (entry) => entry.size),
+      sizes: pathSizes,
     },
     count,
     digest,
