@@ -96,20 +96,24 @@ export class PathOrderRows {
     const hashes = new Array<string>(count);
     const sizes = new Array<number>(count);
     const byPath = this.byPath;
-    for (let i = 0, row = this.row; i < count; i++, row++) {
-      if (byPath === undefined) {
-        const entry = this.ordered[this.places[row]!]!;
+    if (byPath === undefined) {
+      for (let i = 0; i < count; i++) {
+        const entry = this.ordered[this.places[this.row + i]!]!;
         paths[i] = entry.path;
         hashes[i] = entry.hash;
         sizes[i] = entry.size;
-        continue;
       }
-      const stop = byPath.paths.indexOf("\0", this.pathStart);
-      const pathEnd = stop < 0 ? byPath.paths.length : stop;
-      paths[i] = byPath.paths.slice(this.pathStart, pathEnd);
-      this.pathStart = pathEnd + 1;
-      hashes[i] = byPath.hashes.slice(row * 32, row * 32 + 32);
-      sizes[i] = byPath.sizes[row]!;
+    } else {
+      let start = this.pathStart;
+      for (let i = 0, row = this.row; i < count; i++, row++) {
+        const stop = byPath.paths.indexOf("\0", start);
+        const pathEnd = stop < 0 ? byPath.paths.length : stop;
+        paths[i] = byPath.paths.slice(start, pathEnd);
+        start = pathEnd + 1;
+        hashes[i] = byPath.hashes.slice(row * 32, row * 32 + 32);
+        sizes[i] = byPath.sizes[row]!;
+      }
+      this.pathStart = start;
     }
     this.row = end;
     return { paths, hashes, sizes };
