@@ -10,7 +10,7 @@ const hashOf = (n: number) =>
   (n < 50 ? "00000000" : [...n.toString(16).padStart(8, "0")].reverse().join("")) +
   n.toString(16).padStart(24, "0");
 
-it("compactManifest: opened, gives the entries in the order of their hashes (one hash's in path order), their places in path order, and the digest parseManifest and manifestDigest give", async () => {
+it("compactManifest: opened, gives the entries in the order of their hashes (one hash's in path order), the same in path order (their places, and their paths, hashes and sizes laid out in that order), and the digest parseManifest and manifestDigest give", async () => {
   const manifest: Record<string, { hash: string; size: number }> = {};
   // Hashes falling as the manifest goes, every seventh path naming one hash more than once; some
   // of one 32-bit prefix (the last digits differ), most of their own.
@@ -26,9 +26,17 @@ it("compactManifest: opened, gives the entries in the order of their hashes (one
   expect(opened.entries).toEqual(expected);
   expect(opened.entries).not.toEqual(parsed);
   expect(opened.digest).toBe(manifestDigest(parsed));
-  expect(Array.from(opened.pathOrder, (place) => opened.entries[place])).toEqual(byPath);
+  const { places, paths, hashes, sizes } = opened.byPath;
+  expect(Array.from(places, (place) => opened.entries[place])).toEqual(byPath);
+  expect(paths.split("\0")).toEqual(byPath.map((entry) => entry.path));
+  expect(hashes).toBe(byPath.map((entry) => entry.hash).join(""));
+  expect(Array.from(sizes)).toEqual(byPath.map((entry) => entry.size));
   const empty = await new CheckedManifest(compactManifest({}, "site", limits)).open(pause);
-  expect(empty).toEqual({ entries: [], digest: manifestDigest([]), pathOrder: new Uint32Array(0) });
+  expect(empty).toEqual({
+    entries: [],
+    digest: manifestDigest([]),
+    byPath: { places: new Uint32Array(0), paths: "", hashes: "", sizes: new Float64Array(0) },
+  });
 });
 
 it("compactManifest: a bad manifest, opened, throws INVALID_MANIFEST with parseManifest's message", async () => {

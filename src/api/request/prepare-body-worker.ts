@@ -57,7 +57,11 @@ parentPort?.on("message", (request: PrepareBodyRequest) => {
   // The sizes' and places' own buffers (made here, never shared): moved, not copied.
   const transfer: ArrayBuffer[] =
     "manifest" in reply && "sizes" in reply.manifest
-      ? [reply.manifest.sizes.buffer as ArrayBuffer, reply.manifest.pathOrder.buffer as ArrayBuffer]
+      ? [
+          reply.manifest.sizes.buffer as ArrayBuffer,
+          reply.manifest.byPath.places.buffer as ArrayBuffer,
+          reply.manifest.byPath.sizes.buffer as ArrayBuffer,
+        ]
       : [];
   parentPort!.postMessage(reply, transfer);
 });

@@ -68,7 +68,7 @@ export async function prepareDeploy(
         expiresAt,
         clientAddress: input.clientAddress,
         manifestDigest: digest,
-        ...("pathOrder" in checked ? { pathOrder: checked.pathOrder } : {}),
+        ...("byPath" in checked ? { byPath: checked.byPath } : {}),
         // Whose client quota the project's storage counts against (CLIENT_QUOTA_BYTES).
         ...(current.createdBy
           ? { owner: { clientAddress: current.createdBy, createdAt: new Date(current.createdAt) } }

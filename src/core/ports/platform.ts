@@ -1,4 +1,5 @@
 import type { ManifestEntry } from "../manifest.js";
+import type { PathOrder } from "../checked-manifest.js";
 import type { RulesFiles } from "../site-rules/index.js";
 
 /** What prepare hands the client: where and how to upload what the platform lacks. */
@@ -77,8 +78,8 @@ export interface Platform {
      * may store a manifest once per project and digest, shared by the revisions that have it.
      */
     manifestDigest?: string;
-    /** The places of `entries` in the order of their paths, when the caller has them (sorted away). */
-    pathOrder?: Uint32Array;
+    /** `entries` in the order of their paths, when the caller has them (sorted away). */
+    byPath?: PathOrder;
   }): Promise<UploadSession>;
   /** Checks the completion token against the session and that every asset is held, parses the
    * site's `_redirects` and `_headers` (InvalidSiteConfigError when one does not parse: nothing is

@@ -3,6 +3,7 @@ import { InsufficientStorageError, RevisionNotFoundError } from "../../core/erro
 import { generateOpaqueId } from "../../core/ids.js";
 import { Pacer, yieldToEventLoop } from "../../shared/event-loop.js";
 import type { ManifestEntry } from "../../core/manifest.js";
+import type { PathOrder } from "../../core/checked-manifest.js";
 import { type BucketLimits, groupIntoBuckets } from "./sessions/buckets.js";
 import type { UploadTokens } from "./sessions/upload-tokens.js";
 import type { UploadSessions } from "./sessions/upload-sessions.js";
@@ -81,7 +82,7 @@ export class SelfHostedPlatform implements Platform {
     clientAddress?: string;
     owner?: { clientAddress: string; createdAt: Date };
     manifestDigest?: string;
-    pathOrder?: Uint32Array;
+    byPath?: PathOrder;
   }): Promise<UploadSession> {
     const { sessions, tokens, accountId, now } = this.options;
     const sessionId = generateOpaqueId();
@@ -96,7 +97,7 @@ export class SelfHostedPlatform implements Platform {
         input.entries,
         now(),
         pacer,
-        input.pathOrder,
+        input.byPath,
       );
     } catch (error) {
       if (isOutOfSpace(error)) throw new InsufficientStorageError(undefined, { cause: error });

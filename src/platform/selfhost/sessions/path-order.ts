@@ -1,3 +1,4 @@
+import type { PathOrder } from "../../../core/checked-manifest.js";
 import { comparePaths, type ManifestEntry } from "../../../core/manifest.js";
 import type { Pacer } from "../../../shared/event-loop.js";
 import { sortPaced } from "../../../shared/paced-sort.js";
@@ -41,4 +42,80 @@ export async function placesFit(
     seen[place] = 1;
   }
   return true;
+}
+
+/**
+ * Whether `byPath` is of `given` as `ordered` holds it: its places fit (placesFit), and it holds a
+ * hash, a size and a path for each of them. Its rows are not compared with the entries: reading
+ * the entries in path order is what it spares (the worker that made both is tested for that).
+ */
+export async function pathOrderFits(
+  byPath: PathOrder,
+  ordered: readonly ManifestEntry[],
+  given: readonly ManifestEntry[],
+  pacer: Pacer,
+): Promise<boolean> {
+  const count = ordered.length;
+  if (byPath.hashes.length !== count * 32 || byPath.sizes.length !== count) return false;
+  if (!(await placesFit(byPath.places, ordered, given, pacer))) return false;
+  // One NUL between each two paths, none after the last.
+  let separators = 0;
+  for (let at = byPath.paths.indexOf("\0"); at >= 0; at = byPath.paths.indexOf("\0", at + 1)) {
+    if ((++separators & 4095) === 4095 && pacer.due()) await pacer.next();
+  }
+  return count === 0 ? byPath.paths === "" : separators === count - 1;
+}
+
+/** The columns of consecutive rows of a session (session_assets) in path order. */
+export interface RowColumns {
+  paths: string[];
+  hashes: string[];
+  sizes: number[];
+}
+
+/**
+ * A session's rows in path order, read a slice at a time from the first: from the caller's
+ * strings laid out in that order (`byPath`, which pathOrderFits judged) when given, else off
+ * `ordered` by `places` (a small manifest's, a delta's: few rows, or sorted on this thread).
+ */
+export class PathOrderRows {
+  /** The next row, and where its path starts in byPath.paths. */
+  private row = 0;
+  private pathStart = 0;
+
+  constructor(
+    private readonly ordered: readonly ManifestEntry[],
+    readonly places: Uint32Array,
+    private readonly byPath?: PathOrder,
+  ) {}
+
+  /** The rows from the next one up to `end`. */
+  next(end: number): RowColumns {
+    const count = end - this.row;
+    const paths = new Array<string>(count);
+    const hashes = new Array<string>(count);
+    const sizes = new Array<number>(count);
+    const byPath = this.byPath;
+    if (byPath === undefined) {
+      for (let i = 0; i < count; i++) {
+        const entry = this.ordered[this.places[this.row + i]!]!;
+        paths[i] = entry.path;
+        hashes[i] = entry.hash;
+        sizes[i] = entry.size;
+      }
+    } else {
+      let start = this.pathStart;
+      for (let i = 0, row = this.row; i < count; i++, row++) {
+        const stop = byPath.paths.indexOf("\0", start);
+        const pathEnd = stop < 0 ? byPath.paths.length : stop;
+        paths[i] = byPath.paths.slice(start, pathEnd);
+        start = pathEnd + 1;
+        hashes[i] = byPath.hashes.slice(row * 32, row * 32 + 32);
+        sizes[i] = byPath.sizes[row]!;
+      }
+      this.pathStart = start;
+    }
+    this.row = end;
+    return { paths, hashes, sizes };
+  }
 }

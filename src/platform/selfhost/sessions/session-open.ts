@@ -1,8 +1,9 @@
 import { sql } from "kysely";
+import type { PathOrder } from "../../../core/checked-manifest.js";
 import type { ManifestEntry } from "../../../core/manifest.js";
 import { Pacer } from "../../../shared/event-loop.js";
 import { sortByHash } from "./hash-order.js";
-import { placesByPath, placesFit } from "./path-order.js";
+import { pathOrderFits, PathOrderRows, placesByPath } from "./path-order.js";
 import { hashRunsOf, insertSessionHashes } from "./session-hashes.js";
 import { insertTombstones, planDelta } from "./delta-open.js";
 import {
@@ -72,7 +73,7 @@ export async function openSession(
   entries: ManifestEntry[],
   now: number,
   pacer: Pacer,
-  pathOrder?: Uint32Array,
+  byPath?: PathOrder,
 ): Promise<OpenedSession> {
   // The rows (session_assets, keyed by path) in path order, as a publish copies them into
   // manifest_files (keyed by path); the hashes and their look-ups in hash order: rows so written
@@ -85,11 +86,12 @@ export async function openSession(
   const runs = await hashRunsOf(ordered, pacer);
   // Each entry's media type once: its row's, and whether its hash's content gets variants.
   const kinds = await typesOfPaced(ordered, pacer);
-  // Places in `ordered` in path order: the caller's (sorted in a worker) when they are of it.
-  const byPath =
-    delta === undefined && pathOrder !== undefined && (await placesFit(pathOrder, ordered, source, pacer))
-      ? pathOrder
-      : await placesByPath(ordered, pacer);
+  // The rows in path order: the caller's (sorted in a worker, with strings laid out in that
+  // order) when they are of `ordered`, else read off it by places sorted here.
+  const rows =
+    delta === undefined && byPath !== undefined && (await pathOrderFits(byPath, ordered, source, pacer))
+      ? new PathOrderRows(ordered, byPath.places, byPath)
+      : new PathOrderRows(ordered, await placesByPath(ordered, pacer));
   const missing: { hash: string; size: number }[] = [];
   // Content none of the project's kept revisions has: what this deploy adds to its quota.
   const added = delta ? new Map<string, number>() : undefined;
@@ -139,8 +141,8 @@ export async function openSession(
       const end = Math.min((index + 1) * rowsPerSlice, ordered.length);
       const start = index * rowsPerSlice;
       // The session's rows of this slice of path order, with their kinds.
-      const places = byPath.subarray(start, end);
-      const slice = Array.from(places, (place) => ordered[place]!);
+      const places = rows.places.subarray(start, end);
+      const slice = rows.next(end);
       // The hashes whose first entry is in this slice: each is looked up and written once.
       const first = run;
       while (run < runs.length && runs[run]!.start < end) run++;

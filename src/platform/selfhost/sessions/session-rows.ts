@@ -8,6 +8,7 @@ import { deleteInSlices } from "../state/sliced-delete.js";
 import { insertColumns, insertMany } from "../state/column-insert.js";
 import { insertParameters } from "../state/row-insert.js";
 import { arrayLiteral } from "../state/array-literal.js";
+import type { RowColumns } from "./path-order.js";
 import {
   type Executor,
   firstOf,
@@ -115,28 +116,19 @@ export async function recordBlobs(
 }
 
 /**
- * Writes manifest rows of a session, each path with the media type of its extension and its
- * compressibleFlag, as `known` has them (typesOfPaced, taken once for every pass of a prepare).
+ * Writes manifest rows of a session (`rows`, by column), each path with the media type of its
+ * extension and its compressibleFlag, as `known` has them (typesOfPaced, taken once for every
+ * pass of a prepare).
  */
 export async function insertAssets(
   trx: Executor,
   dialect: SqlDialect,
   sessionId: string,
-  entries: readonly ManifestEntry[],
+  rows: RowColumns,
   known: EntryTypes,
 ): Promise<void> {
-  // By column: no array a row (insertColumns).
-  const count = entries.length;
-  const paths = new Array<string>(count);
-  const hashes = new Array<string>(count);
-  const sizes = new Array<number>(count);
+  const { paths, hashes, sizes } = rows;
   const { types, compressible } = known;
-  for (let i = 0; i < count; i++) {
-    const { path, hash, size } = entries[i]!;
-    paths[i] = path;
-    hashes[i] = hash;
-    sizes[i] = size;
-  }
   // No ON CONFLICT: a manifest's paths are unique, each is written by one slice, and a slice run
   // again (a deadlock, on PostgreSQL) was rolled back whole first. PostgreSQL inserts each row of
   // an ON CONFLICT statement speculatively: a 100,000-entry prepare's rows cost its backend twice
@@ -146,7 +138,7 @@ export async function insertAssets(
     dialect,
     "INSERT INTO session_assets (session_id, path, hash, size, content_type, compressible)",
     ["text", "text", "text", "bigint", "text", "integer"],
-    count,
+    paths.length,
     [{ same: sessionId }, paths, hashes, sizes, types, compressible],
   );
 }

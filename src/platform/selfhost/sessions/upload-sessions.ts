@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { ManifestEntry } from "../../../core/manifest.js";
+import type { PathOrder } from "../../../core/checked-manifest.js";
 import type { PartRun, PartState, ReceivedBucket } from "../../../core/uploaded-bucket.js";
 import { Pacer } from "../../../shared/event-loop.js";
 import { readPartRun } from "./part-runs.js";
@@ -22,16 +23,16 @@ export class UploadSessions {
 
   /**
    * Records a session and its manifest, and what the project must upload (session-open.ts);
-   * `pathOrder`: the entries' places in path order, when the caller has them.
+   * `byPath`: the entries in path order, when the caller has them.
    */
   open(
     session: SessionRow,
     entries: ManifestEntry[],
     now: number,
     pacer: Pacer,
-    pathOrder?: Uint32Array,
+    byPath?: PathOrder,
   ): Promise<OpenedSession> {
-    return openSession(this.database, session, entries, now, pacer, pathOrder);
+    return openSession(this.database, session, entries, now, pacer, byPath);
   }
 
   /** Removes a session that will not be used (a refused or failed prepare), with its rows. */
