@@ -10,13 +10,11 @@ import {
   deleteSessionRows,
   insertAssets,
   insertSessionBlobs,
-  ownedByRevision,
-  ownedBySession,
   POSTGRES_ROWS_PER_SLICE,
-  projectHoldsContent,
   ROWS_PER_SLICE,
-  typesOfPaced,
 } from "./session-rows.js";
+import { ownedByRevision, ownedBySession, projectHoldsContent } from "./content-ownership.js";
+import { typesOfPaced } from "./entry-types.js";
 import { type Executor, lockContent, type PlatformDatabase, NOT_DURABLE } from "../state/platform-db.js";
 
 // Opening an upload session: its manifest's rows written in slices (UploadSessions.open).

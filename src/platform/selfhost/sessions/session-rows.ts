@@ -1,17 +1,14 @@
 import { type RawBuilder, sql } from "kysely";
-import type { ManifestEntry } from "../../../core/manifest.js";
 import type { StoredBlob } from "../../../core/uploaded-bucket.js";
-import { mediaTypeFor } from "../../../shared/media-types.js";
-import { compressibleFlag } from "../quotas/quota-charges.js";
 import type { Pacer } from "../../../shared/event-loop.js";
 import { deleteInSlices } from "../state/sliced-delete.js";
 import { insertColumns, insertMany } from "../state/column-insert.js";
 import { insertParameters } from "../state/row-insert.js";
 import { arrayLiteral } from "../state/array-literal.js";
 import type { RowColumns } from "./path-order.js";
+import type { EntryTypes } from "./entry-types.js";
 import {
   type Executor,
-  firstOf,
   forUpdate,
   type PlatformDatabase,
   rowsOf,
@@ -143,25 +140,6 @@ export async function insertAssets(
   );
 }
 
-/** Each entry's media type by its extension, and its compressibleFlag. */
-export interface EntryTypes {
-  types: string[];
-  compressible: number[];
-}
-
-/** The EntryTypes of `entries`, paced by `pacer` (checked every 4,096 entries). */
-export async function typesOfPaced(entries: readonly ManifestEntry[], pacer: Pacer): Promise<EntryTypes> {
-  const types = new Array<string>(entries.length);
-  const compressible = new Array<number>(entries.length);
-  for (let i = 0; i < entries.length; i++) {
-    if ((i & 4095) === 4095 && pacer.due()) await pacer.next();
-    const type = mediaTypeFor(entries[i]!.path);
-    types[i] = type;
-    compressible[i] = compressibleFlag(type);
-  }
-  return { types, compressible };
-}
-
 /**
  * Deletes a session's manifest rows (`session_assets`, `session_hashes`, `session_blobs`),
  * ROWS_PER_SLICE a statement, the event loop free between them when `pacer` says a slice is
@@ -211,66 +189,4 @@ export async function insertSessionBlobs(
       "ON CONFLICT (session_id, hash) DO NOTHING",
     );
   }
-}
-
-/**
- * Whether any of the project's kept revisions names a file, or any of its live sessions has one:
- * when neither does, none of a new session's hashes is the project's, and looking each up
- * (ownedByRevision, ownedBySession, a probe a hash) finds nothing (a first deploy's every slice).
- */
-export async function projectHoldsContent(
-  executor: Executor,
-  projectSlug: string,
-  now: number,
-): Promise<boolean> {
-  const row = await firstOf(
-    executor,
-    sql<{ n: number | string }>`SELECT CASE
-        WHEN EXISTS (SELECT 1 FROM manifest_hashes WHERE project_slug = ${projectSlug}) THEN 1
-        WHEN EXISTS (SELECT 1 FROM upload_sessions u WHERE u.project_slug = ${projectSlug}
-          AND u.expires_at > ${now}
-          AND EXISTS (SELECT 1 FROM session_blobs h WHERE h.session_id = u.id)) THEN 1
-        ELSE 0 END AS n`,
-  );
-  return Number(row!.n) === 1;
-}
-
-/**
- * Those of `hashes` one of the project's kept revisions names, with their bytes whole: one seek of
- * the index on manifest_hashes(project_slug, hash) a hash. A join read every row naming a hash, so a revision of
- * 20,000 paths naming one file, kept ten times, made this 200,000 rows (up to 118 ms, issue 31).
- */
-export async function ownedByRevision(
-  trx: Executor,
-  dialect: SqlDialect,
-  projectSlug: string,
-  hashes: string[],
-): Promise<Set<string>> {
-  if (hashes.length === 0) return new Set();
-  const rows = await rowsOf(
-    trx,
-    sql<{ hash: string }>`SELECT b.hash FROM blobs b
-      WHERE ${hashIn(dialect, "b.hash", hashes)} AND b.damaged = 0 AND EXISTS
-        (SELECT 1 FROM manifest_hashes f WHERE f.project_slug = ${projectSlug} AND f.hash = b.hash)`,
-  );
-  return new Set(rows.map((row) => row.hash));
-}
-
-/** Those of `hashes` verified in (or granted to) one of the project's open sessions, bytes whole. */
-export async function ownedBySession(
-  trx: Executor,
-  dialect: SqlDialect,
-  projectSlug: string,
-  hashes: string[],
-  now: number,
-): Promise<Set<string>> {
-  if (hashes.length === 0) return new Set();
-  const rows = await rowsOf(
-    trx,
-    sql<{ hash: string }>`SELECT DISTINCT h.hash FROM session_blobs h
-      JOIN upload_sessions u ON u.id = h.session_id
-      JOIN blobs b ON b.hash = h.hash AND b.damaged = 0
-      WHERE ${hashIn(dialect, "h.hash", hashes)} AND u.project_slug = ${projectSlug} AND u.expires_at > ${now}`,
-  );
-  return new Set(rows.map((row) => row.hash));
 }
