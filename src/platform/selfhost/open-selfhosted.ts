@@ -6,7 +6,7 @@ import { ContentDirectory } from "./content/content-directory.js";
 import { OBJECT_STORE_ORPHAN_GRACE_MS, openPackStorage } from "./content/open-pack-storage.js";
 import type { PackStorage } from "./content/pack-storage.js";
 import type { S3Settings } from "./content/s3/s3-settings.js";
-import { removeOrphanFiles } from "./maintenance/garbage-collector.js";
+import { removeOrphanFiles } from "./maintenance/orphan-files.js";
 import { freeBytesOf, type StorageLimits } from "./quotas/storage-limits.js";
 import { SelfHostedPlatform } from "./selfhost-platform.js";
 import type { BucketLimits } from "./sessions/buckets.js";

@@ -5,13 +5,8 @@ import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Pacer } from "../../../shared/event-loop.js";
 import { openPlatformDatabase } from "../state/sqlite-database.js";
-import {
-  collectGarbage,
-  collectGarbageStep,
-  type ContentFiles,
-  reclaimBlobs,
-  removeOrphanFiles,
-} from "./garbage-collector.js";
+import { collectGarbage, collectGarbageStep, type ContentFiles, reclaimBlobs } from "./garbage-collector.js";
+import { removeOrphanFiles } from "./orphan-files.js";
 import { DiskPackStorage } from "../content/disk/disk-pack-storage.js";
 import { ContentDirectory } from "../content/content-directory.js";
 import { firstOf, type PlatformDatabase } from "../state/platform-db.js";

@@ -1,15 +1,8 @@
 import { sql } from "kysely";
 import type { PackStorage } from "../content/pack-storage.js";
-import {
-  changesOf,
-  type Executor,
-  lockContent,
-  type PlatformDatabase,
-  rowsOf,
-  slicesOf,
-} from "../state/platform-db.js";
+import { type Executor, lockContent, type PlatformDatabase, rowsOf, slicesOf } from "../state/platform-db.js";
 import type { ContentDirectory } from "../content/content-directory.js";
-import type { PlatformTables } from "../state/platform-tables.js";
+import { expireSessions } from "./session-expiry.js";
 
 /** The content: the local files (blobs stored before packs, variants) and the packs' storage. */
 export interface ContentFiles {
@@ -94,56 +87,6 @@ async function unreferencedBlobs(trx: Executor, batch: number): Promise<BlobRow[
   return rows.map((row) => ({ ...row, size: Number(row.size) }));
 }
 
-/**
- * Deletes up to `batch` manifest rows of expired sessions (and up to `batch` of their records of
- * content they have); once those were the last of them, up to `batch` expired sessions (which then
- * name nothing). Call inside a transaction.
- */
-async function expireSessions(
-  trx: Executor,
-  now: number,
-  batch: number,
-): Promise<{ rows: number; sessions: number }> {
-  // Each statement deletes at most `batch` rows; fewer means it found none left.
-  let rows = 0;
-  for (const table of SESSION_ROW_TABLES) rows += await deleteExpiredSessionRows(trx, table, now, batch);
-  if (rows >= batch) return { rows, sessions: 0 };
-  const sessions = await changesOf(
-    trx,
-    sql`DELETE FROM upload_sessions WHERE id IN (
-      SELECT id FROM upload_sessions WHERE expires_at <= ${now} LIMIT ${batch})`,
-  );
-  return { rows: 0, sessions };
-}
-
-/** The tables of a session's manifest rows, and the columns that name one row of each. */
-const SESSION_ROW_KEYS = {
-  session_assets: ["session_id", "path"],
-  session_hashes: ["session_id", "hash"],
-  session_blobs: ["session_id", "hash"],
-} as const satisfies { [T in keyof PlatformTables]?: readonly (keyof PlatformTables[T] & string)[] };
-
-type SessionRowTable = keyof typeof SESSION_ROW_KEYS;
-const SESSION_ROW_TABLES = Object.keys(SESSION_ROW_KEYS) as SessionRowTable[];
-
-/** Deletes up to `batch` rows of `table` whose session expired at or before `now`; how many went. */
-function deleteExpiredSessionRows(
-  trx: Executor,
-  table: SessionRowTable,
-  now: number,
-  batch: number,
-): Promise<number> {
-  const key = SESSION_ROW_KEYS[table];
-  const columns = sql.join(key.map((column) => sql.ref(column)));
-  const rowColumns = sql.join(key.map((column) => sql.ref(`r.${column}`)));
-  return changesOf(
-    trx,
-    sql`DELETE FROM ${sql.table(table)} WHERE (${columns}) IN (
-      SELECT ${rowColumns} FROM upload_sessions u JOIN ${sql.table(table)} r ON r.session_id = u.id
-      WHERE u.expires_at <= ${now} LIMIT ${batch})`,
-  );
-}
-
 /** Reclaims those of `hashes` that nothing references any more (after a project is removed). */
 export async function reclaimBlobs(
   database: PlatformDatabase,
@@ -166,44 +109,6 @@ export async function reclaimBlobs(
   const { deleted, ...counts } = deleteFiles(files, removed);
   await deleted;
   return { sessionsExpired: 0, ...counts };
-}
-
-/**
- * Deletes content no row names: what a crash between writing a pack and its rows, or between
- * removing rows and their file, left behind. Packs written at or after `writtenBefore` are kept:
- * a writer may be between storing one and recording it (run at start, before any upload, with
- * Infinity, when no other process writes to the same packs).
- */
-export async function removeOrphanFiles(
-  database: PlatformDatabase,
-  files: ContentFiles,
-  writtenBefore = Number.POSITIVE_INFINITY,
-): Promise<number> {
-  const { db } = database;
-  const { packs, storage } = files;
-  let removed = 0;
-  for (const pack of await storage.list()) {
-    if (
-      pack.writtenAt < writtenBefore &&
-      (await db.selectFrom("packs").select("id").where("id", "=", pack.id).executeTakeFirst()) === undefined
-    ) {
-      await storage.delete(pack.id);
-      removed++;
-    }
-  }
-  for (const hash of packs.looseHashes()) {
-    const known = await db
-      .selectFrom("blobs")
-      .select("hash")
-      .where("hash", "=", hash)
-      .where("pack", "is", null)
-      .executeTakeFirst();
-    if (known === undefined) {
-      packs.deleteLoose(hash);
-      removed++;
-    }
-  }
-  return removed;
 }
 
 interface BlobRow {
