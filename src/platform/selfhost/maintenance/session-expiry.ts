@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { changesOf, type Executor } from "../state/platform-db.js";
-import type { PlatformTables } from "../state/platform-tables.js";
+import { SESSION_ROW_KEYS, type SessionRowTable } from "../sessions/session-rows.js";
 
 // Expired upload sessions and their manifest rows, deleted a bounded batch at a time by the
 // collector (garbage-collector.ts), before it looks for content nothing names any more.
@@ -17,7 +17,8 @@ export async function expireSessions(
 ): Promise<{ rows: number; sessions: number }> {
   // Each statement deletes at most `batch` rows; fewer means it found none left.
   let rows = 0;
-  for (const table of SESSION_ROW_TABLES) rows += await deleteExpiredSessionRows(trx, table, now, batch);
+  for (const table of Object.keys(SESSION_ROW_KEYS) as SessionRowTable[])
+    rows += await deleteExpiredSessionRows(trx, table, now, batch);
   if (rows >= batch) return { rows, sessions: 0 };
   const sessions = await changesOf(
     trx,
@@ -26,16 +27,6 @@ export async function expireSessions(
   );
   return { rows: 0, sessions };
 }
-
-/** The tables of a session's manifest rows, and the columns that name one row of each. */
-const SESSION_ROW_KEYS = {
-  session_assets: ["session_id", "path"],
-  session_hashes: ["session_id", "hash"],
-  session_blobs: ["session_id", "hash"],
-} as const satisfies { [T in keyof PlatformTables]?: readonly (keyof PlatformTables[T] & string)[] };
-
-type SessionRowTable = keyof typeof SESSION_ROW_KEYS;
-const SESSION_ROW_TABLES = Object.keys(SESSION_ROW_KEYS) as SessionRowTable[];
 
 /** Deletes up to `batch` rows of `table` whose session expired at or before `now`; how many went. */
 function deleteExpiredSessionRows(

@@ -7,6 +7,7 @@ import { insertParameters } from "../state/row-insert.js";
 import { arrayLiteral } from "../state/array-literal.js";
 import type { RowColumns } from "./path-order.js";
 import type { EntryTypes } from "./entry-types.js";
+import type { PlatformTables } from "../state/platform-tables.js";
 import {
   type Executor,
   forUpdate,
@@ -160,17 +161,24 @@ export async function deleteSessionRows(
     return;
   }
   const scope: [string, string][] = [["session_id", sessionId]];
-  for (const [table, key] of SESSION_TABLE_KEYS) {
+  for (const [table, [, ...key]] of Object.entries(SESSION_ROW_KEYS)) {
     await deleteInSlices(database, { table, scope, key }, ROWS_PER_SLICE, pacer, options);
   }
 }
 
-/** A session's row tables, each with the columns that follow `session_id` in its key. */
-const SESSION_TABLE_KEYS: readonly (readonly [string, string[]])[] = [
-  ["session_assets", ["path"]],
-  ["session_hashes", ["hash"]],
-  ["session_blobs", ["hash"]],
-];
+/**
+ * The tables of a session's manifest rows, and the columns that name one row of each (its key,
+ * `session_id` first), in the order they are deleted: a hash's session_hashes row after the rows
+ * naming it. The collector deletes expired sessions' rows by the same keys (session-expiry.ts).
+ */
+export const SESSION_ROW_KEYS = {
+  session_assets: ["session_id", "path"],
+  session_hashes: ["session_id", "hash"],
+  session_blobs: ["session_id", "hash"],
+} as const satisfies { [T in keyof PlatformTables]?: readonly (keyof PlatformTables[T] & string)[] };
+
+/** A table of a session's manifest rows. */
+export type SessionRowTable = keyof typeof SESSION_ROW_KEYS;
 
 /** Records that the session has these hashes (repeats are kept once). */
 export async function insertSessionBlobs(
