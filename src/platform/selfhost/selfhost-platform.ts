@@ -1,10 +1,7 @@
 import { sql } from "kysely";
-import { InsufficientStorageError, RevisionNotFoundError } from "../../core/errors.js";
-import { generateOpaqueId } from "../../core/ids.js";
+import { RevisionNotFoundError } from "../../core/errors.js";
 import { Pacer, yieldToEventLoop } from "../../shared/event-loop.js";
-import type { ManifestEntry } from "../../core/manifest.js";
-import type { PathOrder } from "../../core/checked-manifest.js";
-import { type BucketLimits, groupIntoBuckets } from "./sessions/buckets.js";
+import type { BucketLimits } from "./sessions/buckets.js";
 import type { UploadTokens } from "./sessions/upload-tokens.js";
 import type { UploadSessions } from "./sessions/upload-sessions.js";
 import {
@@ -19,7 +16,6 @@ import { type BackgroundLog, BackgroundWork } from "./background-work.js";
 import { compactStep } from "./maintenance/compaction.js";
 import { forgetDeletedPacks, forgetDeletedVariants } from "./maintenance/forget-deleted-content.js";
 import type { PlatformDatabase } from "./state/sqlite-database.js";
-import { lockKeys } from "./state/platform-db.js";
 import {
   type CollectionResult,
   type ContentFiles,
@@ -28,16 +24,12 @@ import {
   reclaimBlobs,
 } from "./maintenance/garbage-collector.js";
 import { checkCompletion } from "./sessions/completion-check.js";
+import { openAdmittedSession, type SessionRequest } from "./sessions/session-admission.js";
+import { WRITE_SLICE_MS } from "./sessions/session-rows.js";
 import { SiteTables } from "./sites/site-tables.js";
-import type { ProjectOwner } from "./quotas/project-charges.js";
-import { type PrepareCharge, pendingQuotaError, QuotaGate } from "./quotas/quota-gate.js";
-import { isOutOfSpace, lacksRoomFor, type StorageLimits, UNLIMITED } from "./quotas/storage-limits.js";
+import { QuotaGate } from "./quotas/quota-gate.js";
+import { type StorageLimits, UNLIMITED } from "./quotas/storage-limits.js";
 
-/**
- * How long one transaction of a large session's rows may take before the event loop gets a turn;
- * short, because its commit (the WAL's fsync) costs about as much again as writing the rows.
- */
-const WRITE_SLICE_MS = 5;
 /** Rows one step of the sweep deletes at most: a few milliseconds of the thread. */
 const SWEEP_BATCH = 500;
 
@@ -75,102 +67,8 @@ export class SelfHostedPlatform implements Platform {
     this.background = new BackgroundWork(options.log);
   }
 
-  async openUploadSession(input: {
-    projectSlug: string;
-    entries: ManifestEntry[];
-    expiresAt: Date;
-    clientAddress?: string;
-    owner?: { clientAddress: string; createdAt: Date };
-    manifestDigest?: string;
-    byPath?: PathOrder;
-  }): Promise<UploadSession> {
-    const { sessions, tokens, accountId, now } = this.options;
-    const sessionId = generateOpaqueId();
-    const expiresAt = input.expiresAt.getTime();
-    // One pace for the whole prepare: every loop over its entries and rows yields when due.
-    const pacer = new Pacer(WRITE_SLICE_MS);
-    await this.quotas.refuseManifest(input.projectSlug, input.entries, pacer);
-    let opened;
-    try {
-      opened = await sessions.open(
-        { id: sessionId, projectSlug: input.projectSlug, expiresAt },
-        input.entries,
-        now(),
-        pacer,
-        input.byPath,
-      );
-    } catch (error) {
-      if (isOutOfSpace(error)) throw new InsufficientStorageError(undefined, { cause: error });
-      throw error;
-    }
-    const { missing } = opened;
-    const asked = missing.reduce((sum, asset) => sum + asset.size, 0);
-    const charge = await this.quotas.chargeOf(input.entries, opened, asked, pacer);
-    const owner = input.owner && {
-      clientAddress: input.owner.clientAddress,
-      createdAt: input.owner.createdAt.getTime(),
-    };
-    try {
-      const session = { id: sessionId, digest: input.manifestDigest ?? null };
-      await this.admit(input.projectSlug, session, input.clientAddress, owner, asked, charge, pacer);
-    } catch (error) {
-      await sessions.discard(sessionId, pacer);
-      if (isOutOfSpace(error)) throw new InsufficientStorageError(undefined, { cause: error });
-      throw error;
-    }
-    const buckets = await groupIntoBuckets(missing, this.options.bucketLimits, pacer);
-    // With nothing to upload, the upload token is itself the completion token (Cloudflare's rule).
-    const purposes = buckets.length === 0 ? (["upload", "completion"] as const) : (["upload"] as const);
-    const uploadJwt = await tokens.sign([...purposes], sessionId, accountId, input.expiresAt);
-    return {
-      sessionId,
-      accountId,
-      uploadJwt,
-      buckets,
-      uploadUrl: this.options.uploadUrl,
-      expiresAt: input.expiresAt,
-    };
-  }
-
-  /**
-   * Admits a session that asks for `asked` bytes and is charged `charge`: storage must have room
-   * for the upload (MIN_FREE_BYTES), the project stay within its quota across its kept revisions,
-   * the projects its owner created within the client quota, the client address within its quota
-   * of bytes prepared and not deployed. The quotas are checked and the reservation recorded in one
-   * transaction, so racing prepares of one project, owner or address cannot both take the same room.
-   */
-  private async admit(
-    projectSlug: string,
-    session: { id: string; digest: string | null },
-    clientAddress: string | undefined,
-    owner: ProjectOwner | undefined,
-    asked: number,
-    charge: PrepareCharge,
-    pacer: Pacer,
-  ): Promise<void> {
-    const { db, sessions, now } = this.options;
-    const { pendingQuotaBytes } = this.storage;
-    if (asked > 0 && (await lacksRoomFor(this.storage, asked))) throw new InsufficientStorageError();
-    await db.transaction(async (trx) => {
-      // Racing prepares (of any process, on PostgreSQL) of one project, owner or address count in turn.
-      await lockKeys(db, trx, [
-        `project ${projectSlug}`,
-        ...(owner ? [`owner ${owner.clientAddress}`] : []),
-        ...(clientAddress ? [`address ${clientAddress}`] : []),
-      ]);
-      await this.quotas.admit(trx, projectSlug, owner, charge.added, pacer);
-      if (pendingQuotaBytes > 0 && clientAddress !== undefined && charge.pending > 0) {
-        const pending = await sessions.pendingBytesOf(trx, clientAddress, now());
-        if (pending + charge.pending > pendingQuotaBytes) {
-          throw pendingQuotaError(pendingQuotaBytes, pending, charge.pending);
-        }
-      }
-      await sessions.reserve(trx, session.id, clientAddress ?? null, charge.pending, session.digest);
-    });
-  }
-
-  private get storage(): StorageLimits {
-    return this.options.storage ?? UNLIMITED;
+  openUploadSession(input: SessionRequest): Promise<UploadSession> {
+    return openAdmittedSession({ ...this.options, quotas: this.quotas }, input);
   }
 
   async publishRevision(input: PublishInput): Promise<void> {

@@ -22,6 +22,11 @@ import {
 
 export type { StoredBlob };
 
+/**
+ * How long one transaction of a large session's rows may take before the event loop gets a turn;
+ * short, because its commit (the WAL's fsync) costs about as much again as writing the rows.
+ */
+export const WRITE_SLICE_MS = 5;
 /** Manifest rows written per statement: 6 parameters each, far under any engine's limit. */
 export const ROWS_PER_STATEMENT = 1_000;
 /**
