@@ -51,6 +51,24 @@ export interface PublishInput extends SiteSettings {
 /** Most preview aliases a project may have (`deploy --alias`). */
 export const MAX_ALIASES = 20;
 
+/** What a prepare asks of a platform: a session for a project's manifest. */
+export interface UploadSessionRequest {
+  projectSlug: string;
+  entries: ManifestEntry[];
+  expiresAt: Date;
+  /** The address of the client that prepares it, whose pending bytes it counts against. */
+  clientAddress?: string;
+  /** The client address that created the project, and when: its client quota's (when known). */
+  owner?: { clientAddress: string; createdAt: Date };
+  /**
+   * `manifestDigest` of `entries` (core/manifest-digest.ts), when the caller has it: a platform
+   * may store a manifest once per project and digest, shared by the revisions that have it.
+   */
+  manifestDigest?: string;
+  /** `entries` in the order of their paths, when the caller has them (sorted away). */
+  byPath?: PathOrder;
+}
+
 /**
  * The edge platform, shaped like Cloudflare's Workers static-assets flow: open an upload session
  * for a manifest, redeem its completion token by publishing a revision, route hostnames, unpublish.
@@ -65,22 +83,7 @@ export interface Platform {
    * its quota across its kept revisions, its `owner` past the quota of the projects it created, or
    * `clientAddress` past its quota of bytes prepared and not deployed; refuses (InsufficientStorageError) uploads the storage has no room for.
    */
-  openUploadSession(input: {
-    projectSlug: string;
-    entries: ManifestEntry[];
-    expiresAt: Date;
-    /** The address of the client that prepares it, whose pending bytes it counts against. */
-    clientAddress?: string;
-    /** The client address that created the project, and when: its client quota's (when known). */
-    owner?: { clientAddress: string; createdAt: Date };
-    /**
-     * `manifestDigest` of `entries` (core/manifest-digest.ts), when the caller has it: a platform
-     * may store a manifest once per project and digest, shared by the revisions that have it.
-     */
-    manifestDigest?: string;
-    /** `entries` in the order of their paths, when the caller has them (sorted away). */
-    byPath?: PathOrder;
-  }): Promise<UploadSession>;
+  openUploadSession(input: UploadSessionRequest): Promise<UploadSession>;
   /** Checks the completion token against the session and that every asset is held, parses the
    * site's `_redirects` and `_headers` (InvalidSiteConfigError when one does not parse: nothing is
    * published), then publishes the revision and makes it the project's production revision in one

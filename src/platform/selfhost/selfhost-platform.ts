@@ -10,6 +10,7 @@ import {
   type PublishInput,
   type SiteSettings,
   type UploadSession,
+  type UploadSessionRequest,
 } from "../../core/ports/index.js";
 import type { BlobReader } from "./content/blob-reader.js";
 import { type BackgroundLog, BackgroundWork } from "./background-work.js";
@@ -24,7 +25,7 @@ import {
   reclaimBlobs,
 } from "./maintenance/garbage-collector.js";
 import { checkCompletion } from "./sessions/completion-check.js";
-import { openAdmittedSession, type SessionRequest } from "./sessions/session-admission.js";
+import { openAdmittedSession } from "./sessions/session-admission.js";
 import { WRITE_SLICE_MS } from "./sessions/session-rows.js";
 import { SiteTables } from "./sites/site-tables.js";
 import { QuotaGate } from "./quotas/quota-gate.js";
@@ -67,7 +68,7 @@ export class SelfHostedPlatform implements Platform {
     this.background = new BackgroundWork(options.log);
   }
 
-  openUploadSession(input: SessionRequest): Promise<UploadSession> {
+  openUploadSession(input: UploadSessionRequest): Promise<UploadSession> {
     return openAdmittedSession({ ...this.options, quotas: this.quotas }, input);
   }
 

@@ -1,9 +1,7 @@
 import { InsufficientStorageError } from "../../../core/errors.js";
 import { generateOpaqueId } from "../../../core/ids.js";
 import { Pacer } from "../../../shared/event-loop.js";
-import type { ManifestEntry } from "../../../core/manifest.js";
-import type { PathOrder } from "../../../core/checked-manifest.js";
-import type { UploadSession } from "../../../core/ports/index.js";
+import type { UploadSession, UploadSessionRequest } from "../../../core/ports/index.js";
 import { type BucketLimits, groupIntoBuckets } from "./buckets.js";
 import type { UploadTokens } from "./upload-tokens.js";
 import type { UploadSessions } from "./upload-sessions.js";
@@ -15,17 +13,6 @@ import { isOutOfSpace, lacksRoomFor, type StorageLimits, UNLIMITED } from "../qu
 
 // A prepare on the self-hosted platform (SelfHostedPlatform.openUploadSession): the session's rows
 // written, its charge found, the session admitted against the quotas, its buckets and token made.
-
-/** What a prepare asks of the platform (Platform.openUploadSession's input). */
-export interface SessionRequest {
-  projectSlug: string;
-  entries: ManifestEntry[];
-  expiresAt: Date;
-  clientAddress?: string;
-  owner?: { clientAddress: string; createdAt: Date };
-  manifestDigest?: string;
-  byPath?: PathOrder;
-}
 
 /** What opening and admitting a session needs of the platform. */
 export interface AdmissionDeps {
@@ -49,7 +36,7 @@ export interface AdmissionDeps {
  */
 export async function openAdmittedSession(
   deps: AdmissionDeps,
-  input: SessionRequest,
+  input: UploadSessionRequest,
 ): Promise<UploadSession> {
   const { sessions, tokens, accountId, now, quotas } = deps;
   const sessionId = generateOpaqueId();
