@@ -1,13 +1,12 @@
 import { sql } from "kysely";
-import { AliasLimitError } from "../../../core/errors.js";
 import { Pacer } from "../../../shared/event-loop.js";
 import { deleteSessionRows } from "../sessions/session-rows.js";
 import { deleteProjectManifests, deleteUnreferencedManifests } from "./manifest-cleanup.js";
-import { completeManifest, isPublished, type StagedManifest, stageManifest } from "./manifest-staging.js";
+import { isPublished, stageManifest } from "./manifest-staging.js";
 import { type ManifestGeneration, manifestGeneration, manifestWritten } from "./manifest-generation.js";
 import { type Executor, firstOf, forUpdate, type PlatformDatabase, rowsOf } from "../state/platform-db.js";
+import { type PublishRequest, recordRevision, upsertSiteExpiry } from "./revision-record.js";
 import { replaceHosts } from "./site-hosts.js";
-import type { AddedRevision } from "../quotas/added-charge.js";
 
 /**
  * Writes of the published manifest: which revision each project serves, on which hostnames, and
@@ -39,27 +38,7 @@ export class SiteTables {
    * sees it whole with that transaction; if it fails, a manifest written for it goes. A revision
    * published already keeps its manifest (a publish run again).
    */
-  async publish(input: {
-    projectSlug: string;
-    revisionId: string;
-    sessionId: string;
-    /** Paces the copy of the files; slices of SLICE_MS by default. */
-    pacer?: Pacer;
-    hostnames: string[];
-    canonical?: { hostname: string; url: string } | undefined;
-    expiresAt: number;
-    now: number;
-    preview?: boolean;
-    /** The revision's parsed `_redirects` and `_headers` (JSON), when it has either. */
-    rules?: string | undefined;
-    /** A preview alias to move to this revision, and how many aliases a project may have. */
-    alias?: { name: string; max: number };
-    /**
-     * Runs last in the transaction (the quotas), told what the publish added (undefined: a revision
-     * published already, nothing); what it throws undoes the publish.
-     */
-    check?: (trx: Executor, added: AddedRevision | undefined) => Promise<void>;
-  }): Promise<void> {
+  async publish(input: PublishRequest): Promise<void> {
     const { projectSlug: slug, revisionId } = input;
     const pacer = input.pacer ?? new Pacer();
     const published = await isPublished(this.database, slug, revisionId);
@@ -67,49 +46,12 @@ export class SiteTables {
     if (!published) await deleteUnreferencedManifests(this.database, slug, pacer);
     const manifest = published ? undefined : await stageManifest(this.database, input, pacer);
     try {
-      await this.record({ ...input, manifest });
+      const record = { ...input, manifest };
+      await this.write(slug, (trx) => recordRevision(trx, this.database.dialect, record));
     } catch (error) {
       if (manifest?.fresh) await deleteUnreferencedManifests(this.database, slug, pacer);
       throw error;
     }
-  }
-
-  /** `publish`'s one transaction, once the manifest is staged (none: published already). */
-  private async record(
-    input: Parameters<SiteTables["publish"]>[0] & { manifest: StagedManifest | undefined },
-  ): Promise<void> {
-    const { projectSlug: slug, revisionId, sessionId, expiresAt, now, manifest } = input;
-    await this.write(slug, async (trx) => {
-      // First: a project at its alias bound publishes nothing.
-      if (input.alias !== undefined) await moveAlias(trx, slug, input.alias, revisionId, now);
-      if (manifest !== undefined) {
-        await completeManifest(trx, slug, manifest);
-        await sql`INSERT INTO revisions (project_slug, revision_id, created_at, row_bytes, manifest_id)
-          VALUES (${slug}, ${revisionId}, ${now}, ${manifest.rowBytes}, ${manifest.id})
-          ON CONFLICT DO NOTHING`.execute(trx);
-      }
-      if (input.rules !== undefined) {
-        await sql`INSERT INTO revision_rules (project_slug, revision_id, rules)
-          VALUES (${slug}, ${revisionId}, ${input.rules}) ON CONFLICT DO NOTHING`.execute(trx);
-      }
-      if (input.preview === true) await upsertSiteExpiry(trx, slug, expiresAt);
-      else {
-        await sql`INSERT INTO sites (project_slug, revision_id, expires_at, production_since)
-          VALUES (${slug}, ${revisionId}, ${expiresAt}, ${now})
-          ON CONFLICT (project_slug) DO UPDATE SET revision_id = excluded.revision_id,
-            expires_at = excluded.expires_at, production_since = excluded.production_since`.execute(trx);
-      }
-      await replaceHosts(trx, this.database.dialect, slug, input.hostnames, input.canonical);
-      // Published: its content is the project's now (its quota), no longer pending for its client;
-      // its rows are deleted next (the revision has its files), so it names no hash any more.
-      await sql`UPDATE upload_sessions SET pending_bytes = 0, asset_hashes = 0,
-        published_revision = ${revisionId} WHERE id = ${sessionId}`.execute(trx);
-      const added = manifest && {
-        revisionId,
-        ...(manifest.fresh && { manifest: { id: manifest.id, rows: manifest.fresh.rows } }),
-      };
-      await input.check?.(trx, added);
-    });
   }
 
   /**
@@ -226,31 +168,4 @@ export class SiteTables {
     );
     return rows.map((row) => row.hash);
   }
-}
-
-/** Points a project's alias at a revision; AliasLimitError when it would be one alias too many. */
-async function moveAlias(
-  trx: Executor,
-  slug: string,
-  alias: { name: string; max: number },
-  revisionId: string,
-  now: number,
-): Promise<void> {
-  const others = await firstOf(
-    trx,
-    sql<{ count: number | string }>`SELECT COUNT(*) AS count FROM site_aliases
-      WHERE project_slug = ${slug} AND alias <> ${alias.name}`,
-  );
-  if (Number(others?.count ?? 0) >= alias.max) {
-    throw new AliasLimitError(`a project has at most ${alias.max} aliases; this one has ${alias.max}`);
-  }
-  await sql`INSERT INTO site_aliases (project_slug, alias, revision_id, since)
-    VALUES (${slug}, ${alias.name}, ${revisionId}, ${now})
-    ON CONFLICT (project_slug, alias) DO UPDATE SET revision_id = excluded.revision_id,
-      since = excluded.since`.execute(trx);
-}
-
-async function upsertSiteExpiry(trx: Executor, projectSlug: string, expiresAt: number): Promise<void> {
-  await sql`INSERT INTO sites (project_slug, revision_id, expires_at) VALUES (${projectSlug}, NULL, ${expiresAt})
-    ON CONFLICT (project_slug) DO UPDATE SET expires_at = excluded.expires_at`.execute(trx);
 }
