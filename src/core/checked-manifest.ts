@@ -57,15 +57,16 @@ export function compactManifest(manifest: unknown, slug: string, limits: Manifes
   const ordered = new Array<ManifestEntry>(count);
   const sizes = new Float64Array(count);
   const pathPlaces = new Uint32Array(count);
+  // Filled in this loop (Float64Array.from with a function took 10-30 ms for 100,000 entries).
+  const pathSizes = new Float64Array(count);
   for (let i = 0; i < count; i++) {
-    const entry = byPath[places[i]!]!;
+    const place = places[i]!;
+    const entry = byPath[place]!;
     ordered[i] = entry;
     sizes[i] = entry.size;
-    pathPlaces[places[i]!] = i;
+    pathPlaces[place] = i;
+    pathSizes[place] = entry.size;
   }
-  // A loop: Float64Array.from with a function took 10-30 ms for 100,000 entries.
-  const pathSizes = new Float64Array(count);
-  for (let i = 0; i < count; i++) pathSizes[i] = byPath[i]!.size;
   return {
     paths: ordered.map((entry) => entry.path).join("\0"),
     hashes: ordered.map((entry) => entry.hash).join(""),
