@@ -60,10 +60,7 @@ describe("path order", () => {
       hashes: rows.map((entry) => entry.hash),
       sizes: rows.map((entry) => entry.size),
     });
-    for (const rows of [
-      new PathOrderRows(entries, places),
-      new PathOrderRows(entries, places, packedFor(places)),
-    ]) {
+    for (const rows of [new PathOrderRows(entries, places), new PathOrderRows(entries, packedFor(places))]) {
       expect(rows.next(2)).toEqual(columns(byPath.slice(0, 2)));
       expect(rows.next(2)).toEqual(columns([]));
       expect(rows.next(5)).toEqual(columns(byPath.slice(2)));

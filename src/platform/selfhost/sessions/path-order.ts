@@ -75,19 +75,24 @@ export interface RowColumns {
 
 /**
  * A session's rows in path order, read a slice at a time from the first: from the caller's
- * strings laid out in that order (`byPath`, which pathOrderFits judged) when given, else off
- * `ordered` by `places` (a small manifest's, a delta's: few rows, or sorted on this thread).
+ * strings laid out in that order (`order` a PathOrder, which pathOrderFits judged), else off
+ * `ordered` by places (`order` the places: a small manifest's, a delta's, or sorted on this thread).
  */
 export class PathOrderRows {
+  /** The places of `ordered` in path order. */
+  readonly places: Uint32Array;
+  private readonly byPath: PathOrder | undefined;
   /** The next row, and where its path starts in byPath.paths. */
   private row = 0;
   private pathStart = 0;
 
   constructor(
     private readonly ordered: readonly ManifestEntry[],
-    readonly places: Uint32Array,
-    private readonly byPath?: PathOrder,
-  ) {}
+    order: Uint32Array | PathOrder,
+  ) {
+    this.byPath = order instanceof Uint32Array ? undefined : order;
+    this.places = order instanceof Uint32Array ? order : order.places;
+  }
 
   /** The rows from the next one up to `end`. */
   next(end: number): RowColumns {

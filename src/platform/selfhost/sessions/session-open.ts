@@ -88,7 +88,7 @@ export async function openSession(
   // order) when they are of `ordered`, else read off it by places sorted here.
   const rows =
     delta === undefined && byPath !== undefined && (await pathOrderFits(byPath, ordered, source, pacer))
-      ? new PathOrderRows(ordered, byPath.places, byPath)
+      ? new PathOrderRows(ordered, byPath)
       : new PathOrderRows(ordered, await placesByPath(ordered, pacer));
   const missing: { hash: string; size: number }[] = [];
   // Content none of the project's kept revisions has: what this deploy adds to its quota.
