@@ -1,9 +1,6 @@
 import { sql } from "kysely";
 import { RevisionNotFoundError } from "../../core/errors.js";
 import { Pacer, yieldToEventLoop } from "../../shared/event-loop.js";
-import type { BucketLimits } from "./sessions/buckets.js";
-import type { UploadTokens } from "./sessions/upload-tokens.js";
-import type { UploadSessions } from "./sessions/upload-sessions.js";
 import {
   MAX_ALIASES,
   type Platform,
@@ -16,7 +13,6 @@ import type { BlobReader } from "./content/blob-reader.js";
 import { type BackgroundLog, BackgroundWork } from "./background-work.js";
 import { compactStep } from "./maintenance/compaction.js";
 import { forgetDeletedPacks, forgetDeletedVariants } from "./maintenance/forget-deleted-content.js";
-import type { PlatformDatabase } from "./state/sqlite-database.js";
 import {
   type CollectionResult,
   type ContentFiles,
@@ -25,30 +21,20 @@ import {
   reclaimBlobs,
 } from "./maintenance/garbage-collector.js";
 import { checkCompletion } from "./sessions/completion-check.js";
-import { openAdmittedSession } from "./sessions/session-admission.js";
+import { openAdmittedSession, type SessionSettings } from "./sessions/session-admission.js";
 import { WRITE_SLICE_MS } from "./sessions/session-rows.js";
 import { SiteTables } from "./sites/site-tables.js";
 import { QuotaGate } from "./quotas/quota-gate.js";
-import { type StorageLimits, UNLIMITED } from "./quotas/storage-limits.js";
+import { UNLIMITED } from "./quotas/storage-limits.js";
 
 /** Rows one step of the sweep deletes at most: a few milliseconds of the thread. */
 const SWEEP_BATCH = 500;
 
-export interface SelfHostedPlatformOptions {
-  db: PlatformDatabase;
+export interface SelfHostedPlatformOptions extends SessionSettings {
   /** The pack files and the open packs. */
   files: ContentFiles;
   /** Reads blobs out of their packs (compaction copies them). */
   reader: BlobReader;
-  sessions: UploadSessions;
-  tokens: UploadTokens;
-  accountId: string;
-  /** Full URL of the built-in upload service's bucket endpoint. */
-  uploadUrl: string;
-  bucketLimits: BucketLimits;
-  /** Quotas and the free-space guard; none by default. */
-  storage?: StorageLimits;
-  now: () => number;
   /** Told of a failure of work done after an answer (none: such failures are dropped). */
   log?: BackgroundLog;
 }

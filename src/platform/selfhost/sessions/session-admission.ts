@@ -14,12 +14,11 @@ import { isOutOfSpace, lacksRoomFor, type StorageLimits, UNLIMITED } from "../qu
 // A prepare on the self-hosted platform (SelfHostedPlatform.openUploadSession): the session's rows
 // written, its charge found, the session admitted against the quotas, its buckets and token made.
 
-/** What opening and admitting a session needs of the platform. */
-export interface AdmissionDeps {
+/** The platform's settings and parts a session is opened with (SelfHostedPlatformOptions has them). */
+export interface SessionSettings {
   db: PlatformDatabase;
   sessions: UploadSessions;
   tokens: UploadTokens;
-  quotas: QuotaGate;
   accountId: string;
   /** Full URL of the built-in upload service's bucket endpoint. */
   uploadUrl: string;
@@ -27,6 +26,11 @@ export interface AdmissionDeps {
   /** Quotas and the free-space guard; none by default. */
   storage?: StorageLimits;
   now: () => number;
+}
+
+/** What opening and admitting a session needs of the platform: its settings and its quota gate. */
+export interface AdmissionDeps extends SessionSettings {
+  quotas: QuotaGate;
 }
 
 /**
